@@ -1,0 +1,179 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+)
+
+// Options controls loading.
+type Options struct {
+	// Strict makes any warning fatal: the file that produced it fails to
+	// load (its error names the file, line and warning).
+	Strict bool
+	// Stdin is read when a path is "-"; nil means no standard input.
+	Stdin io.Reader
+}
+
+// FileError is a failure to load one input. It names the file, the line
+// (or rowid, 0 when not about one line) and what was expected.
+type FileError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ErrNoSessions is wrapped by the error for a directory that holds nothing
+// calib can read.
+var ErrNoSessions = errors.New("no sessions found")
+
+// Load reads every path (a file, a directory, or "-" for a JSONL transcript
+// on standard input) and returns the sessions in argument order. A path that
+// fails does not cost the others: Load returns what it could read together
+// with an error joining one *FileError per failed path.
+func Load(paths []string, opts Options) ([]*Session, error) {
+	var sessions []*Session
+	var errs []error
+	for _, p := range paths {
+		ss, err := loadPath(p, opts)
+		sessions = append(sessions, ss...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if opts.Strict {
+		for _, s := range sessions {
+			if len(s.Warnings) > 0 {
+				w := s.Warnings[0]
+				errs = append(errs, &FileError{Path: w.File, Line: w.Line,
+					Err: fmt.Errorf("%s (--strict makes warnings fatal; %d warning(s) in this session)", w.Message, len(s.Warnings))})
+			}
+		}
+	}
+	return sessions, errors.Join(errs...)
+}
+
+func loadPath(p string, opts Options) ([]*Session, error) {
+	if p == "-" {
+		if opts.Stdin == nil {
+			return nil, &FileError{Path: "-", Err: errors.New("standard input is not available")}
+		}
+		s, err := readStdin(opts.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		return []*Session{s}, nil
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, &FileError{Path: p, Err: errors.New("no such file or directory; expected a session file, a session folder or a clai workspace")}
+		}
+		return nil, &FileError{Path: p, Err: err}
+	}
+	if fi.IsDir() {
+		return loadDir(p, opts)
+	}
+	return loadFile(p, opts)
+}
+
+// loadFile sniffs one file's content and hands it to its reader.
+func loadFile(p string, opts Options) ([]*Session, error) {
+	kind, err := sniffFile(p)
+	if err != nil {
+		return nil, err
+	}
+	switch kind {
+	case sniffSQLite:
+		return loadClai(p, opts)
+	case sniffSmithTranscript:
+		return loadSmithTranscript(p, opts)
+	case sniffSmithSession:
+		return loadSmithSessionFile(p, opts)
+	case sniffSmithIndex:
+		return loadSmithRoot(filepath.Dir(p), opts)
+	case sniffClaudeCode:
+		return loadClaudeCode(p, opts)
+	case sniffCodex:
+		return loadCodex(p, opts)
+	}
+	return nil, &FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log")}
+}
+
+// loadDir recognises the folders each agent writes (a clai workspace, a
+// smith sessions root or session folder) and otherwise loads every file in
+// the tree whose content is recognised, in lexical order.
+func loadDir(dir string, opts Options) ([]*Session, error) {
+	if exists(filepath.Join(dir, ".clai", "data.sqlite")) {
+		return loadClai(filepath.Join(dir, ".clai", "data.sqlite"), opts)
+	}
+	if exists(filepath.Join(dir, "index.json")) {
+		return loadSmithRoot(dir, opts)
+	}
+	if exists(filepath.Join(dir, "transcript.jsonl")) || exists(filepath.Join(dir, "session.json")) {
+		return loadSmithDir(dir, opts)
+	}
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != dir && (exists(filepath.Join(p, "transcript.jsonl")) || exists(filepath.Join(p, "session.json"))) {
+				files = append(files, p) // a smith session folder: loaded whole
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &FileError{Path: dir, Err: err}
+	}
+	sort.Strings(files)
+	var sessions []*Session
+	var errs []error
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			ss, err := loadSmithDir(p, opts)
+			sessions = append(sessions, ss...)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			continue
+		}
+		kind, err := sniffFile(p)
+		if err != nil || kind == sniffUnknown {
+			continue // not a session file: folders hold other things too
+		}
+		ss, err := loadFile(p, opts)
+		sessions = append(sessions, ss...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(sessions) == 0 && len(errs) == 0 {
+		return nil, &FileError{Path: dir, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", ErrNoSessions)}
+	}
+	return sessions, errors.Join(errs...)
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

@@ -1,0 +1,200 @@
+// Package corpus loads recorded agent sessions (smith, clai, Claude Code,
+// Codex) into one normalized model. It knows nothing about policies: it only
+// records faithfully what each format keeps, plus what the agent itself did
+// (its recorded compactions), plus every line it had to skip or repair.
+package corpus
+
+import "time"
+
+// Format names the on-disk format a session was read from.
+type Format string
+
+const (
+	FormatSmithTranscript Format = "smith-transcript" // transcript.jsonl (raw, pre-compaction)
+	FormatSmithSession    Format = "smith-session"    // session.json with no transcript beside it
+	FormatClai            Format = "clai"             // .clai/data.sqlite
+	FormatClaudeCode      Format = "claude-code"      // ~/.claude/projects/<project>/<session>.jsonl
+	FormatCodex           Format = "codex"            // ~/.codex/sessions/.../rollout-*.jsonl
+)
+
+// Role is who wrote a message. The values are the lower-case names every
+// supported format already uses.
+type Role string
+
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+	RoleSystem    Role = "system"
+)
+
+// BlockKind is the type of one content block.
+type BlockKind string
+
+const (
+	KindText             BlockKind = "text"
+	KindThinking         BlockKind = "thinking"
+	KindRedactedThinking BlockKind = "redacted_thinking"
+	KindToolUse          BlockKind = "tool_use"
+	KindToolResult       BlockKind = "tool_result"
+	KindImage            BlockKind = "image"
+	KindDocument         BlockKind = "document"
+	// KindUnknown keeps a block of a type this version of calib does not
+	// know; its raw JSON is in Payload and a warning names it.
+	KindUnknown BlockKind = "unknown"
+)
+
+// Session is one recorded conversation.
+type Session struct {
+	ID     string
+	Format Format
+	// Path is the file (or database) the session was read from, as given on
+	// the command line (never made absolute, so reports stay portable).
+	Path string
+	Meta Meta
+	// Messages is the raw history in order, as complete as the format keeps
+	// it. For smith this is transcript.jsonl when present; for clai it is
+	// every row of assistant_messages of the session, summaries included.
+	Messages []Message
+	// Recorded is what the real agent did with that history.
+	Recorded Recorded
+	// Warnings lists the lines (or rows) that were skipped or repaired.
+	Warnings []Warning
+}
+
+// Meta is what a format records about a session besides its messages.
+// Empty strings mean "not recorded".
+type Meta struct {
+	AgentVersion string
+	Model        string
+	Provider     string
+	Cwd          string
+	Title        string
+	Kind         string // clai: interactive | background_job
+	// ContextRatio is smith's learned estimate-to-billed ratio
+	// (session.json context_ratio); 0 when not recorded.
+	ContextRatio float64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+	// Parent is the id of the session this one continues (clai rotation
+	// links, smith forks), when recorded.
+	Parent string
+}
+
+// Message is one entry of a history.
+type Message struct {
+	// ID is the id the format recorded (smith 16-hex ids, clai UUIDs,
+	// Claude Code uuids). Formats that record none get "L<line>".
+	ID   string
+	Role Role
+	// Synthetic marks a message the agent wrote itself (a continuation
+	// prompt), not a real user turn.
+	Synthetic bool
+	// Summary marks a product of compaction (smith "Summary of the earlier
+	// conversation: ", a clai compaction summary, a Claude Code
+	// isCompactSummary message).
+	Summary bool
+	// Sidechain marks messages of a subagent run recorded inline (Claude
+	// Code isSidechain); they are not part of the main thread.
+	Sidechain bool
+	Blocks    []Block
+	// Time is when the message was written, when the format records it.
+	Time time.Time
+	// Source is the writer a format records for the message, e.g. clai's
+	// provider_metadata_json.source ("clai-compaction", "claude-code").
+	Source string
+	// Line is the 1-based line (or rowid) the message came from, for
+	// error messages that point back into the input.
+	Line int
+}
+
+// Block is one content block. Strings and byte slices are shared, never
+// copied, between the loaded session and every replayed history.
+type Block struct {
+	Kind       BlockKind
+	Text       string
+	ToolCallID string
+	ToolName   string
+	// Args is the tool input exactly as recorded (raw JSON bytes): byte
+	// counts and duplicate-call keys depend on it, so it is never
+	// re-marshalled.
+	Args []byte
+	// Payload is the raw JSON of a structured tool result (clai's payload)
+	// or of an unknown block.
+	Payload   []byte
+	IsError   bool
+	Signature string
+	// Media fields (image / document blocks).
+	MediaType string
+	Source    string
+	MediaRef  string
+}
+
+// Warning is a line or row that was skipped or repaired while loading.
+// Line is the 1-based line number in File, or the rowid for a database.
+type Warning struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+}
+
+// Recorded is the ground truth a format keeps about compaction.
+type Recorded struct {
+	// History is smith's compacted working history (session.json) when a
+	// transcript sits beside it; nil otherwise.
+	History []Message
+	// Compactions are the compactions the agent recorded, in order.
+	Compactions []Compaction
+}
+
+// Compaction is one compaction the agent performed, as recorded.
+type Compaction struct {
+	Index int    // 0-based position in Recorded.Compactions
+	ID    string // the recording's id, when it has one
+	// Strategy is the recording's own name: clai local_summary |
+	// session_rotation_summary; claude-code compact | microcompact; codex
+	// compacted.
+	Strategy string
+	Trigger  string // automatic | manual | error_recovery | auto ...
+	Status   string // clai: running | completed | failed
+	// AtMessage is the index in Session.Messages of the first message
+	// written after the compaction (where it took effect); -1 if unknown.
+	AtMessage int
+	// Window, for clai: the compacted window's first and last message ids
+	// and its length, as recorded.
+	SourceFrom    string
+	SourceTo      string
+	InputMessages int
+	// SummaryID is the id of the message holding the summary; Summary its
+	// text (empty when the message is missing, see SummaryMissing).
+	SummaryID      string
+	Summary        string
+	SummaryMissing bool
+	// Kind classifies a stored clai summary by its preambles: "digest"
+	// (deterministic), "digest-old" (v26.6.10–14 preambles), "model"
+	// (a model-written summary) or "" when there is no text.
+	Kind DigestKind
+	// P1 and P2 count the copies of clai's summary and digest preambles in
+	// the text: the nesting depth of a chained digest.
+	P1, P2 int
+	// Chained is true when SourceFrom is the previous compaction's
+	// SummaryID (clai rotation chains).
+	Chained bool
+	// Token figures the agent recorded (Claude Code boundaries).
+	TokensBefore int
+	TokensAfter  int
+	TokensSaved  int
+	// ClearedIDs are the tool call ids the agent cleared (microcompact).
+	ClearedIDs []string
+	CreatedAt  time.Time
+	Line       int // line or rowid of the record
+}
+
+// DigestKind classifies a stored summary text.
+type DigestKind string
+
+const (
+	DigestDeterministic DigestKind = "digest"
+	DigestOld           DigestKind = "digest-old"
+	DigestModel         DigestKind = "model"
+)

@@ -1,0 +1,108 @@
+// Package policy holds pure compaction policies over []corpus.Message: the
+// agents' own (smith-staged, smith-legacy, clai-rotation) and general ones,
+// their parameters, defaults and validation, and the token meters they count
+// with. Policies do no I/O.
+package policy
+
+import "github.com/calib-dev/calib/corpus"
+
+// Policy is one compaction policy with resolved parameters.
+//
+// Beyond DESIGN.md's three methods, a policy also says where its agent
+// checks (Checkpoint) and how much each message weighs towards its trigger
+// (Measure). Both belong to the agent being modelled, not to the corpus, and
+// together they let the replay keep a running total so that a checkpoint
+// that does not trigger costs O(1).
+type Policy interface {
+	Name() string
+	// Params are the resolved values, in declaration order, for reports.
+	Params() Params
+	// Checkpoint reports whether the agent checks for compaction right
+	// before next is appended (prev is the raw message before it, nil at
+	// the start of the session).
+	Checkpoint(prev, next *corpus.Message) bool
+	// Measure is a message's contribution to the trigger's running total,
+	// in the policy's own units (bytes for smith, rendered chars for clai),
+	// and whether it counts towards a message-count threshold.
+	Measure(m *corpus.Message) (units int64, counted bool)
+	// Compact decides at one checkpoint. h is the working history; it must
+	// not be modified (return a new slice that shares unchanged messages).
+	Compact(h []corpus.Message, at Checkpoint) Outcome
+}
+
+// Checkpoint is one moment the agent would have asked its provider for a
+// response.
+type Checkpoint struct {
+	Request int // 0-based request number in the session
+	Raw     int // number of raw messages appended so far
+	Turn    int // 1-based real-turn number (user messages that are not synthetic)
+	// Units and Counted are the sums of Measure over h, kept incrementally
+	// by the replay.
+	Units   int64
+	Counted int
+	// Session is the session being replayed, for summarizers that use what
+	// the agent recorded (summarizer=recorded).
+	Session *corpus.Session
+}
+
+// Strategy is what a compaction did to the history.
+type Strategy string
+
+const (
+	None       Strategy = "none"
+	Truncated  Strategy = "truncated"
+	Summarized Strategy = "summarized"
+	Dropped    Strategy = "dropped"
+	Rotated    Strategy = "rotated"
+)
+
+// Outcome is the result of one Compact call.
+type Outcome struct {
+	// History is the new working history. When Strategy is None it is the
+	// input slice itself (the prompt cache is untouched).
+	History  []corpus.Message
+	Strategy Strategy
+	Stages   []StageReport
+	// Token figures are the policy's charged request cost (history plus
+	// overhead, times ratio, for smith).
+	BeforeTokens  int
+	AfterTokens   int
+	TargetTokens  int
+	TriggerTokens int
+	MaxTokens     int
+	ReachedTarget bool
+	Exhausted     bool
+	// Removed is how many messages left the front of the history.
+	Removed int
+	// Units and Counted are the sums of Measure over History, so the
+	// replay need not re-measure after a compaction.
+	Units   int64
+	Counted int
+	// Digest is set by rotation policies.
+	Digest *Digest
+	// Summarizer names the summarizer used, when a summary was written.
+	Summarizer string
+}
+
+// StageReport is what one stage of a compaction did.
+type StageReport struct {
+	Name          string
+	BeforeTokens  int
+	AfterTokens   int
+	BlocksTouched int
+	BytesRemoved  int64
+}
+
+// Digest describes a rotation digest (clai's session_rotation_summary).
+type Digest struct {
+	Text           string
+	WindowMessages int
+	Msg0Bytes      int // bytes of window message 0 (the previous digest in a chain)
+	P1, P2         int // preamble copies: the nesting depth
+	Omissions      int // omission markers in the text
+	// CLIHeadBytes is the size of the head the CLI boundary clamp keeps,
+	// and CLIHeadPreambleBytes how much of it is preamble copies.
+	CLIHeadBytes         int
+	CLIHeadPreambleBytes int
+	OverBudget           bool
+}

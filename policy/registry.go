@@ -1,0 +1,57 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Def describes a policy: its name, what it models, its parameters and how
+// to build it from validated values.
+type Def struct {
+	Name    string
+	Summary string
+	Specs   []ParamSpec
+	New     func(v Values) (Policy, error)
+}
+
+// Defs lists every policy, in the order `calib policies` shows them. Each
+// policy file contributes one Def function; the list is built on each call
+// so that no package state exists.
+func Defs() []Def {
+	return []Def{
+		// one line per policy, in policy/<name>.go
+	}
+}
+
+// Names lists the policy names.
+func Names() []string {
+	ds := Defs()
+	n := make([]string, len(ds))
+	for i, d := range ds {
+		n[i] = d.Name
+	}
+	return n
+}
+
+// Lookup finds a policy by name.
+func Lookup(name string) (Def, error) {
+	for _, d := range Defs() {
+		if d.Name == name {
+			return d, nil
+		}
+	}
+	return Def{}, fmt.Errorf("unknown policy %q (available: %s; `calib policies` lists their parameters)", name, strings.Join(Names(), ", "))
+}
+
+// New builds a policy from --set style settings, validating every value.
+func New(name string, set map[string]string) (Policy, error) {
+	d, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	v, err := Resolve(name, d.Specs, set)
+	if err != nil {
+		return nil, err
+	}
+	return d.New(v)
+}
