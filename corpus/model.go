@@ -186,8 +186,9 @@ type Compaction struct {
 	TokensSaved  int
 	// ClearedIDs are the tool call ids the agent cleared (microcompact).
 	ClearedIDs []string
-	CreatedAt  time.Time
-	Line       int // line or rowid of the record
+	CreatedAt   time.Time
+	CompletedAt time.Time
+	Line        int // line or rowid of the record
 }
 
 // DigestKind classifies a stored summary text.
