@@ -185,7 +185,7 @@ type Compaction struct {
 	TokensAfter  int
 	TokensSaved  int
 	// ClearedIDs are the tool call ids the agent cleared (microcompact).
-	ClearedIDs []string
+	ClearedIDs  []string
 	CreatedAt   time.Time
 	CompletedAt time.Time
 	Line        int // line or rowid of the record
