@@ -1,0 +1,178 @@
+package replay
+
+import (
+	"fmt"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// Invariant names, as reported in violations.
+const (
+	RulePairing    = "tool-pairing"     // each tool_use keeps exactly one tool_result and vice versa
+	RuleEmpty      = "empty-message"    // no message is left without content
+	RuleCurrent    = "current-turn"     // the turn in progress keeps its messages and non-result blocks
+	RuleClaimed    = "claimed-change"   // a compaction that changed nothing, or None that changed something
+	RuleAccounting = "accounting"       // Outcome.Units/Counted agree with a fresh measure
+	RuleShrink     = "grew-the-history" // a non-rotation compaction must not make the context bigger
+)
+
+// check verifies one compaction outcome against the history it was given.
+// Pairing is judged relative to the input: a session whose pairs were
+// already broken is not the policy's fault, but any pair the policy breaks
+// (or duplicates) is.
+func check(p policy.Policy, in []corpus.Message, out policy.Outcome, req int, ev *Event) []Violation {
+	var vs []Violation
+	add := func(rule, format string, a ...any) {
+		vs = append(vs, Violation{Request: req, Rule: rule, Detail: fmt.Sprintf(format, a...)})
+	}
+	h := out.History
+
+	before, after := pairCounts(in), pairCounts(h)
+	for id, a := range after {
+		if a.uses != a.results {
+			if b := before[id]; b != a {
+				add(RulePairing, "tool call %q has %d tool_use and %d tool_result after compaction (before: %d and %d)", id, a.uses, a.results, b.uses, b.results)
+			}
+		}
+	}
+
+	emptyBefore := map[string]bool{}
+	for i := range in {
+		if len(in[i].Blocks) == 0 {
+			emptyBefore[in[i].ID] = true
+		}
+	}
+	for i := range h {
+		if len(h[i].Blocks) == 0 && !emptyBefore[h[i].ID] {
+			add(RuleEmpty, "message %d (%s, id %q) has no content after compaction", i, h[i].Role, h[i].ID)
+		}
+	}
+
+	if out.Strategy != policy.Rotated {
+		cur := currentTurn(in)
+		n := len(in) - cur
+		if len(h) < n {
+			add(RuleCurrent, "the current turn had %d messages and only %d remain in the history", n, len(h))
+		} else {
+			tail := h[len(h)-n:]
+			for i := range n {
+				cut, ok := sameExceptResults(&in[cur+i], &tail[i])
+				if !ok {
+					add(RuleCurrent, "message %d of the current turn (id %q) was changed beyond its tool results", i, in[cur+i].ID)
+					break
+				}
+				ev.CurrentTurnResultsCut += cut
+			}
+		}
+		if out.AfterTokens > out.BeforeTokens {
+			add(RuleShrink, "compaction went from %d to %d tokens", out.BeforeTokens, out.AfterTokens)
+		}
+	}
+
+	if !changed(in, h) {
+		add(RuleClaimed, "strategy %q reported but the history is unchanged", out.Strategy)
+	}
+
+	var units int64
+	var counted int
+	for i := range h {
+		u, c := p.Measure(&h[i])
+		units += u
+		if c {
+			counted++
+		}
+	}
+	if units != out.Units || counted != out.Counted {
+		add(RuleAccounting, "outcome reports %d units over %d counted messages, a fresh measure gives %d over %d", out.Units, out.Counted, units, counted)
+	}
+	return vs
+}
+
+// checkUnchanged verifies that a None outcome returned the history as it was.
+func checkUnchanged(in []corpus.Message, out policy.Outcome, req int) *Violation {
+	h := out.History
+	if len(h) != len(in) || (len(h) > 0 && &h[0] != &in[0]) {
+		return &Violation{Request: req, Rule: RuleClaimed, Detail: "strategy none returned a different history"}
+	}
+	return nil
+}
+
+type pair struct{ uses, results int }
+
+func pairCounts(h []corpus.Message) map[string]pair {
+	m := map[string]pair{}
+	for i := range h {
+		for j := range h[i].Blocks {
+			b := &h[i].Blocks[j]
+			switch b.Kind {
+			case corpus.KindToolUse:
+				p := m[b.ToolCallID]
+				p.uses++
+				m[b.ToolCallID] = p
+			case corpus.KindToolResult:
+				p := m[b.ToolCallID]
+				p.results++
+				m[b.ToolCallID] = p
+			}
+		}
+	}
+	return m
+}
+
+// currentTurn is the index of the last real user message (the start of the
+// turn in progress), or 0.
+func currentTurn(h []corpus.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Role == corpus.RoleUser && !h[i].Synthetic {
+			return i
+		}
+	}
+	return 0
+}
+
+// sameExceptResults compares two messages block by block; tool_result text
+// may differ (it reports how many did), nothing else may.
+func sameExceptResults(a, b *corpus.Message) (cut int, ok bool) {
+	if a.ID != b.ID || a.Role != b.Role || len(a.Blocks) != len(b.Blocks) {
+		return 0, false
+	}
+	for i := range a.Blocks {
+		x, y := &a.Blocks[i], &b.Blocks[i]
+		if x.Kind != y.Kind || x.ToolCallID != y.ToolCallID {
+			return 0, false
+		}
+		if x.Kind == corpus.KindToolResult {
+			if x.Text != y.Text {
+				cut++
+			}
+			continue
+		}
+		if x.Text != y.Text || x.Signature != y.Signature || string(x.Args) != string(y.Args) {
+			return 0, false
+		}
+	}
+	return cut, true
+}
+
+// changed reports whether a compaction changed anything. Unchanged messages
+// share their block slices with the input, so this is cheap.
+func changed(in, out []corpus.Message) bool {
+	if len(in) != len(out) {
+		return true
+	}
+	for i := range in {
+		a, b := in[i].Blocks, out[i].Blocks
+		if len(a) != len(b) || in[i].ID != out[i].ID {
+			return true
+		}
+		if len(a) > 0 && &a[0] != &b[0] {
+			for j := range a {
+				if a[j].Text != b[j].Text || a[j].Kind != b[j].Kind || string(a[j].Args) != string(b[j].Args) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,69 @@
+// Package replay drives recorded sessions through compaction policies,
+// checkpoint by checkpoint, as the agent would have, and checks every
+// outcome against the invariants a compaction must keep.
+package replay
+
+import (
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// Trace is everything one replay of one session through one policy saw.
+type Trace struct {
+	Session *corpus.Session
+	Policy  string
+	Params  policy.Params
+	// Requests has one entry per checkpoint: what the agent would have
+	// sent to its provider.
+	Requests []Request
+	// Events has one entry per checkpoint at which the policy compacted.
+	Events []Event
+	// Violations are broken invariants; a non-empty list fails the run.
+	Violations []Violation
+	// Final is the working history after the last message, when
+	// Options.KeepFinal is set.
+	Final []corpus.Message
+	// Messages is how many raw messages were replayed (sidechains skipped).
+	Messages int
+}
+
+// Request is one checkpoint: a provider request.
+type Request struct {
+	Index int // 0-based request number
+	Raw   int // raw messages appended before it
+	Turn  int // real turn number (1-based; 0 before the first user message)
+	// Tokens is the charged context before the policy ran, Sent what was
+	// sent after it ran (they differ only when it compacted).
+	Tokens int
+	Sent   int
+	// Event is the index into Trace.Events of the compaction at this
+	// request, or -1.
+	Event int
+}
+
+// Event is one compaction.
+type Event struct {
+	Index   int // 0-based compaction number in the session
+	Request int
+	Raw     int
+	Turn    int
+	// HistoryBefore and HistoryAfter are message counts.
+	HistoryBefore int
+	HistoryAfter  int
+	// Outcome is the policy's outcome with its History dropped (the trace
+	// must not hold every intermediate history).
+	Outcome policy.Outcome
+	// CurrentTurnResultsCut counts tool results of the current turn that
+	// the policy shortened (smith's last resort does this by design).
+	CurrentTurnResultsCut int
+}
+
+// Violation is a broken invariant.
+type Violation struct {
+	Request int    `json:"request"`
+	Rule    string `json:"rule"`
+	Detail  string `json:"detail"`
+}
+
+// Compactions counts the events that changed the history.
+func (t *Trace) Compactions() int { return len(t.Events) }
