@@ -19,8 +19,10 @@ type stubPolicy struct {
 	calls   int
 }
 
-func (p *stubPolicy) Name() string          { return "stub" }
-func (p *stubPolicy) Params() policy.Params { return policy.Params{{Name: "limit", Value: fmt.Sprint(p.limit)}} }
+func (p *stubPolicy) Name() string { return "stub" }
+func (p *stubPolicy) Params() policy.Params {
+	return policy.Params{{Name: "limit", Value: fmt.Sprint(p.limit)}}
+}
 func (p *stubPolicy) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
