@@ -1,0 +1,84 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+)
+
+// Gates are the thresholds of `calib digest-growth`. A zero or negative
+// limit is off. Invariant violations always fail.
+type Gates struct {
+	MaxDigestBytes int
+	MaxGrowthBytes float64 // on the least-squares slope, bytes per rotation
+	MaxNesting     int
+	// Baseline, when set, fails a session whose metric is worse than the
+	// baseline's by more than Tolerance (a fraction: 0.05 = 5%).
+	Baseline  map[string]GrowthRow
+	Tolerance float64
+}
+
+// SlopeNoise is the absolute allowance added to a baseline slope: a digest
+// that is bounded still moves by a few bytes per rotation as its content
+// changes, and a relative tolerance of a slope near zero would be no
+// allowance at all.
+const SlopeNoise = 64.0
+
+// Failure is one failed gate for one session.
+type Failure struct {
+	Gate    string  `json:"gate"`
+	Session string  `json:"session"`
+	Value   float64 `json:"value"`
+	Limit   float64 `json:"limit"`
+	Message string  `json:"message"`
+}
+
+// Apply evaluates the gates on a chain row, filling in Verdict and
+// Failures, and returns the failures.
+func (g Gates) Apply(r *GrowthRow) []Failure {
+	var fs []Failure
+	fail := func(gate string, v, limit float64, format string, a ...any) {
+		fs = append(fs, Failure{Gate: gate, Session: r.ID, Value: v, Limit: limit,
+			Message: fmt.Sprintf("session %s: %s", r.ID, fmt.Sprintf(format, a...))})
+	}
+	if r.Violations > 0 {
+		fail("invariants", float64(r.Violations), 0, "%d invariant violation(s) during the replay", r.Violations)
+	}
+	if g.MaxDigestBytes > 0 && r.MaxDigestBytes > g.MaxDigestBytes {
+		fail("max-digest-bytes", float64(r.MaxDigestBytes), float64(g.MaxDigestBytes),
+			"largest digest is %d bytes, over the limit of %d", r.MaxDigestBytes, g.MaxDigestBytes)
+	}
+	if g.MaxGrowthBytes > 0 && r.Slope > g.MaxGrowthBytes {
+		fail("max-growth-bytes", round1(r.Slope), g.MaxGrowthBytes,
+			"digest grows %.1f bytes per rotation (least squares), over the limit of %g", r.Slope, g.MaxGrowthBytes)
+	}
+	if g.MaxNesting > 0 && r.MaxNesting > g.MaxNesting {
+		fail("max-nesting", float64(r.MaxNesting), float64(g.MaxNesting),
+			"preambles nest %d deep, over the limit of %d", r.MaxNesting, g.MaxNesting)
+	}
+	if base, ok := g.Baseline[r.ID]; ok {
+		tol := g.Tolerance
+		if lim := float64(base.MaxDigestBytes) * (1 + tol); float64(r.MaxDigestBytes) > lim {
+			fail("baseline-max-digest-bytes", float64(r.MaxDigestBytes), math.Floor(lim),
+				"largest digest is %d bytes, baseline %d (+%g%% tolerance)", r.MaxDigestBytes, base.MaxDigestBytes, tol*100)
+		}
+		if lim := base.Slope + math.Abs(base.Slope)*tol + SlopeNoise; r.Slope > lim {
+			fail("baseline-growth", round1(r.Slope), round1(lim),
+				"digest grows %.1f bytes per rotation, baseline %.1f (+%g%% and %g B/rotation tolerance)", r.Slope, base.Slope, tol*100, SlopeNoise)
+		}
+		if lim := float64(base.MaxNesting) * (1 + tol); float64(r.MaxNesting) > lim {
+			fail("baseline-nesting", float64(r.MaxNesting), float64(base.MaxNesting),
+				"preambles nest %d deep, baseline %d", r.MaxNesting, base.MaxNesting)
+		}
+	}
+	r.Failures = append(r.Failures[:0], fs...)
+	if r.Failures == nil {
+		r.Failures = []Failure{}
+	}
+	r.Verdict = "ok"
+	if len(fs) > 0 {
+		r.Verdict = "fail"
+	}
+	return fs
+}
+
+func round1(f float64) float64 { return math.Round(f*10) / 10 }

@@ -1,0 +1,173 @@
+// Package metrics turns replay traces and loaded sessions into rows: per
+// compaction event, per session and per job, plus growth fits and
+// comparisons with what the agent recorded. It computes; it never prints.
+package metrics
+
+import (
+	"sort"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+)
+
+// StageRow is what one stage did in one compaction.
+type StageRow struct {
+	Name          string `json:"name"`
+	BeforeTokens  int    `json:"before_tokens"`
+	AfterTokens   int    `json:"after_tokens"`
+	Reclaimed     int    `json:"reclaimed_tokens"`
+	BlocksTouched int    `json:"blocks_touched"`
+	BytesRemoved  int64  `json:"bytes_removed"`
+}
+
+// EventRow is one compaction.
+type EventRow struct {
+	Session       string     `json:"session"`
+	Index         int        `json:"index"`
+	Checkpoint    int        `json:"checkpoint"`
+	Turn          int        `json:"turn"`
+	Strategy      string     `json:"strategy"`
+	BeforeTokens  int        `json:"before_tokens"`
+	AfterTokens   int        `json:"after_tokens"`
+	TargetTokens  int        `json:"target_tokens"`
+	ReachedTarget bool       `json:"reached_target"`
+	Exhausted     bool       `json:"exhausted"`
+	Removed       int        `json:"removed_messages"`
+	Summarizer    string     `json:"summarizer,omitempty"`
+	Stages        []StageRow `json:"stages"`
+}
+
+// SessionRow sums up one session's replay: what the policy cost (tokens
+// sent across all requests, compactions, each of which rewrites the prompt
+// and so breaks the provider's cache) and what it lost (results mangled or
+// summarized away, target misses, exhausted contexts).
+type SessionRow struct {
+	ID          string `json:"id"`
+	Format      string `json:"format"`
+	Messages    int    `json:"messages"`
+	Requests    int    `json:"requests"`
+	Compactions int    `json:"compactions"`
+	// PeakTokens is the largest request actually sent; PeakBefore the
+	// largest context the policy was handed.
+	PeakTokens int   `json:"peak_tokens"`
+	PeakBefore int   `json:"peak_before_tokens"`
+	TokensSent int64 `json:"tokens_sent"`
+	// Reclaimed is tokens reclaimed per stage name, summed over events.
+	Reclaimed map[string]int `json:"reclaimed_by_stage"`
+	// ResultsMangled counts tool results whose text in the final history
+	// differs from what was recorded; ResultsDropped those no longer in it.
+	ResultsMangled int                `json:"results_mangled"`
+	ResultsDropped int                `json:"results_dropped"`
+	TargetMisses   int                `json:"target_misses"`
+	Exhausted      int                `json:"exhausted"`
+	Violations     int                `json:"violations"`
+	ViolationList  []replay.Violation `json:"violation_list,omitempty"`
+}
+
+// Events turns a trace's compactions into rows.
+func Events(t *replay.Trace) []EventRow {
+	rows := make([]EventRow, 0, len(t.Events))
+	for _, e := range t.Events {
+		o := e.Outcome
+		r := EventRow{Session: t.Session.ID, Index: e.Index, Checkpoint: e.Request, Turn: e.Turn,
+			Strategy: string(o.Strategy), BeforeTokens: o.BeforeTokens, AfterTokens: o.AfterTokens,
+			TargetTokens: o.TargetTokens, ReachedTarget: o.ReachedTarget, Exhausted: o.Exhausted,
+			Removed: o.Removed, Summarizer: o.Summarizer, Stages: make([]StageRow, 0, len(o.Stages))}
+		for _, s := range o.Stages {
+			r.Stages = append(r.Stages, stageRow(s))
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func stageRow(s policy.StageReport) StageRow {
+	return StageRow{Name: s.Name, BeforeTokens: s.BeforeTokens, AfterTokens: s.AfterTokens,
+		Reclaimed: s.BeforeTokens - s.AfterTokens, BlocksTouched: s.BlocksTouched, BytesRemoved: s.BytesRemoved}
+}
+
+// Session sums up a trace. Loss counts need the final history
+// (replay.Options.KeepFinal); without it they are zero.
+func Session(t *replay.Trace) SessionRow {
+	r := SessionRow{ID: t.Session.ID, Format: string(t.Session.Format), Messages: t.Messages,
+		Requests: len(t.Requests), Compactions: len(t.Events), Reclaimed: map[string]int{},
+		Violations: len(t.Violations), ViolationList: t.Violations}
+	for _, q := range t.Requests {
+		r.TokensSent += int64(q.Sent)
+		r.PeakTokens = max(r.PeakTokens, q.Sent)
+		r.PeakBefore = max(r.PeakBefore, q.Tokens)
+	}
+	for _, e := range t.Events {
+		for _, s := range e.Outcome.Stages {
+			r.Reclaimed[s.Name] += s.BeforeTokens - s.AfterTokens
+		}
+		if !e.Outcome.ReachedTarget && e.Outcome.Strategy != policy.Rotated {
+			r.TargetMisses++
+		}
+		if e.Outcome.Exhausted {
+			r.Exhausted++
+		}
+	}
+	if t.Final != nil {
+		r.ResultsMangled, r.ResultsDropped = resultLoss(t.Session.Messages, t.Final)
+	}
+	return r
+}
+
+// resultLoss compares the final history's tool results with the recorded
+// ones, by tool call id.
+func resultLoss(raw, final []corpus.Message) (mangled, dropped int) {
+	orig := map[string]string{}
+	for i := range raw {
+		if raw[i].Sidechain {
+			continue
+		}
+		for _, b := range raw[i].Blocks {
+			if b.Kind == corpus.KindToolResult {
+				orig[b.ToolCallID] = b.Text
+			}
+		}
+	}
+	seen := make(map[string]bool, len(orig))
+	for i := range final {
+		for _, b := range final[i].Blocks {
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			if t, ok := orig[b.ToolCallID]; ok && !seen[b.ToolCallID] {
+				seen[b.ToolCallID] = true
+				if t != b.Text {
+					mangled++
+				}
+			}
+		}
+	}
+	return mangled, len(orig) - len(seen)
+}
+
+// StageNames lists the stage names that occur in rows, in first-seen
+// order, so tables get one column per stage.
+func StageNames(rows []SessionRow, events []EventRow) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range events {
+		for _, s := range e.Stages {
+			if !seen[s.Name] {
+				seen[s.Name] = true
+				names = append(names, s.Name)
+			}
+		}
+	}
+	var rest []string
+	for _, r := range rows {
+		for n := range r.Reclaimed {
+			if !seen[n] {
+				seen[n] = true
+				rest = append(rest, n)
+			}
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
