@@ -1,0 +1,230 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/calib-dev/calib/policy"
+)
+
+// Axis is one swept parameter and its values, in the order given.
+type Axis struct {
+	Name   string
+	Values []string
+}
+
+// Grid is the cartesian product of its axes. The first axis varies slowest,
+// the last fastest, so the order of parameter sets is stable and reads like
+// nested loops in the order the user wrote the --grid flags.
+type Grid []Axis
+
+// MaxPoints is the size above which a sweep asks for --yes: a grid of this
+// many parameter sets runs for hours even on small corpora.
+const MaxPoints = 100_000
+
+// ParseAxis parses "name=v1,v2,v3" or "name=a..b:step" (integers or
+// fractions; the step defaults to 1). Range end points are inclusive; values
+// are formatted with the step's decimals so 0.6..0.9:0.1 gives 0.6 0.7 0.8
+// 0.9 and never 0.7000000000000001.
+func ParseAxis(s string) (Axis, error) {
+	name, vals, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" {
+		return Axis{}, fmt.Errorf("--grid %q: expected name=v1,v2 or name=a..b:step", s)
+	}
+	a := Axis{Name: name}
+	for _, part := range strings.Split(vals, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		if strings.Contains(part, "..") {
+			r, err := expandRange(part)
+			if err != nil {
+				return Axis{}, fmt.Errorf("--grid %s: %v", name, err)
+			}
+			a.Values = append(a.Values, r...)
+			continue
+		}
+		a.Values = append(a.Values, part)
+	}
+	if len(a.Values) == 0 {
+		return Axis{}, fmt.Errorf("--grid %s: no values (expected name=v1,v2 or name=a..b:step)", name)
+	}
+	return a, nil
+}
+
+func expandRange(s string) ([]string, error) {
+	lohi, step, hasStep := strings.Cut(s, ":")
+	lo, hi, _ := strings.Cut(lohi, "..")
+	if !hasStep {
+		step = "1"
+	}
+	a, err1 := strconv.ParseFloat(lo, 64)
+	b, err2 := strconv.ParseFloat(hi, 64)
+	st, err3 := strconv.ParseFloat(step, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil, fmt.Errorf("range %q: expected a..b or a..b:step with numbers", s)
+	}
+	if st <= 0 || math.IsInf(st, 0) || math.IsNaN(st) {
+		return nil, fmt.Errorf("range %q: the step must be positive", s)
+	}
+	if b < a {
+		return nil, fmt.Errorf("range %q: the end is below the start", s)
+	}
+	n := int(math.Floor((b-a)/st+1e-9)) + 1
+	if n > 10_000_000 {
+		return nil, fmt.Errorf("range %q has %d values; use a larger step", s, n)
+	}
+	dec := max(decimals(lo), decimals(step))
+	out := make([]string, n)
+	for i := range n {
+		out[i] = strconv.FormatFloat(a+float64(i)*st, 'f', dec, 64)
+	}
+	return out, nil
+}
+
+func decimals(s string) int {
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return len(s) - i - 1
+	}
+	return 0
+}
+
+// ParseGridFile reads a JSON object {"name": [v1, v2], "name2": "a..b:step"}
+// keeping the keys in the order written.
+func ParseGridFile(data []byte) (Grid, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("grid file: expected a JSON object of parameter names to value lists")
+	}
+	var g Grid
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("grid file: %v", err)
+		}
+		name := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("grid file: parameter %s: %v", name, err)
+		}
+		var spec string
+		var list []json.RawMessage
+		switch {
+		case json.Unmarshal(raw, &spec) == nil:
+		case json.Unmarshal(raw, &list) == nil:
+			parts := make([]string, len(list))
+			for i, v := range list {
+				var s string
+				if json.Unmarshal(v, &s) == nil {
+					parts[i] = s
+				} else {
+					parts[i] = string(v)
+				}
+			}
+			spec = strings.Join(parts, ",")
+		default:
+			return nil, fmt.Errorf("grid file: parameter %s: expected a list of values or a range string", name)
+		}
+		a, err := ParseAxis(name + "=" + spec)
+		if err != nil {
+			return nil, err
+		}
+		g = append(g, a)
+	}
+	return g, nil
+}
+
+// Points is the number of parameter sets, saturating at math.MaxInt64.
+func (g Grid) Points() int64 {
+	n := big.NewInt(1)
+	for _, a := range g {
+		n.Mul(n, big.NewInt(int64(len(a.Values))))
+	}
+	if !n.IsInt64() {
+		return math.MaxInt64
+	}
+	return n.Int64()
+}
+
+// Validate checks every axis name and value against a policy's parameters
+// (before any work starts) and rejects an axis named twice.
+func (g Grid) Validate(def policy.Def, fixed map[string]string) error {
+	if len(g) == 0 {
+		return fmt.Errorf("empty grid: give at least one --grid name=v1,v2 (or --grid-file)")
+	}
+	seen := map[string]bool{}
+	for _, a := range g {
+		if seen[a.Name] {
+			return fmt.Errorf("--grid %s is given twice", a.Name)
+		}
+		seen[a.Name] = true
+		if _, ok := fixed[a.Name]; ok {
+			return fmt.Errorf("parameter %s is both swept (--grid) and fixed (--set)", a.Name)
+		}
+		for _, v := range a.Values {
+			if _, err := policy.Resolve(def.Name, def.Specs, map[string]string{a.Name: v}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Set returns parameter set i (0 <= i < Points) as --set style settings,
+// merged over the fixed ones.
+func (g Grid) Set(i int64, fixed map[string]string) map[string]string {
+	out := make(map[string]string, len(fixed)+len(g))
+	for k, v := range fixed {
+		out[k] = v
+	}
+	for j := len(g) - 1; j >= 0; j-- {
+		n := int64(len(g[j].Values))
+		out[g[j].Name] = g[j].Values[i%n]
+		i /= n
+	}
+	return out
+}
+
+// String renders the grid as repeatable --grid flags, for fingerprints.
+func (g Grid) String() string {
+	parts := make([]string, len(g))
+	for i, a := range g {
+		parts[i] = a.Name + "=" + strings.Join(a.Values, ",")
+	}
+	return strings.Join(parts, " ")
+}
+
+// Shard is a deterministic slice of a sweep's parameter sets: set i belongs
+// to shard K of N when i mod N == K-1. Interleaving (rather than contiguous
+// blocks) spreads expensive corners of the grid over every shard.
+type Shard struct{ K, N int }
+
+// ParseShard parses "k/n" with 1 <= k <= n.
+func ParseShard(s string) (Shard, error) {
+	ks, ns, ok := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(ks)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
+		return Shard{}, fmt.Errorf("--shard %q: expected k/n with 1 <= k <= n, e.g. 1/3", s)
+	}
+	return Shard{K: k, N: n}, nil
+}
+
+// Has reports whether parameter set i belongs to the shard. The zero Shard
+// has every set.
+func (s Shard) Has(i int64) bool { return s.N <= 1 || i%int64(s.N) == int64(s.K-1) }
+
+func (s Shard) String() string {
+	if s.N <= 1 {
+		return "1/1"
+	}
+	return fmt.Sprintf("%d/%d", s.K, s.N)
+}

@@ -1,0 +1,123 @@
+package replay
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/policy"
+)
+
+func TestParseAxis(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+	}{
+		{"compact_at=0.7,0.8,0.9", "0.7 0.8 0.9"},
+		{"compact_at=0.6..0.9:0.1", "0.6 0.7 0.8 0.9"},
+		{"window_turns=1..6", "1 2 3 4 5 6"},
+		{"old_result_bytes=256..1024:256", "256 512 768 1024"},
+		{"compact_at=0.6..0.95:0.05", "0.60 0.65 0.70 0.75 0.80 0.85 0.90 0.95"},
+		{"x=1,3..5,9", "1 3 4 5 9"},
+	}
+	for _, tt := range tests {
+		a, err := ParseAxis(tt.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.in, err)
+		}
+		if got := strings.Join(a.Values, " "); got != tt.want {
+			t.Errorf("%s = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestParseAxisErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"novalue":       "expected name=v1,v2",
+		"x=":            "no values",
+		"x=5..1":        "end is below the start",
+		"x=1..5:0":      "step must be positive",
+		"x=a..b":        "expected a..b or a..b:step with numbers",
+		"x=0..1e9:1e-3": "use a larger step",
+	} {
+		_, err := ParseAxis(in)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestGridSetOrderAndPoints(t *testing.T) {
+	g := Grid{{Name: "a", Values: []string{"1", "2"}}, {Name: "b", Values: []string{"x", "y", "z"}}}
+	if g.Points() != 6 {
+		t.Fatalf("points = %d", g.Points())
+	}
+	var got []string
+	for i := range g.Points() {
+		s := g.Set(i, map[string]string{"c": "k"})
+		got = append(got, s["a"]+s["b"]+s["c"])
+	}
+	if strings.Join(got, " ") != "1xk 1yk 1zk 2xk 2yk 2zk" {
+		t.Fatalf("order = %v", got)
+	}
+	huge := Grid{}
+	for range 30 {
+		huge = append(huge, Axis{Name: "p", Values: make([]string, 100)})
+	}
+	if huge.Points() != math.MaxInt64 {
+		t.Fatal("points must saturate")
+	}
+}
+
+func TestGridFileKeepsKeyOrder(t *testing.T) {
+	g, err := ParseGridFile([]byte(`{"window_turns":[1,2],"compact_at":"0.7..0.8:0.1","summarizer":["fixed:100","ratio:0.1"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.String() != "window_turns=1,2 compact_at=0.7,0.8 summarizer=fixed:100,ratio:0.1" {
+		t.Fatalf("grid = %s", g)
+	}
+	if _, err := ParseGridFile([]byte(`[1,2]`)); err == nil {
+		t.Fatal("a non-object grid file must fail")
+	}
+}
+
+func TestGridValidate(t *testing.T) {
+	def := policy.Def{Name: "p", Specs: []policy.ParamSpec{
+		{Name: "compact_at", Kind: policy.Float, Default: "0.8", Min: 0, Max: 1},
+	}}
+	if err := (Grid{}).Validate(def, nil); err == nil || !strings.Contains(err.Error(), "empty grid") {
+		t.Errorf("empty grid: %v", err)
+	}
+	if err := (Grid{{Name: "nope", Values: []string{"1"}}}).Validate(def, nil); err == nil || !strings.Contains(err.Error(), `no parameter "nope"`) {
+		t.Errorf("unknown name: %v", err)
+	}
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.5", "1.5"}}}).Validate(def, nil); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("out of range: %v", err)
+	}
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.5"}}}).Validate(def, map[string]string{"compact_at": "0.6"}); err == nil {
+		t.Error("a parameter both swept and fixed must fail")
+	}
+}
+
+func TestShard(t *testing.T) {
+	for _, bad := range []string{"0/3", "4/3", "1/0", "a/b", "3"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	seen := map[int64]int{}
+	for k := 1; k <= 3; k++ {
+		s, _ := ParseShard(strings.Join([]string{string(rune('0' + k)), "3"}, "/"))
+		for i := range int64(10) {
+			if s.Has(i) {
+				seen[i]++
+			}
+		}
+	}
+	for i := range int64(10) {
+		if seen[i] != 1 {
+			t.Fatalf("set %d is in %d shards", i, seen[i])
+		}
+	}
+}
