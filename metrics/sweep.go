@@ -1,0 +1,165 @@
+package metrics
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+)
+
+// SweepRow is one (parameter set, session) result of a sweep, or the
+// aggregate of a parameter set over every session (Session == "").
+// Metrics are named so that --sort, --pareto and plots can pick any of
+// them; JSON writes them with sorted keys.
+type SweepRow struct {
+	Set     int                `json:"set"`
+	Params  policy.Params      `json:"params"`
+	Session string             `json:"session,omitempty"`
+	Metrics map[string]float64 `json:"metrics"`
+	Pareto  bool               `json:"pareto,omitempty"`
+}
+
+// SweepMetrics names the cost and loss figures of one replay. Rotation
+// policies add their chain's figures.
+func SweepMetrics(t *replay.Trace) map[string]float64 {
+	s := Session(t)
+	m := map[string]float64{
+		"tokens_sent":     float64(s.TokensSent),
+		"compactions":     float64(s.Compactions),
+		"requests":        float64(s.Requests),
+		"peak_tokens":     float64(s.PeakTokens),
+		"results_mangled": float64(s.ResultsMangled),
+		"results_dropped": float64(s.ResultsDropped),
+		"target_misses":   float64(s.TargetMisses),
+		"exhausted":       float64(s.Exhausted),
+		"violations":      float64(s.Violations),
+	}
+	var removed int64
+	for _, e := range t.Events {
+		for _, st := range e.Outcome.Stages {
+			removed += st.BytesRemoved
+		}
+	}
+	m["bytes_removed"] = float64(removed)
+	for name, v := range s.Reclaimed {
+		m["reclaimed_"+name] = float64(v)
+	}
+	if g := Growth(t); len(g.Rotations) > 0 {
+		m["rotations"] = float64(len(g.Rotations))
+		m["max_digest_bytes"] = float64(g.MaxDigestBytes)
+		m["max_nesting"] = float64(g.MaxNesting)
+		m["slope_bytes_per_rotation"] = round1(g.Slope)
+		m["over_budget"] = float64(g.OverBudget)
+	}
+	return m
+}
+
+// aggregation says how a metric combines over sessions: peaks and maxima
+// take the maximum, rates the mean, counts the sum.
+func aggregation(name string) string {
+	switch {
+	case strings.HasPrefix(name, "peak_"), strings.HasPrefix(name, "max_"), name == "slope_bytes_per_rotation":
+		return "max"
+	case strings.HasPrefix(name, "agreement"), strings.HasSuffix(name, "_rate"):
+		return "mean"
+	}
+	return "sum"
+}
+
+// HigherIsBetter reports the direction of a metric: agreement with the
+// recording is better high; every cost and loss is better low.
+func HigherIsBetter(name string) bool {
+	return strings.HasPrefix(name, "agreement") || name == "reached_rate"
+}
+
+// Aggregate combines one parameter set's session rows.
+func Aggregate(set int, params policy.Params, rows []SweepRow) SweepRow {
+	agg := SweepRow{Set: set, Params: params, Metrics: map[string]float64{}}
+	n := map[string]int{}
+	for _, r := range rows {
+		for k, v := range r.Metrics {
+			switch aggregation(k) {
+			case "max":
+				if n[k] == 0 || v > agg.Metrics[k] {
+					agg.Metrics[k] = v
+				}
+			default:
+				agg.Metrics[k] += v
+			}
+			n[k]++
+		}
+	}
+	for k := range agg.Metrics {
+		if aggregation(k) == "mean" && n[k] > 0 {
+			agg.Metrics[k] /= float64(n[k])
+		}
+	}
+	agg.Metrics["sessions"] = float64(len(rows))
+	return agg
+}
+
+// MarkPareto flags the rows that no other row beats on both metrics (at
+// least as good on both and better on one), in each metric's direction.
+func MarkPareto(rows []SweepRow, a, b string) {
+	better := func(x, y float64, name string) (geq, gt bool) {
+		if HigherIsBetter(name) {
+			return x >= y, x > y
+		}
+		return x <= y, x < y
+	}
+	for i := range rows {
+		rows[i].Pareto = true
+		for j := range rows {
+			if i == j {
+				continue
+			}
+			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], a)
+			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], b)
+			if ge1 && ge2 && (gt1 || gt2) {
+				rows[i].Pareto = false
+				break
+			}
+		}
+	}
+}
+
+// SortRows orders rows best first by a metric (its direction from
+// HigherIsBetter), ties broken by parameter-set index so the order is
+// deterministic.
+func SortRows(rows []SweepRow, metric string) error {
+	if len(rows) > 0 {
+		if _, ok := rows[0].Metrics[metric]; !ok {
+			return fmt.Errorf("--sort %s: no such metric (have: %s)", metric, strings.Join(MetricNames(rows), ", "))
+		}
+	}
+	hi := HigherIsBetter(metric)
+	sort.SliceStable(rows, func(i, j int) bool {
+		x, y := rows[i].Metrics[metric], rows[j].Metrics[metric]
+		if x != y {
+			if hi {
+				return x > y
+			}
+			return x < y
+		}
+		return rows[i].Set < rows[j].Set
+	})
+	return nil
+}
+
+// MetricNames lists the metric names present in rows, sorted.
+func MetricNames(rows []SweepRow) []string {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for k := range r.Metrics {
+			seen[k] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
