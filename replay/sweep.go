@@ -1,0 +1,70 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// Sweep describes a parameter sweep of one policy over a loaded corpus.
+type Sweep struct {
+	Policy policy.Def
+	Grid   Grid
+	Fixed  map[string]string // --set values shared by every parameter set
+	Shard  Shard
+	// Workers is the number of jobs run at once (0: GOMAXPROCS).
+	Workers int
+	Options Options
+}
+
+// Job is one (parameter set, session) replay.
+type Job struct {
+	Index   int   // position in the sweep's job list (shard-local)
+	Set     int64 // parameter-set index in the whole grid
+	Session int   // index into the corpus
+}
+
+// Jobs lists the sweep's jobs in their stable order: parameter sets of the
+// shard in grid order, each over every session in corpus order.
+func (s Sweep) Jobs(sessions int) []Job {
+	var jobs []Job
+	for set := range s.Grid.Points() {
+		if !s.Shard.Has(set) {
+			continue
+		}
+		for i := range sessions {
+			jobs = append(jobs, Job{Index: len(jobs), Set: set, Session: i})
+		}
+	}
+	return jobs
+}
+
+// RunSweep replays every job and hands each trace to measure in the worker that
+// ran it, so only measure's (small) result outlives the job: memory does not
+// grow with the grid. Results come back in job order whatever the
+// parallelism; done (optional) sees each result as it finishes. On
+// cancellation RunSweep returns the results finished so far (ok tells which)
+// with the context's error.
+func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, jobs []Job,
+	measure func(j Job, p policy.Policy, t *Trace) T, done func(j Job, r T)) (out []T, ok []bool, err error) {
+	fn := func(ctx context.Context, i int) (T, error) {
+		var zero T
+		j := jobs[i]
+		p, err := policy.New(s.Policy.Name, s.Grid.Set(j.Set, s.Fixed))
+		if err != nil {
+			return zero, fmt.Errorf("parameter set %d: %w", j.Set, err)
+		}
+		t, err := Run(ctx, sessions[j.Session], p, s.Options)
+		if err != nil {
+			return zero, err
+		}
+		return measure(j, p, t), nil
+	}
+	var cb func(int, T)
+	if done != nil {
+		cb = func(i int, r T) { done(jobs[i], r) }
+	}
+	return Map(ctx, len(jobs), s.Workers, fn, cb)
+}
