@@ -1,0 +1,135 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+type cellKind uint8
+
+const (
+	kindEmpty cellKind = iota
+	kindStr
+	kindInt
+	kindFloat
+)
+
+// Cell is one value of a table. It keeps numbers as numbers so that each
+// writer can format them its own way: text adds thousands separators,
+// markdown and CSV do not (CSV must stay machine-readable).
+type Cell struct {
+	kind cellKind
+	s    string
+	i    int64
+	f    float64
+	prec int
+}
+
+// Empty is an empty cell.
+func Empty() Cell { return Cell{} }
+
+// Str is a text cell.
+func Str(s string) Cell { return Cell{kind: kindStr, s: s} }
+
+// Int is an integer cell.
+func Int[T ~int | ~int64 | ~int32 | ~uint32 | ~uint64 | ~uint](n T) Cell {
+	return Cell{kind: kindInt, i: int64(n)}
+}
+
+// Float is a number with exactly prec digits after the point.
+func Float(f float64, prec int) Cell { return Cell{kind: kindFloat, f: f, prec: prec} }
+
+// Percent is a fraction shown as a percentage with prec decimals ("12.5%").
+// It is a text cell, so it is right-aligned only in an explicit NumCol.
+func Percent(frac float64, prec int) Cell {
+	return Cell{kind: kindStr, s: FormatFloat(frac*100, prec) + "%"}
+}
+
+// IsNumber reports whether the cell holds a number.
+func (c Cell) IsNumber() bool { return c.kind == kindInt || c.kind == kindFloat }
+
+// Format renders the cell; thousands groups integer digits in threes.
+func (c Cell) Format(thousands bool) string {
+	switch c.kind {
+	case kindStr:
+		return c.s
+	case kindInt:
+		if thousands {
+			return FormatInt(c.i)
+		}
+		return strconv.FormatInt(c.i, 10)
+	case kindFloat:
+		s := FormatFloat(c.f, c.prec)
+		if thousands {
+			return groupDigits(s)
+		}
+		return s
+	}
+	return ""
+}
+
+// FormatInt formats n with comma thousands separators: 1234567 → "1,234,567".
+func FormatInt(n int64) string {
+	return groupDigits(strconv.FormatInt(n, 10))
+}
+
+// FormatFloat formats f with exactly prec decimals. It never prints "-0"
+// (a value that rounds to zero is "0.00", whatever its sign), and NaN and
+// infinities as "NaN", "+Inf" and "-Inf", so output does not depend on how a
+// result was reached.
+func FormatFloat(f float64, prec int) string {
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	s := strconv.FormatFloat(f, 'f', prec, 64)
+	if strings.HasPrefix(s, "-") && strings.Trim(s[1:], "0.") == "" {
+		s = s[1:]
+	}
+	return s
+}
+
+// groupDigits inserts commas into the integer part of a decimal number.
+func groupDigits(s string) string {
+	sign := ""
+	if strings.HasPrefix(s, "-") {
+		sign, s = "-", s[1:]
+	}
+	intPart, frac := s, ""
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		intPart, frac = s[:i], s[i:]
+	}
+	if len(intPart) <= 3 || strings.Trim(intPart, "0123456789") != "" {
+		return sign + s
+	}
+	var b strings.Builder
+	pre := len(intPart) % 3
+	if pre > 0 {
+		b.WriteString(intPart[:pre])
+	}
+	for i := pre; i < len(intPart); i += 3 {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(intPart[i : i+3])
+	}
+	return sign + b.String() + frac
+}
+
+// Round rounds f to prec decimals, for JSON results that should not carry
+// float noise (0.30000000000000004). NaN and infinities are returned as is.
+func Round(f float64, prec int) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(f, 'f', prec, 64), 64)
+	if err != nil {
+		return f
+	}
+	return r
+}

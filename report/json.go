@@ -1,0 +1,62 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+)
+
+// WriteJSON writes v as indented JSON (two spaces) followed by a newline,
+// without HTML escaping (so "<", ">" and "&" in session texts stay
+// readable). Commands marshal their own typed result structs: field order
+// is the struct's and map keys are sorted by encoding/json, so the output
+// is deterministic as long as slices are built in a deterministic order.
+// Floats are written by encoding/json in their shortest exact form; a
+// result that needs a fixed number of decimals should round before
+// marshalling (see Round). NaN and infinities cannot be marshalled: use a
+// pointer (null) for "no value".
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// tablesJSON is the json rendering of plain tables, for commands that
+// have no typed result: {"tables":[{"title","columns","rows"}]} with cells
+// as numbers or strings.
+func tablesJSON(tables []*Table) any {
+	type jt struct {
+		Title   string   `json:"title"`
+		Columns []string `json:"columns"`
+		Rows    [][]any  `json:"rows"`
+	}
+	out := struct {
+		Tables []jt `json:"tables"`
+	}{Tables: []jt{}}
+	for _, t := range tables {
+		j := jt{Title: t.Title, Columns: t.Header(), Rows: [][]any{}}
+		for _, row := range t.Rows {
+			r := make([]any, len(row))
+			for i, c := range row {
+				switch c.kind {
+				case kindInt:
+					r[i] = c.i
+				case kindFloat:
+					if math.IsNaN(c.f) || math.IsInf(c.f, 0) {
+						r[i] = nil // JSON has no NaN
+					} else {
+						r[i] = json.Number(FormatFloat(c.f, c.prec))
+					}
+				case kindStr:
+					r[i] = c.s
+				default:
+					r[i] = nil
+				}
+			}
+			j.Rows = append(j.Rows, r)
+		}
+		out.Tables = append(out.Tables, j)
+	}
+	return out
+}

@@ -1,0 +1,51 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// WriteMarkdown writes each table as a GitHub-flavoured markdown table,
+// preceded by its title as a "### " heading. Numbers carry no thousands
+// separators (a pasted table stays sortable) and are right-aligned with
+// "--:" alignment rows. Pipes inside cells are escaped.
+func WriteMarkdown(w io.Writer, tables ...*Table) error {
+	var buf bytes.Buffer
+	for i, t := range tables {
+		if i > 0 {
+			buf.WriteByte('\n')
+		}
+		if t.Title != "" {
+			buf.WriteString("### " + t.Title + "\n\n")
+		}
+		if len(t.Columns) == 0 {
+			continue
+		}
+		esc := &Table{Title: t.Title, Columns: t.Columns, Rows: make([][]Cell, len(t.Rows))}
+		for r, row := range t.Rows {
+			esc.Rows[r] = make([]Cell, len(row))
+			for c, cell := range row {
+				if cell.kind == kindStr {
+					cell.s = strings.ReplaceAll(cell.s, "|", `\|`)
+				}
+				esc.Rows[r][c] = cell
+			}
+		}
+		tbl := tablewriter.NewTable(&buf,
+			tablewriter.WithRenderer(renderer.NewMarkdown()),
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithTrimSpace(tw.Off),
+			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: aligns(t, true)}),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns(t, false)}),
+		)
+		if err := render(tbl, esc, false); err != nil {
+			return err
+		}
+	}
+	return copyTrimmed(w, buf.Bytes())
+}
