@@ -1,0 +1,94 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// rotator rotates when the text since the last rotation exceeds limit: the
+// new history is a summary message plus the last two messages.
+type rotator struct{ limit int64 }
+
+func (r rotator) Name() string                               { return "rotator" }
+func (r rotator) Params() policy.Params                      { return nil }
+func (r rotator) Checkpoint(prev, next *corpus.Message) bool { return next.Role == corpus.RoleUser }
+func (r rotator) Measure(m *corpus.Message) (int64, bool) {
+	if m.Summary {
+		return 0, false
+	}
+	return int64(len(m.Blocks[0].Text)), true
+}
+func (r rotator) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {
+	if at.Units <= r.limit || len(h) < 3 {
+		return policy.Outcome{History: h, Strategy: policy.None, Units: at.Units, Counted: at.Counted}
+	}
+	d := fmt.Sprintf("digest of %d messages", len(h))
+	out := append([]corpus.Message{{ID: fmt.Sprintf("sum%d", at.Request), Role: corpus.RoleSystem, Summary: true, Blocks: text(d)}}, h[len(h)-2:]...)
+	o := policy.Outcome{History: out, Strategy: policy.Rotated, Digest: &policy.Digest{Text: d, P1: 1, P2: 1}}
+	for i := range out {
+		u, c := r.Measure(&out[i])
+		o.Units += u
+		if c {
+			o.Counted++
+		}
+	}
+	return o
+}
+
+func chatSession(turns int) *corpus.Session {
+	s := &corpus.Session{ID: "chat"}
+	return extendChat(s, turns)
+}
+
+func extendChat(s *corpus.Session, turns int) *corpus.Session {
+	c := *s
+	c.Messages = append([]corpus.Message(nil), s.Messages...)
+	for i := range turns {
+		c.Messages = append(c.Messages,
+			corpus.Message{ID: fmt.Sprintf("x%du", i), Role: corpus.RoleUser, Blocks: text(strings.Repeat("u", 100))},
+			corpus.Message{ID: fmt.Sprintf("x%da", i), Role: corpus.RoleAssistant, Blocks: text(strings.Repeat("a", 300))})
+	}
+	return &c
+}
+
+func TestChainExtendsToTheAskedRotations(t *testing.T) {
+	s := chatSession(3)
+	tr, err := Chain(context.Background(), s, rotator{limit: 2000}, 7, extendChat, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rotations(tr); got != 7 {
+		t.Fatalf("rotations = %d, want 7", got)
+	}
+	if tr.Session != s {
+		t.Fatal("the trace must name the recorded session, not its extension")
+	}
+	if len(s.Messages) != 6 {
+		t.Fatal("Chain modified the recorded session")
+	}
+	last := tr.Events[len(tr.Events)-1]
+	if len(tr.Requests) != last.Request+1 {
+		t.Fatalf("requests after the last rotation were not cut: %d, last rotation at %d", len(tr.Requests), last.Request)
+	}
+	// Deterministic: the same call gives the same trace.
+	again, _ := Chain(context.Background(), s, rotator{limit: 2000}, 7, extendChat, Options{})
+	if fmt.Sprint(again.Requests) != fmt.Sprint(tr.Requests) {
+		t.Fatal("Chain is not deterministic")
+	}
+}
+
+func TestChainGivesUpOnAPolicyThatNeverRotates(t *testing.T) {
+	_, err := Chain(context.Background(), chatSession(3), rotator{limit: 1 << 60}, 2, extendChat, Options{})
+	if err == nil || !strings.Contains(err.Error(), "only 0 of 2 rotations") {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Chain(context.Background(), chatSession(3), rotator{limit: 1 << 60}, 2, nil, Options{})
+	if err == nil || !strings.Contains(err.Error(), "no extender") {
+		t.Fatalf("err = %v", err)
+	}
+}
