@@ -20,6 +20,8 @@ type Def struct {
 func Defs() []Def {
 	return []Def{
 		// one line per policy, in policy/<name>.go
+		smithStagedDef(),
+		smithLegacyDef(),
 	}
 }
 

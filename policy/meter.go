@@ -1,0 +1,193 @@
+package policy
+
+import (
+	"fmt"
+	"sync"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Meter names, as the meter parameter spells them.
+const (
+	MeterBytes4 = "bytes4" // smith's own: bytes of every counted field, one floor division by 4 over the whole history
+	MeterO200k  = "o200k"  // a real BPE (OpenAI o200k_base), counted per string
+	MeterChars4 = "chars4" // UTF-16 code units / 4, rounded per block, as JavaScript agents estimate
+)
+
+// MeterOptions say which fields a meter counts and what media costs.
+type MeterOptions struct {
+	// Signatures counts thinking signatures (smith's staged design counts
+	// them, the snapshot does not).
+	Signatures bool
+	// ImageTokens and DocumentTokens are the allowances for one media block
+	// (smith: 1 600 and 5 000, counted as ×4 bytes by bytes4).
+	ImageTokens    int64
+	DocumentTokens int64
+}
+
+// Meter measures messages in units and converts a total of units into
+// tokens. The trade-offs:
+//   - bytes4 is what smith itself compares with its budget, so it is the
+//     meter that reproduces smith's decisions. Its units are bytes and the
+//     single floor division happens in Tokens, over the whole total, exactly
+//     as smith's estimate_tokens and Working do. It overestimates English
+//     prose a little and underestimates dense code and non-Latin text.
+//   - o200k counts real BPE tokens (OpenAI's o200k_base, compiled in, no
+//     network). It is not Claude's tokenizer, but it is much closer to any
+//     provider's bill than bytes/4; it shows how far bytes/4 is off on a
+//     given corpus. It costs a tokenization per string, which the meter
+//     memoizes so that a replay or sweep pays it once per string.
+//   - chars4 counts UTF-16 code units / 4 per block (rounded half up), the
+//     estimate JavaScript agents make with string.length / 4. It is cheap,
+//     and differs from bytes4 on non-ASCII text (an ideograph is 3 bytes but
+//     1 code unit).
+//
+// A Meter is safe for concurrent use.
+type Meter struct {
+	name string
+	opt  MeterOptions
+	bpe  *bpeCounter // o200k only
+}
+
+// NewMeter builds a meter by name.
+func NewMeter(name string, opt MeterOptions) (*Meter, error) {
+	m := &Meter{name: name, opt: opt}
+	switch name {
+	case MeterBytes4, MeterChars4:
+	case MeterO200k:
+		m.bpe = &bpeCounter{}
+	default:
+		return nil, fmt.Errorf("unknown meter %q (valid: bytes4|o200k|chars4)", name)
+	}
+	return m, nil
+}
+
+// Name is the meter's parameter value.
+func (m *Meter) Name() string { return m.name }
+
+// Tokens converts a sum of units into tokens: bytes4 divides once, the
+// others already count tokens.
+func (m *Meter) Tokens(units int64) int {
+	if m.name == MeterBytes4 {
+		return int(units / 4)
+	}
+	return int(units)
+}
+
+// Message is the units of one message: the sum of its blocks.
+func (m *Meter) Message(msg *corpus.Message) int64 {
+	var n int64
+	for i := range msg.Blocks {
+		n += m.Block(&msg.Blocks[i])
+	}
+	return n
+}
+
+// Block is the units of one block: its text, tool arguments (the raw JSON
+// as recorded), tool name and (when counted) signature, or the media
+// allowance for an image or document.
+func (m *Meter) Block(b *corpus.Block) int64 {
+	var media int64
+	switch b.Kind {
+	case corpus.KindImage:
+		media = m.opt.ImageTokens
+	case corpus.KindDocument:
+		media = m.opt.DocumentTokens
+	}
+	sig := ""
+	if m.opt.Signatures {
+		sig = b.Signature
+	}
+	switch m.name {
+	case MeterO200k:
+		return media + m.bpe.count(b.Text) + m.bpe.count(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
+			m.bpe.count(b.ToolName) + m.bpe.count(sig)
+	case MeterChars4:
+		u := utf16Len(b.Text) + utf16Len(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
+			utf16Len(b.ToolName) + utf16Len(sig)
+		return media + (u+2)/4 // Math.round(u/4) for u >= 0
+	}
+	// bytes4: smith counts a media block as its token allowance × 4 bytes.
+	return media*4 + int64(len(b.Text)+len(b.Args)+len(b.ToolName)+len(sig))
+}
+
+// utf16Len is the length JavaScript's String.length reports for s.
+func utf16Len(s string) int64 {
+	n := int64(0)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			n++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if r >= 0x10000 {
+			n += 2 // a surrogate pair
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// memoMin is the shortest string whose count is memoized: shorter ones are
+// cheaper to tokenize than to look up.
+const memoMin = 64
+
+// bpeCounter counts o200k tokens, loading the codec on first use and
+// memoizing counts by the string's data pointer and length. Keys are
+// addresses, so the memo also holds the string itself: that keeps the
+// memory alive, so the address cannot be reused by another string while
+// the entry exists. Corpus strings are shared by every replayed history, so
+// each is tokenized once per meter.
+type bpeCounter struct {
+	once  sync.Once
+	codec tokenizer.Codec
+	err   error
+	memo  sync.Map // memoKey -> memoVal
+}
+
+type memoKey struct {
+	p *byte
+	n int
+}
+
+type memoVal struct {
+	s string // keeps the key's memory alive
+	n int64
+}
+
+func (c *bpeCounter) count(s string) int64 {
+	if s == "" {
+		return 0
+	}
+	c.once.Do(func() { c.codec, c.err = tokenizer.Get(tokenizer.O200kBase) })
+	if c.err != nil {
+		// Get only fails for an unknown encoding name; fall back to bytes/4
+		// rather than crash a sweep.
+		return int64(len(s) / 4)
+	}
+	if len(s) < memoMin {
+		return c.tokenize(s)
+	}
+	k := memoKey{unsafe.StringData(s), len(s)}
+	if v, ok := c.memo.Load(k); ok {
+		return v.(memoVal).n
+	}
+	n := c.tokenize(s)
+	c.memo.Store(k, memoVal{s, n})
+	return n
+}
+
+func (c *bpeCounter) tokenize(s string) int64 {
+	n, err := c.codec.Count(s)
+	if err != nil {
+		return int64(len(s) / 4)
+	}
+	return int64(n)
+}

@@ -1,0 +1,226 @@
+package policy
+
+import (
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// smith's marker and stub texts, byte for byte (specs/smith.md §3.2, §3.7).
+const (
+	smithTruncationMarker = "truncated by smith to stay within the context window"
+	smithSupersededMarker = "superseded by a later identical call"
+	smithMediaMarker      = "removed to stay within the context window; mention it again to re-attach it"
+	smithSummaryPrefix    = "Summary of the earlier conversation: "
+	smithDroppedSuffix    = " earlier messages were dropped to stay within the context window. Ask the user if you need details from before this point."
+)
+
+// smithCheckpoint reports whether smith asks its provider for a response
+// right before next is appended (specs/smith.md §5): before every assistant
+// message, and where a request left no record: before a synthetic user
+// message not preceded by an assistant message, and before a real user
+// message that follows another user message. A summary followed by a user
+// message is the normal shape of a compacted history, not a lost request.
+func smithCheckpoint(prev, next *corpus.Message) bool {
+	switch {
+	case next.Role == corpus.RoleAssistant:
+		return true
+	case next.Role != corpus.RoleUser || prev == nil:
+		return false
+	case next.Synthetic:
+		return prev.Role != corpus.RoleAssistant
+	default:
+		return prev.Role == corpus.RoleUser && !prev.Summary
+	}
+}
+
+// isRealTurnStart is smith's window_start test: a user message the agent did
+// not write itself. The summary message counts (it is not synthetic).
+func isRealTurnStart(m *corpus.Message) bool {
+	return m.Role == corpus.RoleUser && !m.Synthetic
+}
+
+// windowStart is smith's window_start(msgs, n): the index of the n-th last
+// real turn start, 0 when there are at most n of them, len(h) when n <= 0
+// (nothing protected). It scans from the end, so it costs the window, not
+// the history, in the common case.
+func windowStart(h []corpus.Message, n int) int {
+	if n <= 0 {
+		return len(h)
+	}
+	seen, at := 0, 0
+	for i := len(h) - 1; i >= 0; i-- {
+		if !isRealTurnStart(&h[i]) {
+			continue
+		}
+		seen++
+		if seen == n {
+			at = i
+		} else if seen > n {
+			return at
+		}
+	}
+	return 0
+}
+
+// working is smith's Working: the history being compacted with per-message
+// units and a running total, so that every fits? test is O(1) and the total
+// always equals a fresh measure of the array. The input history is never
+// modified: the slice is copied on the first write and a message's blocks
+// on the first write to that message.
+type working struct {
+	msgs  []corpus.Message
+	sizes []int64
+	total int64
+	meter *Meter
+	// copied is set once msgs no longer aliases the input; owned[i] once
+	// msgs[i].Blocks no longer aliases the input's blocks.
+	copied bool
+	owned  []bool
+}
+
+func newWorking(h []corpus.Message, m *Meter) *working {
+	w := &working{msgs: h, sizes: make([]int64, len(h)), meter: m}
+	for i := range h {
+		w.sizes[i] = m.Message(&h[i])
+		w.total += w.sizes[i]
+	}
+	return w
+}
+
+func (w *working) tokens() int { return w.meter.Tokens(w.total) }
+
+func (w *working) fits(limit int) bool { return w.tokens() <= limit }
+
+func (w *working) changed() bool { return w.copied }
+
+func (w *working) own(i int) {
+	if !w.copied {
+		w.msgs = slices.Clone(w.msgs)
+		w.owned = make([]bool, len(w.msgs))
+		w.copied = true
+	}
+	if !w.owned[i] {
+		w.msgs[i].Blocks = slices.Clone(w.msgs[i].Blocks)
+		w.owned[i] = true
+	}
+}
+
+// setBlock replaces block j of message i and returns the smith bytes removed.
+func (w *working) setBlock(i, j int, b corpus.Block) int64 {
+	w.own(i)
+	old := &w.msgs[i].Blocks[j]
+	removed := smithBytes(old) - smithBytes(&b)
+	d := w.meter.Block(&b) - w.meter.Block(old)
+	*old = b
+	w.sizes[i] += d
+	w.total += d
+	return removed
+}
+
+// setBlocks replaces all blocks of message i (keeping its id, role and
+// flags) and returns the smith bytes removed.
+func (w *working) setBlocks(i int, blocks []corpus.Block) int64 {
+	w.own(i)
+	var removed int64
+	for k := range w.msgs[i].Blocks {
+		removed += smithBytes(&w.msgs[i].Blocks[k])
+	}
+	for k := range blocks {
+		removed -= smithBytes(&blocks[k])
+	}
+	w.msgs[i].Blocks = blocks
+	n := w.meter.Message(&w.msgs[i])
+	w.total += n - w.sizes[i]
+	w.sizes[i] = n
+	return removed
+}
+
+// smithBytes is the content a block carries, in bytes, whatever the meter:
+// what StageReport.BytesRemoved counts.
+func smithBytes(b *corpus.Block) int64 {
+	return int64(len(b.Text) + len(b.Args) + len(b.ToolName) + len(b.Signature))
+}
+
+// safeCutIndex is smith's safe_cut_index over the working history: the
+// first candidate i > 0 whose suffix fits in limit tokens, else the last
+// candidate (which keeps at least the current turn), else 0. Candidates are
+// user messages, and with realOnly (the staged design) only real ones, so
+// the cut never strands a continuation or splits a tool pair.
+func (w *working) safeCutIndex(limit int, realOnly bool) int {
+	suffix := w.total
+	last := 0
+	for i := range w.msgs {
+		if i > 0 {
+			m := &w.msgs[i]
+			if m.Role == corpus.RoleUser && (!realOnly || !m.Synthetic) {
+				if w.meter.Tokens(suffix) <= limit {
+					return i
+				}
+				last = i
+			}
+		}
+		suffix -= w.sizes[i]
+	}
+	return last
+}
+
+// summarize replaces msgs[:cut] with one summary message (smith's stage 3):
+// the summarizer's text, or smith's Dropped text when it fails. It returns
+// the new history, its units, the strategy and the summarizer's own
+// description.
+func (w *working) summarize(cut int, s Summarizer, at Checkpoint) ([]corpus.Message, int64, Strategy, string) {
+	prefix, tail := w.msgs[:cut], w.msgs[cut:]
+	text, used, err := s.Summarize(SummaryRequest{Prefix: prefix, Next: &tail[0], Session: at.Session})
+	strategy := Summarized
+	if err != nil {
+		strategy = Dropped
+		text = strconv.Itoa(len(prefix)) + smithDroppedSuffix
+		used = used + " (failed: " + err.Error() + "; dropped)"
+	}
+	sum := corpus.Message{
+		ID:      "calib-summary-" + strconv.Itoa(at.Request),
+		Role:    corpus.RoleUser,
+		Summary: true,
+		Blocks:  []corpus.Block{{Kind: corpus.KindText, Text: smithSummaryPrefix + text}},
+	}
+	out := make([]corpus.Message, 0, len(tail)+1)
+	out = append(out, sum)
+	out = append(out, tail...)
+	var units int64
+	for i := cut; i < len(w.msgs); i++ {
+		units += w.sizes[i]
+	}
+	units += w.meter.Message(&out[0])
+	return out, units, strategy, used
+}
+
+// smithBudget is smith's Budget (specs/smith.md §3.3): trigger and target
+// truncated from fractions of max, the request cost charged with overhead
+// and ratio, rounded ties-to-even as current Crystal rounds.
+type smithBudget struct {
+	max, trigger, target, overhead int
+	ratio                          float64
+}
+
+func (b smithBudget) charged(raw int) int {
+	return int(math.RoundToEven(float64(raw+b.overhead) * b.ratio))
+}
+
+// allowance is the largest raw history estimate whose charged cost fits.
+func (b smithBudget) allowance(limit int) int {
+	return max(0, int(float64(limit)/b.ratio)-b.overhead)
+}
+
+// resultBlock rebuilds a tool_result as smith does: id, new text, is_error.
+func resultBlock(b *corpus.Block, text string) corpus.Block {
+	return corpus.Block{Kind: corpus.KindToolResult, Text: text, ToolCallID: b.ToolCallID, IsError: b.IsError}
+}
+
+// truncatedHead is "<keep bytes>\n\n[... N KiB truncated by smith … ...]",
+// shared with smith-legacy (keep = 2 000).
+func truncatedHead(text string, keep int) string {
+	return text[:keep] + "\n\n[... " + strconv.Itoa((len(text)-keep)/1024) + " KiB " + smithTruncationMarker + " ...]"
+}

@@ -1,0 +1,153 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// smithLegacyDef is smith before the stages (webmatze/smith df4050d;
+// specs/smith.md §2): one threshold, oldest-first 2 000-byte truncation,
+// then a summary at the safe cut.
+func smithLegacyDef() Def {
+	return Def{
+		Name:    "smith-legacy",
+		Summary: "smith before the stages: one max_tokens threshold, oldest-first truncation of results to 2000 bytes, then a summary at a safe cut",
+		Specs:   smithLegacySpecs(),
+		New:     newSmithLegacy,
+	}
+}
+
+func smithLegacySpecs() []ParamSpec {
+	inf := math.Inf(1)
+	return []ParamSpec{
+		{Name: "max_tokens", Kind: Int, Default: "120000", Min: 1, Max: inf, Help: "the single threshold: compact when the estimate exceeds it, down to it"},
+		{Name: "result_bytes", Kind: Int, Default: "2000", Min: 0, Max: inf, Help: "head kept by truncation (TRUNCATED_RESULT_BYTES); shorter results are skipped"},
+		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
+		{Name: "meter", Kind: Enum, Default: MeterBytes4, Choices: []string{MeterBytes4, MeterO200k, MeterChars4}, Help: "bytes4 is smith's own estimate (signatures not counted)"},
+	}
+}
+
+// SmithLegacy is the smith-legacy policy with resolved parameters.
+type SmithLegacy struct {
+	params     Params
+	max        int
+	keep       int
+	summarizer Summarizer
+	meter      *Meter
+}
+
+func newSmithLegacy(v Values) (Policy, error) {
+	s, err := ParseSummarizer(v.Str("summarizer"))
+	if err != nil {
+		return nil, fmt.Errorf("parameter summarizer=%q: %v", v.Str("summarizer"), err)
+	}
+	// The snapshot counts neither signatures nor media.
+	m, err := NewMeter(v.Str("meter"), MeterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return &SmithLegacy{params: v.Params(), max: v.Int("max_tokens"), keep: v.Int("result_bytes"), summarizer: s, meter: m}, nil
+}
+
+func (p *SmithLegacy) Name() string   { return "smith-legacy" }
+func (p *SmithLegacy) Params() Params { return p.params }
+
+// Checkpoint: the snapshot also compacts before every provider request.
+func (p *SmithLegacy) Checkpoint(prev, next *corpus.Message) bool { return smithCheckpoint(prev, next) }
+
+// Measure is the snapshot's estimate: text + tool_args + tool_name bytes.
+func (p *SmithLegacy) Measure(m *corpus.Message) (int64, bool) { return p.meter.Message(m), true }
+
+// Compact is the snapshot's Context.compact (specs/smith.md §2). smith
+// re-estimates the whole array before each truncation candidate; the
+// running total of working gives the same figure in O(1), so the result is
+// identical and the cost linear.
+func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
+	before := p.meter.Tokens(at.Units)
+	o := Outcome{
+		History: h, Strategy: None,
+		BeforeTokens: before, AfterTokens: before,
+		TargetTokens: p.max, TriggerTokens: p.max, MaxTokens: p.max,
+		Units: at.Units, Counted: at.Counted,
+	}
+	finish := func() Outcome {
+		o.ReachedTarget = o.AfterTokens <= p.max
+		o.Exhausted = o.AfterTokens > p.max
+		return o
+	}
+	if before <= p.max {
+		return finish()
+	}
+	w := newWorking(h, p.meter)
+	if n, bytes := w.truncateOldestFirst(p.max, p.keep); n > 0 {
+		o.Stages = append(o.Stages, StageReport{Name: "truncate", BeforeTokens: before, AfterTokens: w.tokens(), BlocksTouched: n, BytesRemoved: bytes})
+	}
+	truncated := func() Outcome {
+		o.AfterTokens = w.tokens()
+		if o.AfterTokens < before {
+			o.Strategy, o.History = Truncated, w.msgs
+			o.Units, o.Counted = w.total, len(w.msgs)
+		} else {
+			o.Stages = nil // nothing is claimed that did not happen
+			o.AfterTokens = before
+		}
+		return finish()
+	}
+	if w.fits(p.max) {
+		return truncated()
+	}
+	cut := w.safeCutIndex(p.max, false)
+	if cut == 0 {
+		return truncated()
+	}
+	t0 := w.tokens()
+	var blocks int
+	var bytes int64
+	for i := 0; i < cut; i++ {
+		blocks += len(w.msgs[i].Blocks)
+		for k := range w.msgs[i].Blocks {
+			bytes += smithBytes(&w.msgs[i].Blocks[k])
+		}
+	}
+	out, units, strategy, used := w.summarize(cut, p.summarizer, at)
+	bytes -= smithBytes(&out[0].Blocks[0])
+	o.AfterTokens = p.meter.Tokens(units)
+	name := "summarize"
+	if strategy == Dropped {
+		name = "drop"
+	}
+	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
+	o.History, o.Strategy, o.Summarizer = out, strategy, used
+	o.Removed = cut - 1
+	o.Units, o.Counted = units, len(out)
+	return finish()
+}
+
+// truncateOldestFirst is the snapshot's truncate_old_tool_results: results
+// of tool messages, oldest first, longer than keep bytes, are cut to their
+// head and a marker until the history fits. An already-cut result is cut
+// again (the snapshot has no guard), which a later compaction can do.
+func (w *working) truncateOldestFirst(limit, keep int) (touched int, removed int64) {
+	for i := range w.msgs {
+		if w.msgs[i].Role != corpus.RoleTool {
+			continue
+		}
+		for j := range w.msgs[i].Blocks {
+			b := &w.msgs[i].Blocks[j]
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			if w.fits(limit) {
+				return touched, removed
+			}
+			if len(b.Text) <= keep {
+				continue
+			}
+			removed += w.setBlock(i, j, resultBlock(b, truncatedHead(b.Text, keep)))
+			touched++
+		}
+	}
+	return touched, removed
+}

@@ -1,0 +1,472 @@
+package policy
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// smithStagedDef is smith's staged compaction (webmatze/smith 43ec9511 with
+// the attachments stage of e533ff42; specs/smith.md §3). The defaults are
+// smith's own constants.
+func smithStagedDef() Def {
+	return Def{
+		Name:    "smith-staged",
+		Summary: "smith's staged compaction: 80/50 trigger/target, stale thinking, stale attachments, superseded reads, largest-first 512-byte caps outside a 3-turn window, then a summary at a safe cut",
+		Specs:   smithStagedSpecs(),
+		New:     newSmithStaged,
+	}
+}
+
+func smithStagedSpecs() []ParamSpec {
+	inf := math.Inf(1)
+	return []ParamSpec{
+		{Name: "max_tokens", Kind: Int, Default: "120000", Min: 1, Max: inf, Help: "smith's configured budget ([context] max_tokens), not the model's window"},
+		{Name: "compact_at", Kind: Float, Default: "0.8", Min: 0, Max: 1, Help: "trigger as a fraction of max_tokens; needs 0 < compact_to < compact_at < 1"},
+		{Name: "compact_to", Kind: Float, Default: "0.5", Min: 0, Max: 1, Help: "target as a fraction of max_tokens"},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions (bytes/4); smith does not record it"},
+		{Name: "ratio", Kind: Float, Default: "1", Min: 1, Max: 2, Help: "estimate-to-billed calibration ratio (RATIO_MIN..RATIO_MAX)"},
+		{Name: "ratio_recorded", Kind: Bool, Default: "false", Help: "use the session's recorded context_ratio (session.json) instead of ratio when it has one"},
+		{Name: "window_turns", Kind: Int, Default: "3", Min: 0, Max: inf, Help: "real turns exempt from stages attachments/duplicates/truncate (0: none)"},
+		{Name: "thinking_window", Kind: Int, Default: "1", Min: 0, Max: inf, Help: "real turns whose thinking is kept (1: the current turn)"},
+		{Name: "old_result_bytes", Kind: Int, Default: "512", Min: 0, Max: inf, Help: "head kept by the truncate stage"},
+		{Name: "supersedable_tools", Kind: List, Default: "read_file,grep,glob", Help: "tools whose repeated identical calls are superseded (never bash)"},
+		{Name: "image_tokens", Kind: Int, Default: "1600", Min: 0, Max: inf, Help: "tokens charged per image block"},
+		{Name: "document_tokens", Kind: Int, Default: "5000", Min: 0, Max: inf, Help: "tokens charged per document block"},
+		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
+		{Name: "meter", Kind: Enum, Default: MeterBytes4, Choices: []string{MeterBytes4, MeterO200k, MeterChars4}, Help: "bytes4 is smith's own estimate"},
+		{Name: "stage_thinking", Kind: Bool, Default: "true", Help: "stage 0: drop stale thinking"},
+		{Name: "stage_attachments", Kind: Bool, Default: "true", Help: "stage 0b: replace stale images/documents by a note"},
+		{Name: "stage_duplicates", Kind: Bool, Default: "true", Help: "stage 1: stub superseded reads"},
+		{Name: "stage_truncate", Kind: Bool, Default: "true", Help: "stage 2: cap old results, largest first"},
+		{Name: "stage_summarize", Kind: Bool, Default: "true", Help: "stage 3: summarize the prefix at the safe cut"},
+	}
+}
+
+// SmithStaged is the smith-staged policy with resolved parameters.
+type SmithStaged struct {
+	params         Params
+	budget         smithBudget
+	ratioRecorded  bool
+	window         int
+	thinkingWindow int
+	keep           int
+	tools          map[string]bool
+	summarizer     Summarizer
+	meter          *Meter
+	thinking       bool
+	attachments    bool
+	duplicates     bool
+	truncate       bool
+	summarize      bool
+}
+
+func newSmithStaged(v Values) (Policy, error) {
+	maxTok, at, to := v.Int("max_tokens"), v.Float("compact_at"), v.Float("compact_to")
+	if err := checkFractions(at, to); err != nil {
+		return nil, err
+	}
+	s, err := ParseSummarizer(v.Str("summarizer"))
+	if err != nil {
+		return nil, fmt.Errorf("parameter summarizer=%q: %v", v.Str("summarizer"), err)
+	}
+	m, err := NewMeter(v.Str("meter"), MeterOptions{
+		Signatures:     true,
+		ImageTokens:    int64(v.Int("image_tokens")),
+		DocumentTokens: int64(v.Int("document_tokens")),
+	})
+	if err != nil {
+		return nil, err
+	}
+	tools := map[string]bool{}
+	for _, t := range v.List("supersedable_tools") {
+		tools[t] = true
+	}
+	return &SmithStaged{
+		params: v.Params(),
+		budget: smithBudget{
+			max:      maxTok,
+			trigger:  int(float64(maxTok) * at),
+			target:   int(float64(maxTok) * to),
+			overhead: v.Int("overhead_tokens"),
+			ratio:    v.Float("ratio"),
+		},
+		ratioRecorded:  v.Bool("ratio_recorded"),
+		window:         v.Int("window_turns"),
+		thinkingWindow: v.Int("thinking_window"),
+		keep:           v.Int("old_result_bytes"),
+		tools:          tools,
+		summarizer:     s,
+		meter:          m,
+		thinking:       v.Bool("stage_thinking"),
+		attachments:    v.Bool("stage_attachments"),
+		duplicates:     v.Bool("stage_duplicates"),
+		truncate:       v.Bool("stage_truncate"),
+		summarize:      v.Bool("stage_summarize"),
+	}, nil
+}
+
+// checkFractions is smith's validity rule for its settings. smith itself
+// warns and falls back to the defaults; calib refuses, so that a sweep
+// never silently runs other numbers than it says.
+func checkFractions(at, to float64) error {
+	if !(0 < to && to < at && at < 1) {
+		return fmt.Errorf("parameters compact_at=%g, compact_to=%g: need 0 < compact_to < compact_at < 1 (e.g. compact_at=0.8,compact_to=0.5)", at, to)
+	}
+	return nil
+}
+
+func (p *SmithStaged) Name() string   { return "smith-staged" }
+func (p *SmithStaged) Params() Params { return p.params }
+
+// Checkpoint: smith compacts before every provider request (§5).
+func (p *SmithStaged) Checkpoint(prev, next *corpus.Message) bool { return smithCheckpoint(prev, next) }
+
+// Measure is smith's estimate of one message in bytes (text, tool_args,
+// tool_name, signature, media ×4) with bytes4, or tokens with another meter.
+func (p *SmithStaged) Measure(m *corpus.Message) (int64, bool) { return p.meter.Message(m), true }
+
+// budgetFor applies ratio_recorded: the session's learned ratio, clamped
+// as smith clamps it.
+func (p *SmithStaged) budgetFor(at Checkpoint) smithBudget {
+	b := p.budget
+	if p.ratioRecorded && at.Session != nil && at.Session.Meta.ContextRatio > 0 {
+		b.ratio = min(max(at.Session.Meta.ContextRatio, 1.0), 2.0)
+	}
+	return b
+}
+
+// Compact is smith's Context.compact (specs/smith.md §3.4), step by step.
+func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
+	b := p.budgetFor(at)
+	before := b.charged(p.meter.Tokens(at.Units))
+	o := Outcome{
+		History: h, Strategy: None,
+		BeforeTokens: before, AfterTokens: before,
+		TargetTokens: b.target, TriggerTokens: b.trigger, MaxTokens: b.max,
+		Units: at.Units, Counted: at.Counted,
+	}
+	finish := func() Outcome {
+		o.ReachedTarget = o.AfterTokens <= b.target
+		o.Exhausted = o.AfterTokens > b.max
+		return o
+	}
+	// Step 2: below the trigger nothing happens, in O(1).
+	if before <= b.trigger {
+		return finish()
+	}
+	// Step 3: the raw allowance; when the overhead alone fills the target,
+	// aim for the ceiling; when it fills that too, give up untouched.
+	target := b.allowance(b.target)
+	if target == 0 {
+		target = b.allowance(b.max)
+		if target == 0 {
+			return finish()
+		}
+	}
+	w := newWorking(h, p.meter)
+	run := func(on bool, name string, f func() (int, int64)) {
+		if !on {
+			return
+		}
+		t0 := b.charged(w.tokens())
+		n, bytes := f()
+		if n > 0 {
+			o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: b.charged(w.tokens()), BlocksTouched: n, BytesRemoved: bytes})
+		}
+	}
+	ws := windowStart(w.msgs, p.window)
+	run(p.thinking, "thinking", func() (int, int64) { return w.dropStaleThinking(windowStart(w.msgs, p.thinkingWindow), target) })
+	run(p.attachments, "attachments", func() (int, int64) { return w.dropStaleMedia(ws, target, false) })
+	run(p.duplicates, "duplicates", func() (int, int64) { return w.supersedeDuplicates(ws, target, p.tools) })
+	run(p.truncate, "truncate", func() (int, int64) { return w.truncateLargestFirst(ws, target, p.keep) })
+
+	staged := func() Outcome {
+		if w.changed() {
+			o.Strategy, o.History = Truncated, w.msgs
+		}
+		o.AfterTokens = b.charged(w.tokens())
+		o.Units, o.Counted = w.total, len(w.msgs)
+		return finish()
+	}
+	if w.fits(target) {
+		return staged()
+	}
+	// Stage 3: summarize at the safe cut, or, with no turn boundary to cut
+	// at, the last resort: give up the window for tool output (the user's
+	// own attachments stay) and cap results again. Duplicates do not rerun.
+	cut := w.safeCutIndex(target, true)
+	if cut == 0 {
+		all := len(w.msgs)
+		run(p.attachments, "attachments", func() (int, int64) { return w.dropStaleMedia(all, target, true) })
+		run(p.truncate, "truncate", func() (int, int64) { return w.truncateLargestFirst(all, target, p.keep) })
+		return staged()
+	}
+	if !p.summarize {
+		return staged()
+	}
+	return p.summarizeAt(w, cut, b, at, &o, finish)
+}
+
+// summarizeAt replaces the prefix before cut with a summary (or smith's
+// Dropped text when the summarizer fails); stage edits in the tail stay.
+func (p *SmithStaged) summarizeAt(w *working, cut int, b smithBudget, at Checkpoint, o *Outcome, finish func() Outcome) Outcome {
+	t0 := b.charged(w.tokens())
+	var blocks int
+	var bytes int64
+	for i := 0; i < cut; i++ {
+		blocks += len(w.msgs[i].Blocks)
+		for k := range w.msgs[i].Blocks {
+			bytes += smithBytes(&w.msgs[i].Blocks[k])
+		}
+	}
+	out, units, strategy, used := w.summarize(cut, p.summarizer, at)
+	bytes -= smithBytes(&out[0].Blocks[0])
+	o.AfterTokens = b.charged(p.meter.Tokens(units))
+	name := "summarize"
+	if strategy == Dropped {
+		name = "drop"
+	}
+	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
+	o.History, o.Strategy, o.Summarizer = out, strategy, used
+	o.Removed = cut - 1
+	o.Units, o.Counted = units, len(out)
+	return finish()
+}
+
+// The stages of smith's staged compaction (specs/smith.md §3.4), as
+// operations on a working history. Each checks fits?(target) before every
+// rewrite and reports how many blocks it touched and the bytes it removed.
+
+// dropStaleThinking is stage 0: thinking and redacted_thinking blocks
+// before protectedFrom go, unless they are all a message holds (an
+// assistant message with no blocks is rejected by providers).
+func (w *working) dropStaleThinking(protectedFrom, target int) (touched int, removed int64) {
+	for i := 0; i < protectedFrom; i++ {
+		if !hasKind(&w.msgs[i], corpus.KindThinking, corpus.KindRedactedThinking) {
+			continue
+		}
+		if w.fits(target) {
+			break
+		}
+		old := w.msgs[i].Blocks
+		kept := make([]corpus.Block, 0, len(old))
+		for _, b := range old {
+			if b.Kind != corpus.KindThinking && b.Kind != corpus.KindRedactedThinking {
+				kept = append(kept, b)
+			}
+		}
+		if len(kept) == 0 {
+			continue
+		}
+		touched += len(old) - len(kept)
+		removed += w.setBlocks(i, kept)
+	}
+	return touched, removed
+}
+
+// mediaNote is the text that replaces an attachment:
+// "[shot.png — removed to stay within the context window; …]". smith uses
+// source || media_type || "attachment"; an empty string stands for nil.
+func mediaNote(b *corpus.Block) string {
+	name := b.Source
+	if name == "" {
+		name = b.MediaType
+	}
+	if name == "" {
+		name = "attachment"
+	}
+	return "[" + name + " \u2014 " + smithMediaMarker + "]"
+}
+
+// dropStaleMedia is stage 0b: attachments before end become notes. In a
+// user message each media block becomes a text block holding the note; in
+// a tool message the media blocks go and their notes are appended to the
+// tool_result with the same tool_call_id. toolOnly (the last resort) leaves
+// the user's own attachments alone.
+func (w *working) dropStaleMedia(end, target int, toolOnly bool) (touched int, removed int64) {
+	for i := 0; i < end; i++ {
+		m := &w.msgs[i]
+		if !hasKind(m, corpus.KindImage, corpus.KindDocument) || (toolOnly && m.Role != corpus.RoleTool) {
+			continue
+		}
+		if w.fits(target) {
+			break
+		}
+		var blocks []corpus.Block
+		if m.Role == corpus.RoleTool {
+			blocks = mediaIntoResults(m.Blocks)
+		} else {
+			blocks = make([]corpus.Block, len(m.Blocks))
+			for k, b := range m.Blocks {
+				if isMedia(&b) {
+					b = corpus.Block{Kind: corpus.KindText, Text: mediaNote(&b)}
+				}
+				blocks[k] = b
+			}
+		}
+		for k := range m.Blocks {
+			if isMedia(&m.Blocks[k]) {
+				touched++
+			}
+		}
+		removed += w.setBlocks(i, blocks)
+	}
+	return touched, removed
+}
+
+// mediaIntoResults drops the media blocks of a tool message and appends
+// their notes to the matching tool_result as text + "\n\n" + notes joined
+// by "\n". A media block whose id matches no result (which smith never
+// writes) is noted on the nearest result before it, or kept as a text note
+// when the message has none, so that nothing vanishes silently.
+func mediaIntoResults(old []corpus.Block) []corpus.Block {
+	notes := map[string][]string{}
+	var out []corpus.Block
+	lastResult := ""
+	for k := range old {
+		b := &old[k]
+		switch {
+		case b.Kind == corpus.KindToolResult:
+			lastResult = b.ToolCallID
+			out = append(out, *b)
+		case isMedia(b):
+			id := b.ToolCallID
+			if !hasResult(old, id) {
+				id = lastResult
+			}
+			if !hasResult(old, id) {
+				out = append(out, corpus.Block{Kind: corpus.KindText, Text: mediaNote(b)})
+				continue
+			}
+			notes[id] = append(notes[id], mediaNote(b))
+		default:
+			out = append(out, *b)
+		}
+	}
+	for k := range out {
+		b := &out[k]
+		if b.Kind == corpus.KindToolResult && len(notes[b.ToolCallID]) > 0 {
+			b.Text = b.Text + "\n\n" + strings.Join(notes[b.ToolCallID], "\n")
+			delete(notes, b.ToolCallID) // the first result with that id takes them
+		}
+	}
+	return out
+}
+
+func hasResult(bs []corpus.Block, id string) bool {
+	if id == "" {
+		return false
+	}
+	for k := range bs {
+		if bs[k].Kind == corpus.KindToolResult && bs[k].ToolCallID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// supersedeDuplicates is stage 1: a result of a supersedable tool whose
+// call (name + exact argument JSON) is repeated later becomes a stub. The
+// newest call of each key is found over the whole history, window
+// included; only results before end are rewritten.
+func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (touched int, removed int64) {
+	type call struct{ name, key string }
+	calls := map[string]call{}
+	newest := map[string]string{}
+	for i := range w.msgs {
+		for _, b := range w.msgs[i].Blocks {
+			if b.Kind == corpus.KindToolUse && tools[b.ToolName] {
+				key := b.ToolName + "\x00" + string(b.Args)
+				calls[b.ToolCallID] = call{b.ToolName, key}
+				newest[key] = b.ToolCallID
+			}
+		}
+	}
+	for i := 0; i < end; i++ {
+		for j := range w.msgs[i].Blocks {
+			b := &w.msgs[i].Blocks[j]
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			if w.fits(target) {
+				return touched, removed
+			}
+			c, ok := calls[b.ToolCallID]
+			if !ok || newest[c.key] == b.ToolCallID {
+				continue
+			}
+			stub := "[" + c.name + ": " + smithSupersededMarker + ", " + strconv.Itoa(len(b.Text)/1024) + " KiB omitted by smith]"
+			if len(stub) >= len(b.Text) {
+				continue
+			}
+			removed += w.setBlock(i, j, resultBlock(b, stub))
+			touched++
+		}
+	}
+	return touched, removed
+}
+
+// truncateLargestFirst is stage 2: the results of tool messages before end,
+// largest first (a stable sort, so ties stay in transcript order), are
+// shortened by shortenResult until the history fits.
+func (w *working) truncateLargestFirst(end, target, keep int) (touched int, removed int64) {
+	type cand struct{ i, j, size int }
+	var cands []cand
+	for i := 0; i < end; i++ {
+		if w.msgs[i].Role != corpus.RoleTool {
+			continue
+		}
+		for j := range w.msgs[i].Blocks {
+			if b := &w.msgs[i].Blocks[j]; b.Kind == corpus.KindToolResult {
+				cands = append(cands, cand{i, j, len(b.Text)})
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.size, a.size) })
+	for _, c := range cands {
+		if w.fits(target) {
+			break
+		}
+		b := &w.msgs[c.i].Blocks[c.j]
+		short := shortenResult(b.Text, keep)
+		if len(short) >= len(b.Text) {
+			continue
+		}
+		removed += w.setBlock(c.i, c.j, resultBlock(b, short))
+		touched++
+	}
+	return touched, removed
+}
+
+// shortenResult is smith's shorten: a text that already carries a marker
+// collapses to a one-line stub (its current size in KiB); a longer text
+// keeps its first keep bytes (byte_slice, which may split a character, as
+// Go slicing does) and a marker.
+func shortenResult(text string, keep int) string {
+	if strings.Contains(text, smithTruncationMarker) || strings.Contains(text, smithSupersededMarker) {
+		return "[" + strconv.Itoa(len(text)/1024) + " KiB " + smithTruncationMarker + "]"
+	}
+	if len(text) <= keep {
+		return text
+	}
+	return truncatedHead(text, keep)
+}
+
+func hasKind(m *corpus.Message, kinds ...corpus.BlockKind) bool {
+	for k := range m.Blocks {
+		if slices.Contains(kinds, m.Blocks[k].Kind) {
+			return true
+		}
+	}
+	return false
+}
+
+func isMedia(b *corpus.Block) bool {
+	return b.Kind == corpus.KindImage || b.Kind == corpus.KindDocument
+}
