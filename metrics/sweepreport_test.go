@@ -1,0 +1,87 @@
+package metrics
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/policy"
+)
+
+func sweepRows(shard, of int) []SweepRow {
+	var rows []SweepRow
+	for set := range 6 {
+		if of > 1 && set%of != shard-1 {
+			continue
+		}
+		for _, s := range []string{"b", "a"} { // corpus order: b before a
+			rows = append(rows, SweepRow{Set: set, Session: s, Params: policy.Params{{Name: "x", Value: fmt.Sprint(set)}},
+				Metrics: map[string]float64{"tokens_sent": float64(100 - set*7%5), "results_mangled": float64(set % 4)}})
+		}
+	}
+	return rows
+}
+
+func header(shard string) SweepHeader {
+	return SweepHeader{Policy: "p", Grid: []GridAxis{{Name: "x", Values: []string{"0", "1", "2", "3", "4", "5"}}},
+		Corpus: "abc", Sessions: []string{"b", "a"}, Points: 6, Shard: shard}
+}
+
+func TestMergedShardsEqualOneRun(t *testing.T) {
+	view := SweepView{Sort: "tokens_sent", Pareto: []string{"tokens_sent", "results_mangled"}}
+	whole, err := BuildSweep(header("1/1"), view, true, sweepRows(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []*SweepReport
+	for k := 3; k >= 1; k-- { // any order
+		p, err := BuildSweep(header(fmt.Sprintf("%d/3", k)), view, true, sweepRows(k, 3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, p)
+	}
+	merged, err := MergeSweeps(parts, []string{"s3", "s2", "s1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(whole)
+	b, _ := json.Marshal(merged)
+	if string(a) != string(b) {
+		t.Fatalf("merged differs from one run:\n%s\n%s", a, b)
+	}
+	if len(whole.Sets) != 6 || whole.Rows[0].Session != "b" {
+		t.Fatalf("sets %d, first row session %s", len(whole.Sets), whole.Rows[0].Session)
+	}
+}
+
+func TestMergeRefusesMismatchedShards(t *testing.T) {
+	mk := func(shard string, mod func(*SweepHeader)) *SweepReport {
+		h := header(shard)
+		if mod != nil {
+			mod(&h)
+		}
+		r, _ := BuildSweep(h, SweepView{}, true, nil)
+		return r
+	}
+	tests := []struct {
+		name  string
+		parts []*SweepReport
+		want  string
+	}{
+		{"missing", []*SweepReport{mk("1/3", nil), mk("3/3", nil)}, "missing shard(s) 2/3"},
+		{"duplicate", []*SweepReport{mk("1/2", nil), mk("1/2", nil)}, "are both shard 1/2"},
+		{"other split", []*SweepReport{mk("1/2", nil), mk("2/3", nil)}, "split the sweep differently"},
+		{"other corpus", []*SweepReport{mk("1/2", nil), mk("2/2", func(h *SweepHeader) { h.Corpus = "zzz" })}, "corpus abc vs zzz"},
+		{"other grid", []*SweepReport{mk("1/2", nil), mk("2/2", func(h *SweepHeader) { h.Grid[0].Values = []string{"9"} })}, "grids differ"},
+		{"none", nil, "no shard files"},
+	}
+	for _, tt := range tests {
+		names := []string{"f1", "f2", "f3"}
+		_, err := MergeSweeps(tt.parts, names)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
+		}
+	}
+}
