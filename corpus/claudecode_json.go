@@ -1,0 +1,211 @@
+package corpus
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// ccLine is one line of a Claude Code project log. Only the fields calib
+// uses are declared; the rest (toolUseResult, usage, snapshots) are skipped
+// by the decoder without being kept.
+type ccLine struct {
+	Type             string  `json:"type"`
+	Subtype          string  `json:"subtype"`
+	UUID             string  `json:"uuid"`
+	ParentUUID       *string `json:"parentUuid"`
+	IsSidechain      bool    `json:"isSidechain"`
+	IsMeta           bool    `json:"isMeta"`
+	IsCompactSummary bool    `json:"isCompactSummary"`
+	SessionID        string  `json:"sessionId"`
+	AgentID          string  `json:"agentId"`
+	Version          string  `json:"version"`
+	Cwd              string  `json:"cwd"`
+	Timestamp        string  `json:"timestamp"`
+	// Summary is the title of a "summary" line.
+	Summary              string         `json:"summary"`
+	Message              *ccMessage     `json:"message"`
+	CompactMetadata      *ccCompactMeta `json:"compactMetadata"`
+	MicrocompactMetadata *ccCompactMeta `json:"microcompactMetadata"`
+}
+
+type ccMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+}
+
+// ccCompactMeta is compactMetadata (compact_boundary) or
+// microcompactMetadata (microcompact_boundary); they share field names.
+type ccCompactMeta struct {
+	Trigger          string   `json:"trigger"`
+	PreTokens        int      `json:"preTokens"`
+	PostTokens       int      `json:"postTokens"`
+	TokensSaved      int      `json:"tokensSaved"`
+	CompactedToolIDs []string `json:"compactedToolIds"`
+}
+
+// ccBlock is one content block of an Anthropic API message as Claude Code
+// records it.
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"` // redacted_thinking
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *ccSource       `json:"source"`
+}
+
+type ccSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+// ccContent decodes message.content, which is either a string or a list of
+// blocks.
+func ccContent(raw json.RawMessage) (text string, blocks []ccBlock, isString bool, err error) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return "", nil, false, nil
+	}
+	if raw[0] == '"' {
+		err = json.Unmarshal(raw, &text)
+		return text, nil, true, err
+	}
+	err = json.Unmarshal(raw, &blocks)
+	return "", blocks, false, err
+}
+
+// ccUnknownKinds collects block types calib does not know, for one warning
+// per type.
+type ccUnknownKinds map[string]*ccTally
+
+type ccTally struct {
+	count     int
+	firstLine int
+}
+
+func (u ccUnknownKinds) add(kind string, line int) {
+	if t, ok := u[kind]; ok {
+		t.count++
+		return
+	}
+	u[kind] = &ccTally{count: 1, firstLine: line}
+}
+
+// ccBlocks maps the blocks of one message. A tool_result becomes a
+// tool_result block followed by the images and documents of its content,
+// which carry the same ToolCallID (as smith keeps a tool-produced image).
+func ccBlocks(in []ccBlock, raw json.RawMessage, line int, unknown ccUnknownKinds) ([]Block, error) {
+	out := make([]Block, 0, len(in))
+	var rawParts []json.RawMessage // decoded only when a block is unknown
+	for i := range in {
+		b := &in[i]
+		switch b.Type {
+		case "text":
+			out = append(out, Block{Kind: KindText, Text: b.Text})
+		case "thinking":
+			out = append(out, Block{Kind: KindThinking, Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			out = append(out, Block{Kind: KindRedactedThinking, Text: b.Data})
+		case "tool_use":
+			out = append(out, Block{Kind: KindToolUse, ToolCallID: b.ID, ToolName: b.Name, Args: []byte(b.Input)})
+		case "tool_result":
+			res, media, err := ccToolResult(b, line, unknown)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+			out = append(out, media...)
+		case "image", "document":
+			out = append(out, ccMedia(b, ""))
+		default:
+			unknown.add("content block "+b.Type, line)
+			if rawParts == nil {
+				_ = json.Unmarshal(raw, &rawParts)
+			}
+			out = append(out, Block{Kind: KindUnknown, Text: b.Type, Payload: ccRawAt(rawParts, i)})
+		}
+	}
+	return out, nil
+}
+
+// ccToolResult maps a tool_result whose content is a string or a list of
+// blocks: text blocks are joined with newlines into Text, images and
+// documents follow as their own blocks.
+func ccToolResult(b *ccBlock, line int, unknown ccUnknownKinds) (Block, []Block, error) {
+	res := Block{Kind: KindToolResult, ToolCallID: b.ToolUseID, IsError: b.IsError}
+	text, parts, isString, err := ccContent(b.Content)
+	if err != nil {
+		return res, nil, fmt.Errorf("tool_result %s: content is neither a string nor a list of blocks: %v", b.ToolUseID, err)
+	}
+	if isString {
+		res.Text = text
+		return res, nil, nil
+	}
+	var texts []string
+	var media []Block
+	var rawParts []json.RawMessage
+	for i := range parts {
+		p := &parts[i]
+		switch p.Type {
+		case "text":
+			texts = append(texts, p.Text)
+		case "image", "document":
+			media = append(media, ccMedia(p, b.ToolUseID))
+		default:
+			unknown.add("tool_result block "+p.Type, line)
+			if rawParts == nil {
+				_ = json.Unmarshal(b.Content, &rawParts)
+			}
+			media = append(media, Block{Kind: KindUnknown, Text: p.Type, ToolCallID: b.ToolUseID, Payload: ccRawAt(rawParts, i)})
+		}
+	}
+	res.Text = strings.Join(texts, "\n")
+	return res, media, nil
+}
+
+// ccMedia keeps an image or document's type and a content hash, not its
+// bytes: media_ref is sha256 of the base64 string, as smith names media.
+func ccMedia(b *ccBlock, toolID string) Block {
+	kind := KindImage
+	if b.Type == "document" {
+		kind = KindDocument
+	}
+	m := Block{Kind: kind, ToolCallID: toolID}
+	if b.Source != nil {
+		m.MediaType = b.Source.MediaType
+		m.Source = b.Source.Type
+		switch {
+		case b.Source.Data != "":
+			m.MediaRef = ccSHA(b.Source.Data)
+		case b.Source.URL != "":
+			m.Source = b.Source.URL
+		}
+	}
+	return m
+}
+
+func ccRawAt(parts []json.RawMessage, i int) []byte {
+	if i < len(parts) {
+		return parts[i]
+	}
+	return nil
+}
+
+func ccSHA(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
