@@ -1,0 +1,181 @@
+package corpus
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// warnLines renders warnings as "line: message" for exact comparison.
+func warnLines(ws []Warning) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, fmt.Sprintf("%d: %s", w.Line, w.Message))
+	}
+	return out
+}
+
+func loadOne(t *testing.T, p string) []*Session {
+	t.Helper()
+	ss, err := Load([]string{p}, Options{})
+	if err != nil {
+		t.Fatalf("load %s: %v", p, err)
+	}
+	for _, s := range ss {
+		for _, w := range s.Warnings {
+			if w.File != p {
+				t.Errorf("warning names file %q, want %q", w.File, p)
+			}
+		}
+	}
+	return ss
+}
+
+// Each bad input loads (never fails) and gives exactly the warnings listed,
+// with the lines they point at.
+func TestClaudeCodeBadInput(t *testing.T) {
+	tests := []struct {
+		file     string
+		sessions []sessionCounts
+		warnings [][]string // per session
+	}{
+		{"cut_mid_line.jsonl",
+			[]sessionCounts{{"s-bad", 3, 0, 1, 1, 1, 0, 0}},
+			[][]string{{"4: the log is cut mid-line: the last line (57 bytes, no newline) is not complete JSON; line skipped"}}},
+		{"sidechain_result.jsonl",
+			[]sessionCounts{
+				{"s-bad", 3, 0, 1, 1, 2, 0, 0},
+				{"s-bad/sidechain-1", 3, 3, 0, 1, 0, 0, 0},
+			},
+			[][]string{
+				{"5: tool_result for toolu_ls answers a tool_use in a sidechain (subagent) run (line 4), not in its own thread"},
+				nil,
+			}},
+		{"boundary_unknown_ids.jsonl",
+			[]sessionCounts{{"s-bad", 5, 0, 2, 2, 2, 0, 1}},
+			[][]string{{"4: microcompact_boundary names 2 tool id(s) that do not occur before it in this thread (first: toolu_ghost)"}}},
+		{"unknown_type.jsonl",
+			[]sessionCounts{{"s-bad", 3, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				"3: unknown line type marble-origami-commit (3 occurrence(s), first at this line) skipped; the log may come from a newer Claude Code",
+				"4: unknown content block server_tool_use (1 occurrence(s), first at this line) skipped; the log may come from a newer Claude Code",
+			}}},
+		{"unpaired.jsonl",
+			[]sessionCounts{{"s-bad", 3, 0, 1, 2, 2, 0, 0}},
+			[][]string{{
+				"3: tool_use toolu_b (Bash) has no tool_result",
+				"5: invalid JSON (unexpected end of JSON input); line skipped",
+				"6: tool_result for tool_use id toolu_nowhere, which never occurs in this log",
+			}}},
+		{"compact_2x.jsonl",
+			[]sessionCounts{{"s-bad", 7, 0, 1, 2, 2, 1, 1}},
+			[][]string{nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			ss := loadOne(t, filepath.Join("testdata", "claudecode", tt.file))
+			var got []sessionCounts
+			for _, s := range ss {
+				got = append(got, countSession(s))
+			}
+			if !slices.Equal(got, tt.sessions) {
+				t.Errorf("counts:\n got %+v\nwant %+v", got, tt.sessions)
+			}
+			for i, s := range ss {
+				if i < len(tt.warnings) && !slices.Equal(warnLines(s.Warnings), tt.warnings[i]) {
+					t.Errorf("session %s warnings:\n got %q\nwant %q", s.ID, warnLines(s.Warnings), tt.warnings[i])
+				}
+			}
+		})
+	}
+}
+
+func TestClaudeCodeStrictFailsOnWarning(t *testing.T) {
+	p := filepath.Join("testdata", "claudecode", "cut_mid_line.jsonl")
+	ss, err := Load([]string{p}, Options{Strict: true})
+	if err == nil || !strings.Contains(err.Error(), p+":4: the log is cut mid-line") {
+		t.Fatalf("err = %v, want the cut line named", err)
+	}
+	if len(ss) != 1 || len(ss[0].Messages) != 3 {
+		t.Errorf("strict load still returns what it read; got %d sessions", len(ss))
+	}
+}
+
+// A 2.x log: one API response over three lines, parallel results in
+// completion order, a tool_result holding text and an image, a manual
+// compact_boundary with postTokens and its summary, a synthetic message.
+func TestClaudeCode2x(t *testing.T) {
+	s := loadOne(t, filepath.Join("testdata", "claudecode", "compact_2x.jsonl"))[0]
+	var roles []string
+	for _, m := range s.Messages {
+		r := string(m.Role)
+		if m.Synthetic {
+			r += "*"
+		}
+		if m.Summary {
+			r += "+summary"
+		}
+		roles = append(roles, fmt.Sprintf("%s@%d", r, m.Line))
+	}
+	want := []string{"user@2", "assistant@3", "tool@6", "assistant@8", "user@9", "user+summary@11", "assistant*@12"}
+	if !slices.Equal(roles, want) {
+		t.Errorf("messages:\n got %v\nwant %v", roles, want)
+	}
+	a := s.Messages[1]
+	if len(a.Blocks) != 3 || a.Blocks[0].Kind != KindThinking || a.Blocks[0].Signature != "EqQBCkYIBxgC" ||
+		a.Blocks[1].ToolCallID != "toolu_p" || a.Blocks[2].ToolCallID != "toolu_q" {
+		t.Errorf("merged assistant message: %+v", a.Blocks)
+	}
+	if got := string(a.Blocks[1].Args); got != `{"file_path":"/work/p.png"}` {
+		t.Errorf("tool_use Args = %s, want the input bytes as recorded", got)
+	}
+	tool := s.Messages[2]
+	wantTool := []Block{
+		{Kind: KindToolResult, ToolCallID: "toolu_p"},
+		{Kind: KindImage, ToolCallID: "toolu_p", MediaType: "image/png", Source: "base64",
+			MediaRef: "929e08d597feae564ce98003c4a47ff5239a5b93681d186eda3a9871e5b62644"},
+		{Kind: KindToolResult, ToolCallID: "toolu_q", Text: "line one\nline two"},
+	}
+	if len(tool.Blocks) != len(wantTool) {
+		t.Fatalf("tool message blocks: %+v", tool.Blocks)
+	}
+	for i := range wantTool {
+		g, w := tool.Blocks[i], wantTool[i]
+		if g.Kind != w.Kind || g.ToolCallID != w.ToolCallID || g.Text != w.Text || g.MediaType != w.MediaType ||
+			g.Source != w.Source || g.MediaRef != w.MediaRef {
+			t.Errorf("tool block %d:\n got %+v\nwant %+v", i, g, w)
+		}
+	}
+	if len(s.Recorded.Compactions) != 1 {
+		t.Fatalf("compactions: %+v", s.Recorded.Compactions)
+	}
+	c := s.Recorded.Compactions[0]
+	if c.Strategy != "compact" || c.Trigger != "manual" || c.TokensBefore != 168165 || c.TokensAfter != 23456 ||
+		c.Line != 10 || c.AtMessage != 5 || c.SummaryID != "u5" || c.ID != "cb1" ||
+		!strings.HasPrefix(c.Summary, "This session is being continued") {
+		t.Errorf("compaction: %+v", c)
+	}
+}
+
+// A project folder: the main log and its subagent file load as two
+// sessions; other files in the folder are ignored.
+func TestClaudeCodeProjectFolder(t *testing.T) {
+	ss, err := Load([]string{filepath.Join("testdata", "claudecode", "project")}, Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range ss {
+		got = append(got, fmt.Sprintf("%s parent=%q kind=%q model=%s msgs=%d sidechain=%v",
+			s.ID, s.Meta.Parent, s.Meta.Kind, s.Meta.Model, len(s.Messages), len(s.Messages) > 0 && s.Messages[0].Sidechain))
+	}
+	want := []string{
+		`s-main parent="" kind="" model=claude-opus-4-5-20251101 msgs=4 sidechain=false`,
+		`s-main/agent-a1b2c3 parent="s-main" kind="subagent" model=claude-haiku-4-5 msgs=4 sidechain=true`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sessions:\n got %q\nwant %q", got, want)
+	}
+}
