@@ -237,6 +237,7 @@ func ParseSet(flags []string) (map[string]string, error) {
 		var last string
 		for _, part := range strings.Split(f, ",") {
 			k, val, ok := strings.Cut(part, "=")
+			k = strings.TrimSpace(k) // " max_tokens = 5" names max_tokens
 			if !ok || strings.ContainsAny(k, " ") || k == "" {
 				if last == "" {
 					return nil, fmt.Errorf("--set %q: expected name=value pairs separated by commas", f)
@@ -244,7 +245,6 @@ func ParseSet(flags []string) (map[string]string, error) {
 				out[last] += "," + part
 				continue
 			}
-			k = strings.TrimSpace(k)
 			out[k] = strings.TrimSpace(val)
 			last = k
 		}
