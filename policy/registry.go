@@ -22,6 +22,7 @@ func Defs() []Def {
 		// one line per policy, in policy/<name>.go
 		smithStagedDef(),
 		smithLegacyDef(),
+		claiRotationDef(),
 	}
 }
 

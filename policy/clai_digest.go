@@ -1,0 +1,617 @@
+package policy
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// clai's deterministic digest (src-tauri/src/assistant/compaction.rs @HEAD
+// 57dc2d9, shared/specs/clai.md §2), reproduced byte for byte, plus the
+// PR #154 fix (clamp each message to its slice, strip a prior digest's
+// preambles) as a reconstruction, since the PR diff is not available.
+//
+// Every size here is a UTF-8 byte count, as clai's str::len is, and every
+// cut backs off to a rune boundary as Rust's is_char_boundary loops do.
+
+// clai's constants (compaction.rs:13-31).
+const (
+	ClaiCompactionSource  = "clai-compaction"
+	claiSummaryToolCall   = 4000 // SUMMARY_TOOL_CALL_MAX_CHARS: the trigger's estimate
+	claiSummaryToolResult = 8000 // SUMMARY_TOOL_RESULT_MAX_CHARS
+	claiSep               = 2    // "\n\n" between rendered messages
+	claiTruncated         = "...[truncated]"
+)
+
+// ClaiCLIClampMarker joins the head and tail the CLI boundary keeps of an
+// oversized digest. The PR text gives the bracketed words; the surrounding
+// blank lines are our choice (not pinned by any readable source) and the
+// marker is not charged to cli_clamp_bytes.
+const ClaiCLIClampMarker = "\n\n[... middle of oversized compacted summary omitted ...]\n\n"
+
+// claiMarkerTail is the fixed part of select_head_and_tail's omission
+// marker after "{n} middle message{s}" (compaction.rs:482-492).
+const claiMarkerTail = " omitted during compaction; recover the full verbatim history with the read-only `history_query` tool (`.clai/data.sqlite`) ...]"
+
+// Clamp notes of the fixed variant. PR #154 says each clamp adds "an
+// explicit note pointing at history_query" but its strings are unknown;
+// these are ours. They are charged to the slice budget (the clamped message,
+// note included, fits its slice), so the digest bound does not depend on
+// their length.
+const (
+	claiHeadNoteA = "\n[... "
+	claiHeadNoteB = " more bytes of this message clipped during compaction; recover them with the read-only `history_query` tool (`.clai/data.sqlite`) ...]"
+	claiTailNoteA = "[... "
+	claiTailNoteB = " earlier bytes of this message clipped during compaction; recover them with the read-only `history_query` tool (`.clai/data.sqlite`) ...]\n"
+)
+
+// ClaiDigestOverhead bounds what a fixed-variant digest may add to its
+// budget: P1, P2, their two "\n\n" separators and the omission marker with
+// a count of up to nine digits. With the clamp on, every digest satisfies
+// len(text) <= budget + ClaiDigestOverhead (1 161 bytes: 96 000 → 97 161,
+// the "≈97.2 KB" of the PR).
+var ClaiDigestOverhead = len(corpus.ClaiSummaryPreamble) + len(corpus.ClaiDigestPreamble) + 2*claiSep +
+	len(ClaiOmissionMarker(999_999_999))
+
+// ClaiSafePrefix is Rust's safe_prefix: s cut at max bytes, backed off to a
+// rune boundary.
+func ClaiSafePrefix(s string, max int) string {
+	if max >= len(s) {
+		return s
+	}
+	if max < 0 {
+		max = 0
+	}
+	end := max
+	for end > 0 && !utf8.RuneStart(s[end]) {
+		end--
+	}
+	return s[:end]
+}
+
+// ClaiSafeSuffix is safe_suffix: the last max bytes of s, moved forward to a
+// rune boundary.
+func ClaiSafeSuffix(s string, max int) string {
+	if max >= len(s) {
+		return s
+	}
+	if max < 0 {
+		max = 0
+	}
+	start := len(s) - max
+	for start < len(s) && !utf8.RuneStart(s[start]) {
+		start++
+	}
+	return s[start:]
+}
+
+// ClaiTruncateJSON is truncate_json. raw is serde_json's compact output;
+// clai stored content_json with the same serializer, so the recorded raw
+// bytes are byte-identical to to_string(value) (specs §2.5) and are never
+// re-marshalled. Absent JSON is serde's "null".
+func ClaiTruncateJSON(raw []byte, max int) string {
+	s := claiJSON(raw)
+	if len(s) <= max {
+		return s
+	}
+	return ClaiSafePrefix(s, max) + claiTruncated
+}
+
+func claiTruncatedLen(raw []byte, max int) int {
+	if len(raw) == 0 {
+		return min(4, max) + boolInt(4 > max)*len(claiTruncated) // "null"
+	}
+	if len(raw) <= max {
+		return len(raw)
+	}
+	end := max
+	for end > 0 && !utf8.RuneStart(raw[end]) {
+		end--
+	}
+	return end + len(claiTruncated)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func claiJSON(raw []byte) string {
+	if len(raw) == 0 {
+		return "null"
+	}
+	return string(raw)
+}
+
+// claiResultJSON is the payload of a tool result. clai's is structured JSON
+// (Block.Payload); a result from another format that only has text is
+// rendered as that text's JSON string, as serde would write it.
+func claiResultJSON(b *corpus.Block) []byte {
+	if len(b.Payload) > 0 || b.Text == "" {
+		return b.Payload
+	}
+	return appendSerdeString(make([]byte, 0, len(b.Text)+2), b.Text)
+}
+
+// appendSerdeString writes s as serde_json does: only '"', '\\' and control
+// characters are escaped (\b \f \n \r \t by name, others as \u00xx).
+func appendSerdeString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// ClaiRenderContentParts is render_content_parts: each part mapped, the
+// mapped parts joined with "\n". Text is verbatim and never capped;
+// thinking is dropped (not joined); tool calls and results are capped with
+// truncate_json. Kinds clai does not have: redacted thinking and unknown
+// blocks are dropped like thinking, a document renders as "[document]".
+func ClaiRenderContentParts(blocks []corpus.Block, callMax, resultMax int) string {
+	var b strings.Builder
+	b.Grow(claiContentLen(blocks, callMax, resultMax))
+	first := true
+	for i := range blocks {
+		bl := &blocks[i]
+		if !claiRendered(bl.Kind) {
+			continue
+		}
+		if !first {
+			b.WriteByte('\n')
+		}
+		first = false
+		switch bl.Kind {
+		case corpus.KindText:
+			b.WriteString(bl.Text)
+		case corpus.KindToolUse:
+			b.WriteString("[tool call: ")
+			b.WriteString(bl.ToolName)
+			b.WriteByte(' ')
+			b.WriteString(ClaiTruncateJSON(bl.Args, callMax))
+			b.WriteByte(']')
+		case corpus.KindToolResult:
+			b.WriteString("[tool result: ")
+			b.WriteString(ClaiTruncateJSON(claiResultJSON(bl), resultMax))
+			b.WriteByte(']')
+		case corpus.KindImage:
+			b.WriteString("[image]")
+		case corpus.KindDocument:
+			b.WriteString("[document]")
+		}
+	}
+	return b.String()
+}
+
+func claiRendered(k corpus.BlockKind) bool {
+	switch k {
+	case corpus.KindText, corpus.KindToolUse, corpus.KindToolResult, corpus.KindImage, corpus.KindDocument:
+		return true
+	}
+	return false
+}
+
+// claiContentLen is len(ClaiRenderContentParts(...)) without building the
+// string: the trigger's estimate measures every message once, and this
+// keeps that O(blocks) with no allocation for clai's own payloads.
+func claiContentLen(blocks []corpus.Block, callMax, resultMax int) int {
+	n, parts := 0, 0
+	for i := range blocks {
+		bl := &blocks[i]
+		if !claiRendered(bl.Kind) {
+			continue
+		}
+		parts++
+		switch bl.Kind {
+		case corpus.KindText:
+			n += len(bl.Text)
+		case corpus.KindToolUse:
+			n += len("[tool call: ") + len(bl.ToolName) + 1 + claiTruncatedLen(bl.Args, callMax) + 1
+		case corpus.KindToolResult:
+			raw := bl.Payload
+			if len(raw) == 0 && bl.Text != "" {
+				raw = claiResultJSON(bl)
+			}
+			n += len("[tool result: ") + claiTruncatedLen(raw, resultMax) + 1
+		case corpus.KindImage:
+			n += len("[image]")
+		case corpus.KindDocument:
+			n += len("[document]")
+		}
+	}
+	if parts > 1 {
+		n += parts - 1
+	}
+	return n
+}
+
+// ClaiIsSummary is is_compaction_summary_message (compaction.rs:45-52),
+// which tests only the metadata source; a loader's Summary mark counts too.
+func ClaiIsSummary(m *corpus.Message) bool {
+	return m.Source == ClaiCompactionSource || m.Summary
+}
+
+// ClaiRenderMessage renders one message as render_messages does:
+// "[{role} message {id}]\n{body}". With strip, a compaction summary's
+// preambles are removed first (the PR #154 fix).
+func ClaiRenderMessage(m *corpus.Message, callMax, resultMax int, strip bool) string {
+	body := ClaiRenderContentParts(m.Blocks, callMax, resultMax)
+	if strip && ClaiIsSummary(m) {
+		body = ClaiStripCompactionPreambles(body)
+	}
+	return "[" + string(m.Role) + " message " + m.ID + "]\n" + body
+}
+
+// ClaiRenderMessages is render_messages: one string per message.
+func ClaiRenderMessages(msgs []corpus.Message, callMax, resultMax int, strip bool) []string {
+	out := make([]string, len(msgs))
+	for i := range msgs {
+		out[i] = ClaiRenderMessage(&msgs[i], callMax, resultMax, strip)
+	}
+	return out
+}
+
+// ClaiStripCompactionPreambles is the fix's strip_compaction_preambles:
+// while the text starts with a preamble (P1 or P1_old, longest first; P2
+// or P2_old), remove it and the blank lines after it. Once a preamble has
+// been removed, the "[system message <id>]" header of a summary nested
+// inside it goes too, so a digest chained from legacy digests loses every
+// stacked layer at its start, and a fixed chain does not stack one header
+// per rotation. Text that does not start with a preamble is returned
+// unchanged.
+func ClaiStripCompactionPreambles(text string) string {
+	s := text
+	stripped := false
+	for {
+		rest := strings.TrimLeft(s, "\n")
+		var ok bool
+		for _, p := range claiPreamblesLongestFirst {
+			if r, cut := strings.CutPrefix(rest, p); cut {
+				rest, ok = r, true
+				break
+			}
+		}
+		if !ok && stripped {
+			rest, ok = cutSummaryHeader(rest)
+		}
+		if !ok {
+			if stripped {
+				return strings.TrimLeft(s, "\n")
+			}
+			return text
+		}
+		s, stripped = rest, true
+	}
+}
+
+var claiPreamblesLongestFirst = [...]string{
+	corpus.ClaiSummaryPreamble, corpus.ClaiSummaryPreambleOld,
+	corpus.ClaiDigestPreamble, corpus.ClaiDigestPreambleOld,
+}
+
+// cutSummaryHeader removes a leading "[system message <id>]\n".
+func cutSummaryHeader(s string) (string, bool) {
+	const open = "[system message "
+	if !strings.HasPrefix(s, open) {
+		return s, false
+	}
+	end := strings.IndexByte(s, '\n')
+	if end < 0 || end > len(open)+128 || s[end-1] != ']' || strings.ContainsAny(s[len(open):end-1], "[] ") {
+		return s, false
+	}
+	return s[end+1:], true
+}
+
+// ClaiOmissionMarker is the marker select_head_and_tail puts where n middle
+// messages were dropped.
+func ClaiOmissionMarker(n int) string {
+	s := "s"
+	if n == 1 {
+		s = ""
+	}
+	return "[... " + strconv.Itoa(n) + " middle message" + s + claiMarkerTail
+}
+
+// ClaiSummaryMessageText is summary_message_text: P1, a blank line, and the
+// summary trimmed (Rust's str::trim: Unicode White_Space, as Go's
+// unicode.IsSpace).
+func ClaiSummaryMessageText(summary string) string {
+	return corpus.ClaiSummaryPreamble + "\n\n" + strings.TrimSpace(summary)
+}
+
+// claiTrimEnd trims what str::trim removes at the end.
+func claiTrimEnd(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
+
+// ClaiCountOmissions counts omission markers and clamp notes in a digest,
+// nested copies included.
+func ClaiCountOmissions(text string) int {
+	return strings.Count(text, claiMarkerTail) + strings.Count(text, claiHeadNoteB) + strings.Count(text, claiTailNoteB)
+}
+
+// ClaiDigestOptions are the digest's knobs (clai's constants by default).
+type ClaiDigestOptions struct {
+	Budget int // SUMMARY_TRANSCRIPT_MAX_CHARS
+	// The head slice is Budget*HeadNum/HeadDen (clai: budget/3), the tail
+	// slice the rest.
+	HeadNum, HeadDen int
+	ToolCallCap      int // DIGEST_TOOL_CALL_MAX_CHARS
+	ToolResultCap    int // DIGEST_TOOL_RESULT_MAX_CHARS
+	// Clamp and Strip are the two halves of PR #154.
+	Clamp, Strip bool
+}
+
+// ClaiLegacyDigest are HEAD's values: no clamp, no strip.
+func ClaiLegacyDigest() ClaiDigestOptions {
+	return ClaiDigestOptions{Budget: 96_000, HeadNum: 1, HeadDen: 3, ToolCallCap: 200, ToolResultCap: 400}
+}
+
+func (o ClaiDigestOptions) headBudget() int { return o.Budget * o.HeadNum / o.HeadDen }
+
+// claiSelection is select_head_and_tail's result before it is joined, so
+// the digest can be written into one buffer: pieces joined by "\n\n", with
+// the omission marker for omitted messages before pieces[markerAt].
+type claiSelection struct {
+	pieces   []string
+	markerAt int // -1: no marker
+	omitted  int
+}
+
+func (s claiSelection) len() int {
+	n := 0
+	for _, p := range s.pieces {
+		n += len(p)
+	}
+	if len(s.pieces) > 1 {
+		n += claiSep * (len(s.pieces) - 1)
+	}
+	if s.markerAt >= 0 {
+		n += len(ClaiOmissionMarker(s.omitted)) + claiSep
+	}
+	return n
+}
+
+func (s claiSelection) writeTo(b *strings.Builder) {
+	for i, p := range s.pieces {
+		if i == s.markerAt {
+			b.WriteString("\n\n")
+			b.WriteString(ClaiOmissionMarker(s.omitted))
+		}
+		if i > 0 {
+			b.WriteString("\n\n")
+		}
+		b.WriteString(p)
+	}
+}
+
+func (s claiSelection) String() string {
+	var b strings.Builder
+	b.Grow(s.len())
+	s.writeTo(&b)
+	return b.String()
+}
+
+// ClaiSelectHeadAndTail is select_head_and_tail as released (HEAD,
+// compaction.rs:440-493), holes included: message 0 is always kept whole
+// (line 456), the newest message too (line 470), and when head and tail
+// meet everything is returned with no budget check (lines 478-480).
+func ClaiSelectHeadAndTail(rendered []string, budget int) string {
+	return claiSelect(rendered, budget, budget/3, false).String()
+}
+
+// claiSelect is select_head_and_tail with the head slice given, and with
+// clamp the fix: a message that alone exceeds the slice it lands in is cut
+// to fit it (the head keeps its start, the tail its end, each with a note),
+// so the result never exceeds budget plus the omission marker.
+func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelection {
+	total := 0
+	for _, r := range rendered {
+		total += len(r) + claiSep
+	}
+	if total <= budget {
+		return claiSelection{pieces: rendered, markerAt: -1}
+	}
+	tailBudget := budget - headBudget
+	n := len(rendered)
+	var first, last string // clamped versions of message 0 and n-1
+	var clampedFirst, clampedLast bool
+	headEnd, acc := 0, 0
+	for headEnd < n {
+		r := rendered[headEnd]
+		next := acc + len(r) + claiSep
+		if next > headBudget {
+			if headEnd > 0 {
+				break
+			}
+			if clamp {
+				first, clampedFirst = ClaiClampMessage(r, headBudget-claiSep, true), true
+				next = len(first) + claiSep
+			}
+		}
+		acc = next
+		headEnd++
+	}
+	tailStart := n
+	acc = 0
+	for tailStart > headEnd {
+		r := rendered[tailStart-1]
+		next := acc + len(r) + claiSep
+		if next > tailBudget {
+			if tailStart < n {
+				break
+			}
+			if clamp {
+				last, clampedLast = ClaiClampMessage(r, tailBudget-claiSep, false), true
+				next = len(last) + claiSep
+			}
+		}
+		acc = next
+		tailStart--
+	}
+	pieces := rendered
+	if clampedFirst || clampedLast {
+		pieces = append([]string(nil), rendered...)
+		if clampedFirst {
+			pieces[0] = first
+		}
+		if clampedLast {
+			pieces[n-1] = last
+		}
+	}
+	if tailStart <= headEnd {
+		return claiSelection{pieces: pieces, markerAt: -1}
+	}
+	kept := make([]string, 0, headEnd+n-tailStart)
+	kept = append(kept, pieces[:headEnd]...)
+	kept = append(kept, pieces[tailStart:]...)
+	return claiSelection{pieces: kept, markerAt: headEnd, omitted: tailStart - headEnd}
+}
+
+// ClaiClampMessage is the fix's clamp_message: a rendered message cut to at
+// most max bytes, note included. keepStart keeps its opening (the head
+// slice: the original goal); otherwise its header line and its end (the
+// tail slice: the most recent text). The note says how many bytes were cut
+// and points at history_query. If max cannot even hold the note, the
+// message is cut without one, so the bound holds for any slice size.
+func ClaiClampMessage(rendered string, max int, keepStart bool) string {
+	if len(rendered) <= max {
+		return rendered
+	}
+	if max < 0 {
+		max = 0
+	}
+	// The note's count is at most len(rendered), so sizing the note for
+	// that many digits keeps the result within max.
+	digits := len(strconv.Itoa(len(rendered)))
+	if keepStart {
+		room := max - len(claiHeadNoteA) - digits - len(claiHeadNoteB)
+		if room < 0 {
+			return ClaiSafePrefix(rendered, max)
+		}
+		kept := ClaiSafePrefix(rendered, room)
+		return kept + claiHeadNoteA + strconv.Itoa(len(rendered)-len(kept)) + claiHeadNoteB
+	}
+	header := ""
+	if i := strings.IndexByte(rendered, '\n'); i >= 0 {
+		header = rendered[:i+1]
+	}
+	body := rendered[len(header):]
+	room := max - len(header) - len(claiTailNoteA) - digits - len(claiTailNoteB)
+	if room < 0 {
+		return ClaiSafeSuffix(rendered, max)
+	}
+	kept := ClaiSafeSuffix(body, room)
+	return header + claiTailNoteA + strconv.Itoa(len(body)-len(kept)) + claiTailNoteB + kept
+}
+
+// ClaiFallbackSummary is fallback_summary (compaction.rs:415-433): P2, a
+// blank line, and the head-and-tail selection of the window rendered with
+// the digest caps.
+func ClaiFallbackSummary(window []corpus.Message, o ClaiDigestOptions) string {
+	sel := o.selection(ClaiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip))
+	var b strings.Builder
+	b.Grow(len(corpus.ClaiDigestPreamble) + claiSep + sel.len())
+	b.WriteString(corpus.ClaiDigestPreamble)
+	b.WriteString("\n\n")
+	sel.writeTo(&b)
+	return b.String()
+}
+
+func (o ClaiDigestOptions) selection(rendered []string) claiSelection {
+	return claiSelect(rendered, o.Budget, o.headBudget(), o.Clamp)
+}
+
+// ClaiDigestText is the stored text of a deterministic compaction summary,
+// summary_message_text(fallback_summary(window)), written into one buffer
+// (a legacy chain's digests reach megabytes). msg0 is the rendered size of
+// window message 0 as it entered the selection (after the strip).
+func ClaiDigestText(window []corpus.Message, o ClaiDigestOptions) (text string, msg0 int) {
+	rendered := ClaiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip)
+	if len(rendered) > 0 {
+		msg0 = len(rendered[0])
+	}
+	sel := o.selection(rendered)
+	var b strings.Builder
+	b.Grow(len(corpus.ClaiSummaryPreamble) + len(corpus.ClaiDigestPreamble) + 2*claiSep + sel.len())
+	b.WriteString(corpus.ClaiSummaryPreamble)
+	b.WriteString("\n\n")
+	b.WriteString(corpus.ClaiDigestPreamble) // P2 starts the summary: no leading space to trim
+	b.WriteString("\n\n")
+	sel.writeTo(&b)
+	return claiTrimEnd(b.String()), msg0
+}
+
+// ClaiTruncateCLIContextHeadTail models the CLI-boundary clamp that PR #154
+// reports (truncate_cli_context_head_tail with
+// CLI_FRESH_CONTEXT_SUMMARY_MAX_BYTES): a digest longer than max reaches
+// the model as its first max*headNum/headDen bytes, ClaiCLIClampMarker, and
+// its last max-head bytes. max <= 0 means no clamp (HEAD).
+func ClaiTruncateCLIContextHeadTail(value string, max, headNum, headDen int) string {
+	head, tail, clamped := claiCLISplit(value, max, headNum, headDen)
+	if !clamped {
+		return value
+	}
+	return head + ClaiCLIClampMarker + tail
+}
+
+func claiCLISplit(value string, max, headNum, headDen int) (head, tail string, clamped bool) {
+	if max <= 0 || len(value) <= max {
+		return value, "", false
+	}
+	h := max * headNum / headDen
+	return ClaiSafePrefix(value, h), ClaiSafeSuffix(value, max-h), true
+}
+
+// ClaiPreambleBytes is how many bytes of text[:limit] are copies of P1 or
+// P2 (current or old texts; a copy cut by limit counts for its part).
+func ClaiPreambleBytes(text string, limit int) int {
+	limit = min(limit, len(text))
+	n := 0
+	count := func(p, longer string) {
+		for i := 0; i < limit; {
+			j := strings.Index(text[i:min(len(text), limit+len(p)-1)], p)
+			if j < 0 {
+				return
+			}
+			at := i + j
+			i = at + len(p)
+			if longer != "" && strings.HasPrefix(text[at:], longer) {
+				continue // counted as the longer text
+			}
+			n += min(at+len(p), limit) - at
+		}
+	}
+	count(corpus.ClaiSummaryPreamble, "")
+	count(corpus.ClaiSummaryPreambleOld, corpus.ClaiSummaryPreamble)
+	count(corpus.ClaiDigestPreamble, "")
+	count(corpus.ClaiDigestPreambleOld, "")
+	return n
+}
