@@ -145,6 +145,25 @@ type Recorded struct {
 	History []Message
 	// Compactions are the compactions the agent recorded, in order.
 	Compactions []Compaction
+	// ToolCalls are the tool calls the agent recorded outside its messages
+	// (clai's assistant_tool_calls), in start order. Sessions run through a
+	// CLI (Claude Code, Codex) keep their tool results only here.
+	ToolCalls []ToolCall
+}
+
+// ToolCall is one tool call an agent recorded apart from its messages.
+type ToolCall struct {
+	ID     string
+	RunID  string
+	Name   string
+	Status string // clai: the status, unquoted
+	// Params and Result are the raw JSON exactly as stored (nil if NULL).
+	Params      []byte
+	Result      []byte
+	Error       string
+	StartedAt   time.Time
+	CompletedAt time.Time
+	Line        int // rowid
 }
 
 // Compaction is one compaction the agent performed, as recorded.
