@@ -1,0 +1,69 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/report"
+)
+
+type policiesJSON struct {
+	Policies []policyJSON `json:"policies"`
+}
+
+type policyJSON struct {
+	Name    string      `json:"name"`
+	Summary string      `json:"summary"`
+	Params  []paramJSON `json:"params"`
+}
+
+type paramJSON struct {
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Default string `json:"default"`
+	Range   string `json:"range"`
+	Help    string `json:"help"`
+}
+
+func newPoliciesCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "policies [NAME...]",
+		Short: "List every policy with its parameters, defaults and ranges",
+		Long: `List every compaction policy calib can replay, with each parameter's
+default and valid range. Parameters are set on replay and sweep with
+--set name=value,name=value, and swept with --grid name=v1,v2.`,
+		GroupID: groupAnalysis,
+		Args:    cobra.ArbitraryArgs,
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return policy.Names(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			defs := policy.Defs()
+			if len(args) > 0 {
+				defs = defs[:0:0]
+				for _, n := range args {
+					d, err := policy.Lookup(n)
+					if err != nil {
+						return &usageError{err}
+					}
+					defs = append(defs, d)
+				}
+			}
+			var doc report.Doc
+			out := policiesJSON{Policies: []policyJSON{}}
+			for _, d := range defs {
+				t := report.NewTable(d.Name+": "+d.Summary,
+					report.TextCol("parameter"), report.TextCol("default"), report.TextCol("range"), report.TextCol("meaning"))
+				pj := policyJSON{Name: d.Name, Summary: d.Summary, Params: []paramJSON{}}
+				for _, s := range d.Specs {
+					t.AddRow(report.Str(s.Name), report.Str(s.Default), report.Str(s.Range()), report.Str(s.Help))
+					pj.Params = append(pj.Params, paramJSON{Name: s.Name, Kind: string(s.Kind), Default: s.Default, Range: s.Range(), Help: s.Help})
+				}
+				doc.Tables = append(doc.Tables, t)
+				out.Policies = append(out.Policies, pj)
+			}
+			doc.JSON = out
+			return a.write(doc)
+		},
+	}
+}
