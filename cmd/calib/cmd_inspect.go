@@ -1,0 +1,228 @@
+package main
+
+import (
+	"sort"
+
+	"github.com/spf13/cobra"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/report"
+)
+
+func newInspectCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "inspect PATH...",
+		Short: "Show what a corpus holds: sessions, turns, messages, tokens, recorded compactions",
+		Long: `Inspect loads every PATH and prints one row per session: its format and agent
+version, messages by role, real turns (user messages that are not synthetic
+continuations, subagent messages, summaries or bare tool results), tool calls,
+content bytes and estimated tokens (bytes/4), the largest tool result, the
+compactions the agent recorded ("kept": the length of the compacted history
+smith's session.json holds beside a transcript) and the warnings raised while
+loading.
+
+Two more tables follow: tool calls by tool name, and one row per recorded
+compaction (for clai: its strategy, trigger, window size, digest bytes, the
+number of copies of each preamble, p1 and p2, which is the nesting depth of a
+chained digest, and whether the summary is a deterministic digest or a model
+summary).
+
+With --plot DIR it also writes inspect-bytes-by-role and inspect-tool-calls
+as PNG and SVG.`,
+		Example: `  calib inspect --demo
+  calib inspect ~/.smith/sessions
+  calib inspect path/to/workspace --format json`,
+		GroupID: groupCorpus,
+		Args:    pathArgs(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			l, err := a.loadSessions(args)
+			if err != nil {
+				return err
+			}
+			rows := metrics.InspectAll(l.Sessions)
+			if err := a.write(report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}}); err != nil {
+				return err
+			}
+			if a.plotsWanted() {
+				figs, err := inspectPlots(rows)
+				if err != nil {
+					return err
+				}
+				if err := a.savePlots(figs...); err != nil {
+					return err
+				}
+			}
+			return l.Err()
+		},
+	}
+}
+
+// inspectResult is inspect's JSON output.
+type inspectResult struct {
+	Sessions []metrics.InspectRow `json:"sessions"`
+}
+
+// inspectTables lays out the rows: sessions, tool calls, recorded
+// compactions. The last two are left out when empty.
+func inspectTables(rows []metrics.InspectRow) []*report.Table {
+	// Columns that would be empty for every session are left out.
+	hasSystem, hasKept := false, false
+	for _, r := range rows {
+		hasSystem = hasSystem || r.MessagesByRole[string(corpus.RoleSystem)] > 0
+		hasKept = hasKept || r.RecordedHistory > 0
+	}
+	cols := []report.Column{report.TextCol("session"), report.Col("format"), report.TextCol("version"),
+		report.NumCol("messages"), report.NumCol("user"), report.NumCol("assistant"), report.NumCol("tool")}
+	if hasSystem {
+		cols = append(cols, report.NumCol("system"))
+	}
+	cols = append(cols, report.NumCol("turns"), report.NumCol("tool_calls"), report.NumCol("bytes"),
+		report.NumCol("tokens"), report.NumCol("largest_result"), report.NumCol("compactions"))
+	if hasKept {
+		// smith: the compacted working history session.json kept beside
+		// the transcript (the result of the agent's last compaction).
+		cols = append(cols, report.NumCol("kept"))
+	}
+	cols = append(cols, report.NumCol("warnings"), report.TextCol("path"))
+	sessions := report.NewTable("sessions", cols...)
+	tools := report.NewTable("tool calls", report.TextCol("session"), report.TextCol("tool"), report.NumCol("calls"))
+	recorded := report.NewTable("recorded compactions", report.TextCol("session"), report.NumCol("index"),
+		report.Col("strategy"), report.Col("trigger"), report.Col("status"), report.NumCol("window"),
+		report.NumCol("digest_bytes"), report.NumCol("p1"), report.NumCol("p2"), report.Col("kind"), report.Col("chained"))
+	for _, r := range rows {
+		cells := []report.Cell{report.Str(r.ID), report.Str(r.Format), report.Str(r.AgentVersion),
+			report.Int(r.Messages), report.Int(r.MessagesByRole["user"]), report.Int(r.MessagesByRole["assistant"]),
+			report.Int(r.MessagesByRole["tool"])}
+		if hasSystem {
+			cells = append(cells, report.Int(r.MessagesByRole["system"]))
+		}
+		cells = append(cells, report.Int(r.Turns), report.Int(r.ToolCalls), report.Int(r.Bytes), report.Int(r.Tokens),
+			report.Int(r.LargestToolResult), report.Int(len(r.Recorded)))
+		if hasKept {
+			cells = append(cells, report.Int(r.RecordedHistory))
+		}
+		cells = append(cells, report.Int(len(r.Warnings)), report.Str(r.Path))
+		sessions.AddRow(cells...)
+		for _, tc := range sortedCounts(r.ToolCallsByName) {
+			tools.AddRow(report.Str(r.ID), report.Str(tc.name), report.Int(tc.n))
+		}
+		for _, c := range r.Recorded {
+			kind := c.Kind
+			if c.SummaryMissing {
+				kind = "(missing)"
+			}
+			recorded.AddRow(report.Str(r.ID), report.Int(c.Index), report.Str(c.Strategy), report.Str(c.Trigger),
+				report.Str(c.Status), report.Int(c.Window), report.Int(c.DigestBytes), report.Int(c.P1), report.Int(c.P2),
+				report.Str(kind), report.Str(yesNo(c.Chained)))
+		}
+	}
+	out := []*report.Table{sessions}
+	if len(tools.Rows) > 0 {
+		out = append(out, tools)
+	}
+	if len(recorded.Rows) > 0 {
+		out = append(out, recorded)
+	}
+	return out
+}
+
+type count struct {
+	name string
+	n    int
+}
+
+// sortedCounts orders a tally by count, highest first, then by name, so
+// output never depends on map order.
+func sortedCounts(m map[string]int) []count {
+	out := make([]count, 0, len(m))
+	for k, v := range m {
+		out = append(out, count{k, v})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].n != out[j].n {
+			return out[i].n > out[j].n
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// inspectPlots draws content bytes by role and tool calls by tool name,
+// one stacked bar per session.
+func inspectPlots(rows []metrics.InspectRow) ([]report.Figure, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	roleStacks := []report.Stack{}
+	for _, role := range []corpus.Role{corpus.RoleUser, corpus.RoleAssistant, corpus.RoleTool, corpus.RoleSystem} {
+		vals := make([]float64, len(rows))
+		any := false
+		for i, r := range rows {
+			vals[i] = float64(r.BytesByRole[string(role)]) / 1024
+			any = any || vals[i] > 0
+		}
+		if any || role != corpus.RoleSystem {
+			roleStacks = append(roleStacks, report.Stack{Name: string(role), Values: vals})
+		}
+	}
+	bytesPlot, err := report.StackedBars{Title: "Content by role", YLabel: "KiB", Categories: ids, Stacks: roleStacks}.Plot()
+	if err != nil {
+		return nil, err
+	}
+	figs := []report.Figure{{Name: "inspect-bytes-by-role", Plot: bytesPlot}}
+
+	// Tool calls: the most used tools across the corpus get their own
+	// layer, the rest are summed into "other" so the legend stays short.
+	total := map[string]int{}
+	for _, r := range rows {
+		for k, v := range r.ToolCallsByName {
+			total[k] += v
+		}
+	}
+	if len(total) == 0 {
+		return figs, nil
+	}
+	top := sortedCounts(total)
+	const maxLayers = 7
+	var toolStacks []report.Stack
+	inTop := map[string]bool{}
+	for i, tc := range top {
+		if i == maxLayers && len(top) > maxLayers+1 {
+			break
+		}
+		inTop[tc.name] = true
+		vals := make([]float64, len(rows))
+		for j, r := range rows {
+			vals[j] = float64(r.ToolCallsByName[tc.name])
+		}
+		toolStacks = append(toolStacks, report.Stack{Name: tc.name, Values: vals})
+	}
+	if len(inTop) < len(top) {
+		vals := make([]float64, len(rows))
+		for j, r := range rows {
+			for k, v := range r.ToolCallsByName {
+				if !inTop[k] {
+					vals[j] += float64(v)
+				}
+			}
+		}
+		toolStacks = append(toolStacks, report.Stack{Name: "other", Values: vals})
+	}
+	toolsPlot, err := report.StackedBars{Title: "Tool calls by tool", YLabel: "calls", Categories: ids, Stacks: toolStacks}.Plot()
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, report.Figure{Name: "inspect-tool-calls", Plot: toolsPlot}), nil
+}

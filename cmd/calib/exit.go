@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Exit codes, as documented in `calib --help` and README.md. They are chosen
+// in one place, exitCode, from the type of the error a command returns.
+const (
+	exitOK          = 0
+	exitFailed      = 1 // a gate or threshold failed (or calib could not finish)
+	exitUsage       = 2 // bad usage or unreadable input
+	exitInterrupted = 130
+)
+
+// usageError is a bad flag, argument or flag value. main prints it with a
+// pointer to --help and exits 2.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usageErrorf returns a usage error (exit 2).
+func usageErrorf(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// inputError is input that could not be read. Its per-file messages have
+// already been printed by loadSessions, so main prints nothing more and
+// exits 2.
+type inputError struct {
+	failed int // number of inputs that failed
+}
+
+func (e *inputError) Error() string {
+	return fmt.Sprintf("%d input(s) could not be read", e.failed)
+}
+
+// gateError is a gate or threshold that failed: the command ran and
+// reported, and its verdict is "no" (exit 1). Msg is printed as
+// "calib: Msg"; leave it empty when the report already says why.
+type gateError struct{ Msg string }
+
+func (e *gateError) Error() string {
+	if e.Msg == "" {
+		return "gate failed"
+	}
+	return e.Msg
+}
+
+// gateFailed returns a gate failure (exit 1) with a message for stderr.
+func gateFailed(format string, args ...any) error {
+	return &gateError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// exitCode maps a command's error to the process exit code.
+func exitCode(err error) int {
+	var ue *usageError
+	var ie *inputError
+	var ge *gateError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &ue), errors.As(err, &ie):
+		return exitUsage
+	case errors.As(err, &ge):
+		return exitFailed
+	}
+	return exitFailed
+}
+
+// errorMessage is what main prints for err on stderr, without the
+// "calib: " prefix; "" means print nothing (already reported).
+func errorMessage(err error) string {
+	var ie *inputError
+	var ge *gateError
+	switch {
+	case err == nil, errors.As(err, &ie):
+		return ""
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.As(err, &ge):
+		if ge.Msg == "" {
+			return ""
+		}
+		return ge.Msg
+	}
+	return err.Error()
+}

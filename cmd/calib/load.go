@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/synth"
+)
+
+// loaded is the corpus a command works on.
+type loaded struct {
+	Sessions []*corpus.Session
+	// failed counts inputs that could not be read; their errors are
+	// already printed.
+	failed int
+}
+
+// Err is the error a command returns after writing its report: nil when
+// every input loaded, else an *inputError (exit 2, nothing more printed).
+// Returning it last keeps the rule "a damaged file never costs the rest of
+// the corpus": the sessions that did load are still reported.
+func (l *loaded) Err() error {
+	if l.failed == 0 {
+		return nil
+	}
+	return &inputError{failed: l.failed}
+}
+
+// loadSessions reads the corpus named by args (PATH..., "-" for standard
+// input) or, with --demo, the demo corpus, honouring --strict. It prints
+// every load warning (unless --quiet) and every per-file error to stderr as
+//
+//	calib: FILE:LINE: warning: MESSAGE
+//	calib: FILE:LINE: MESSAGE
+//
+// It returns an error only when nothing at all could be loaded (the command
+// should return it at once); otherwise the command reports l.Sessions and
+// returns l.Err() at the end. Typical use:
+//
+//	l, err := a.loadSessions(args)
+//	if err != nil {
+//		return err
+//	}
+//	... compute and write the report ...
+//	return l.Err()
+func (a *app) loadSessions(args []string) (*loaded, error) {
+	paths, rel := args, func(p string) string { return p }
+	if a.flags.demo {
+		tmp, err := os.MkdirTemp("", "calib-demo-")
+		if err != nil {
+			return nil, fmt.Errorf("writing the demo corpus: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		demoPaths, err := synth.WriteDemo(filepath.Join(tmp, "demo"))
+		if err != nil {
+			return nil, fmt.Errorf("writing the demo corpus: %w", err)
+		}
+		paths = demoPaths
+		// Report demo sessions as demo/... so output does not depend on
+		// the temporary directory and is byte-identical across runs.
+		prefix := tmp + string(filepath.Separator)
+		rel = func(p string) string {
+			if r, ok := strings.CutPrefix(p, prefix); ok {
+				return filepath.ToSlash(r)
+			}
+			return p
+		}
+	}
+	sessions, err := corpus.Load(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In})
+	l := &loaded{Sessions: sessions}
+	for _, s := range sessions {
+		s.Path = rel(s.Path)
+		for i := range s.Warnings {
+			w := &s.Warnings[i]
+			w.File = rel(w.File)
+			if !a.flags.quiet {
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), w.Message)
+			}
+		}
+	}
+	for _, e := range splitErrors(err) {
+		l.failed++
+		var fe *corpus.FileError
+		if errors.As(e, &fe) {
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: %v\n", location(rel(fe.Path), fe.Line), fe.Err)
+			continue
+		}
+		fmt.Fprintf(a.IO.ErrOut, "calib: %v\n", e)
+	}
+	if len(sessions) == 0 && l.failed > 0 {
+		return nil, l.Err()
+	}
+	return l, nil
+}
+
+// location is "file:line", or "file" when the line is unknown (0).
+func location(file string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", file, line)
+	}
+	return file
+}
+
+// splitErrors undoes errors.Join, recursively, so each failed input is
+// printed on its own line.
+func splitErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, splitErrors(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite cmp targets inside testdata/script/*.txtar")
+
+func TestMain(m *testing.M) {
+	// The test binary doubles as the calib executable inside scripts.
+	testscript.Main(m, map[string]func(){"calib": func() { os.Exit(Main()) }})
+}
+
+// TestScript runs testdata/script/*.txtar. `go test ./cmd/calib -run
+// TestScript/inspect_demo` runs one script; -update rewrites the golden
+// sections that a `cmp` compares against.
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": cmdExitcode,
+			"writebin": cmdWritebin,
+		},
+	})
+}
+
+// cmdExitcode is `exitcode N PROG [ARGS...]`: run PROG like exec (its stdout
+// and stderr are kept for the next stdout/stderr/cmp) and require exit
+// status exactly N. Plain `! exec` only checks "non-zero", and calib's exit
+// codes (1 gate, 2 usage/input, 130 interrupted) are part of its contract.
+func cmdExitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg {
+		ts.Fatalf("unsupported: ! exitcode")
+	}
+	if len(args) < 2 {
+		ts.Fatalf("usage: exitcode N prog [args...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %q is not a number", args[0])
+	}
+	err = ts.Exec(args[1], args[2:]...)
+	got := 0
+	if err != nil {
+		var ee interface{ ExitCode() int }
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d, want %d", got, want)
+	}
+}
+
+// cmdWritebin is `writebin FILE N`: write N bytes of binary data (NULs and
+// bytes that are not UTF-8, deterministic) to FILE, which txtar sections
+// cannot hold.
+func cmdWritebin(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: writebin FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("writebin: %q is not a number", args[1])
+	}
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(i * 7)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+}
+
+func TestExitCode(t *testing.T) {
+	tests := []struct {
+		err     error
+		code    int
+		message string
+	}{
+		{nil, 0, ""},
+		{usageErrorf("bad %s", "flag"), 2, "bad flag"},
+		{&inputError{failed: 2}, 2, ""},
+		{gateFailed("digest grew %d%%", 12), 1, "digest grew 12%"},
+		{&gateError{}, 1, ""},
+		{context.Canceled, 130, "interrupted"},
+		{fmt.Errorf("loading: %w", context.Canceled), 130, "interrupted"},
+		{fmt.Errorf("wrapped: %w", usageErrorf("x")), 2, "wrapped: x"},
+		{errors.New("disk full"), 1, "disk full"},
+	}
+	for _, tt := range tests {
+		if got := exitCode(tt.err); got != tt.code {
+			t.Errorf("exitCode(%v) = %d, want %d", tt.err, got, tt.code)
+		}
+		if got := errorMessage(tt.err); got != tt.message {
+			t.Errorf("errorMessage(%v) = %q, want %q", tt.err, got, tt.message)
+		}
+	}
+}
+
+// TestRunInProcess drives run() with buffers, the way commands are tested
+// without a subprocess.
+func TestRunInProcess(t *testing.T) {
+	tests := []struct {
+		args       []string
+		code       int
+		stdout     string // substring
+		stderrLine string // exact first line of stderr, "" for none
+	}{
+		{[]string{"--version"}, 0, "calib version ", ""},
+		{[]string{"inspect"}, 2, "", "calib: calib inspect needs at least one PATH (a session file, a folder or -), or --demo"},
+		{[]string{"inspect", "--format", "yaml", "x"}, 2, "", `calib: --format: invalid format "yaml": valid values are text|markdown|csv|json|github`},
+		{[]string{"nosuch"}, 2, "", `calib: unknown command "nosuch" for "calib"`},
+		{[]string{"inspect", "--nosuch", "x"}, 2, "", "calib: unknown flag: --nosuch"},
+		{[]string{"inspect", "--demo", "x"}, 2, "", "calib: --demo reads the demo corpus: give no PATH arguments with it"},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		code := run(context.Background(), tt.args, &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+		if code != tt.code {
+			t.Errorf("calib %v: exit %d, want %d (stderr %q)", tt.args, code, tt.code, errOut.String())
+		}
+		if !strings.Contains(out.String(), tt.stdout) {
+			t.Errorf("calib %v: stdout %q does not contain %q", tt.args, out.String(), tt.stdout)
+		}
+		first, _, _ := strings.Cut(errOut.String(), "\n")
+		if first != tt.stderrLine {
+			t.Errorf("calib %v: stderr first line %q, want %q", tt.args, first, tt.stderrLine)
+		}
+	}
+}

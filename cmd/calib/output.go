@@ -1,0 +1,37 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/calib-dev/calib/report"
+)
+
+// write prints doc to standard output in the --format the user chose.
+// Commands build their tables and their typed JSON result and call it once.
+func (a *app) write(doc report.Doc) error {
+	return report.Write(a.IO.Out, a.Format, doc)
+}
+
+// plotsWanted reports whether --plot DIR was given; commands skip building
+// plots otherwise.
+func (a *app) plotsWanted() bool { return a.flags.plotDir != "" }
+
+// savePlots writes each figure as DIR/NAME.png and DIR/NAME.svg for --plot
+// DIR and lists the written files on stderr (unless --quiet), so that
+// standard output stays a clean report. A directory that cannot be created
+// is a usage error (exit 2).
+func (a *app) savePlots(figs ...report.Figure) error {
+	if !a.plotsWanted() || len(figs) == 0 {
+		return nil
+	}
+	paths, err := report.SavePlots(a.flags.plotDir, figs...)
+	if err != nil {
+		return &usageError{err}
+	}
+	if !a.flags.quiet {
+		for _, p := range paths {
+			fmt.Fprintf(a.IO.ErrOut, "calib: wrote %s\n", p)
+		}
+	}
+	return nil
+}

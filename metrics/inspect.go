@@ -1,0 +1,174 @@
+package metrics
+
+import (
+	"github.com/calib-dev/calib/corpus"
+)
+
+// InspectRow is what `calib inspect` reports about one loaded session: how
+// big it is, who wrote what, and what the agent recorded doing to it. JSON
+// field names are part of calib's output contract.
+type InspectRow struct {
+	ID           string `json:"id"`
+	Format       string `json:"format"`
+	Path         string `json:"path"`
+	AgentVersion string `json:"agent_version,omitempty"`
+	Model        string `json:"model,omitempty"`
+	// Messages counts every message; MessagesByRole splits it by role.
+	Messages       int            `json:"messages"`
+	MessagesByRole map[string]int `json:"messages_by_role"`
+	// Turns counts real turns: see IsRealTurn.
+	Turns int `json:"turns"`
+	// Synthetic and Summaries count agent-written continuations and
+	// compaction summaries in the history.
+	Synthetic int `json:"synthetic"`
+	Summaries int `json:"summaries"`
+	// ToolCalls counts tool_use blocks; ToolCallsByName splits them by tool.
+	ToolCalls       int            `json:"tool_calls"`
+	ToolCallsByName map[string]int `json:"tool_calls_by_name"`
+	// Bytes is the content size of the history (see BlockBytes), and
+	// BytesByRole its split by role.
+	Bytes       int64            `json:"bytes"`
+	BytesByRole map[string]int64 `json:"bytes_by_role"`
+	// Tokens is the rough estimate Bytes/4 (DESIGN: estimated tokens);
+	// policies use their own meters.
+	Tokens int64 `json:"tokens"`
+	// LargestToolResult is the size of the biggest single tool result.
+	LargestToolResult int64 `json:"largest_tool_result"`
+	// RecordedHistory is the length of the compacted working history the
+	// agent kept (smith session.json beside a transcript), 0 when none.
+	RecordedHistory int                 `json:"recorded_history_messages"`
+	Recorded        []InspectCompaction `json:"recorded"`
+	Warnings        []corpus.Warning    `json:"warnings"`
+}
+
+// InspectCompaction is one compaction the agent recorded.
+type InspectCompaction struct {
+	Index    int    `json:"index"`
+	Strategy string `json:"strategy"`
+	Trigger  string `json:"trigger,omitempty"`
+	Status   string `json:"status,omitempty"`
+	// Window is the number of messages the compaction replaced, as
+	// recorded (clai input_message_count).
+	Window int `json:"window"`
+	// DigestBytes is the size of the stored summary text.
+	DigestBytes int `json:"digest_bytes"`
+	// P1 and P2 count clai's summary and digest preambles in the summary:
+	// its nesting depth in a rotation chain.
+	P1             int    `json:"p1"`
+	P2             int    `json:"p2"`
+	Kind           string `json:"kind"`
+	Chained        bool   `json:"chained"`
+	SummaryMissing bool   `json:"summary_missing,omitempty"`
+	TokensBefore   int    `json:"tokens_before,omitempty"`
+	TokensAfter    int    `json:"tokens_after,omitempty"`
+}
+
+// IsRealTurn reports whether m starts a real turn for inspect: a user
+// message written by the person, which excludes the agent's synthetic
+// continuations, subagent (sidechain) messages, compaction summaries, and
+// user messages that only carry tool results (Anthropic-style formats put
+// tool results in the user role). Policies keep their own definitions.
+func IsRealTurn(m *corpus.Message) bool {
+	if m.Role != corpus.RoleUser || m.Synthetic || m.Sidechain || m.Summary {
+		return false
+	}
+	for i := range m.Blocks {
+		if m.Blocks[i].Kind != corpus.KindToolResult {
+			return true
+		}
+	}
+	return false
+}
+
+// BlockBytes is a block's content size: its text plus its raw tool
+// arguments plus its raw structured payload. Signatures and media
+// references are metadata, not content, and are not counted.
+func BlockBytes(b *corpus.Block) int64 {
+	return int64(len(b.Text) + len(b.Args) + len(b.Payload))
+}
+
+// Inspect computes the inspect row of one session. It only reads s.
+func Inspect(s *corpus.Session) InspectRow {
+	r := InspectRow{
+		ID:              s.ID,
+		Format:          string(s.Format),
+		Path:            s.Path,
+		AgentVersion:    s.Meta.AgentVersion,
+		Model:           s.Meta.Model,
+		Messages:        len(s.Messages),
+		MessagesByRole:  map[string]int{},
+		ToolCallsByName: map[string]int{},
+		BytesByRole:     map[string]int64{},
+		RecordedHistory: len(s.Recorded.History),
+		Recorded:        []InspectCompaction{},
+		Warnings:        s.Warnings,
+	}
+	if r.Warnings == nil {
+		r.Warnings = []corpus.Warning{}
+	}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		role := string(m.Role)
+		r.MessagesByRole[role]++
+		if IsRealTurn(m) {
+			r.Turns++
+		}
+		if m.Synthetic {
+			r.Synthetic++
+		}
+		if m.Summary {
+			r.Summaries++
+		}
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			n := BlockBytes(b)
+			r.Bytes += n
+			r.BytesByRole[role] += n
+			switch b.Kind {
+			case corpus.KindToolUse:
+				r.ToolCalls++
+				name := b.ToolName
+				if name == "" {
+					name = "(unnamed)"
+				}
+				r.ToolCallsByName[name]++
+			case corpus.KindToolResult:
+				r.LargestToolResult = max(r.LargestToolResult, n)
+			}
+		}
+	}
+	r.Tokens = r.Bytes / 4
+	for _, c := range s.Recorded.Compactions {
+		if s.Format == corpus.FormatClai && c.Summary != "" {
+			// The stored text is the truth; count from it rather than
+			// trust that every reader version filled the fields.
+			c.P1, c.P2 = corpus.ClaiPreambleCounts(c.Summary)
+			c.Kind = corpus.ClassifyClaiSummary(c.Summary)
+		}
+		r.Recorded = append(r.Recorded, InspectCompaction{
+			Index:          c.Index,
+			Strategy:       c.Strategy,
+			Trigger:        c.Trigger,
+			Status:         c.Status,
+			Window:         c.InputMessages,
+			DigestBytes:    len(c.Summary),
+			P1:             c.P1,
+			P2:             c.P2,
+			Kind:           string(c.Kind),
+			Chained:        c.Chained,
+			SummaryMissing: c.SummaryMissing,
+			TokensBefore:   c.TokensBefore,
+			TokensAfter:    c.TokensAfter,
+		})
+	}
+	return r
+}
+
+// InspectAll computes one row per session, in corpus order.
+func InspectAll(sessions []*corpus.Session) []InspectRow {
+	rows := make([]InspectRow, len(sessions))
+	for i, s := range sessions {
+		rows[i] = Inspect(s)
+	}
+	return rows
+}

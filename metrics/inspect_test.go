@@ -1,0 +1,103 @@
+package metrics
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+func text(role corpus.Role, s string) corpus.Message {
+	return corpus.Message{Role: role, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: s}}}
+}
+
+func TestInspect(t *testing.T) {
+	use := func(id, name, args string) corpus.Block {
+		return corpus.Block{Kind: corpus.KindToolUse, ToolCallID: id, ToolName: name, Args: []byte(args)}
+	}
+	result := func(id, s string) corpus.Block {
+		return corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Text: s}
+	}
+	cont := text(corpus.RoleUser, "continue")
+	cont.Synthetic = true
+	side := text(corpus.RoleUser, "subagent prompt")
+	side.Sidechain = true
+	sum := text(corpus.RoleUser, "Summary of the earlier conversation: x")
+	sum.Summary = true
+	s := &corpus.Session{
+		ID: "s1", Format: corpus.FormatSmithTranscript, Path: "demo/s1/transcript.jsonl",
+		Meta: corpus.Meta{AgentVersion: "0.9.1", Model: "m"},
+		Messages: []corpus.Message{
+			sum,                                    // 38 bytes, not a turn
+			text(corpus.RoleUser, "fix the build"), // 13 bytes, turn 1
+			{Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+				{Kind: corpus.KindThinking, Text: "hmm", Signature: "sig-not-counted"},
+				use("t1", "read_file", `{"path":"a.go"}`), // 15 bytes
+				use("t2", "bash", `{"cmd":"make"}`),       // 14 bytes
+			}},
+			{Role: corpus.RoleTool, Blocks: []corpus.Block{result("t1", strings.Repeat("a", 100))}},
+			// Anthropic style: tool results in a user message are not a turn.
+			{Role: corpus.RoleUser, Blocks: []corpus.Block{result("t2", strings.Repeat("b", 250))}},
+			cont, // 8 bytes
+			{Role: corpus.RoleAssistant, Blocks: []corpus.Block{use("t3", "read_file", `{}`)}},
+			{Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: "t3", Payload: []byte(`{"ok":true}`)}}},
+			side,                                   // 15 bytes
+			text(corpus.RoleUser, "now the tests"), // 13 bytes, turn 2
+			text(corpus.RoleAssistant, "done"),     // 4 bytes
+		},
+		Warnings: []corpus.Warning{{File: "demo/s1/transcript.jsonl", Line: 7, Message: "skipped"}},
+	}
+	got := Inspect(s)
+	want := InspectRow{
+		ID: "s1", Format: "smith-transcript", Path: "demo/s1/transcript.jsonl", AgentVersion: "0.9.1", Model: "m",
+		Messages:          11,
+		MessagesByRole:    map[string]int{"user": 6, "assistant": 3, "tool": 2},
+		Turns:             2,
+		Synthetic:         1,
+		Summaries:         1,
+		ToolCalls:         3,
+		ToolCallsByName:   map[string]int{"read_file": 2, "bash": 1},
+		Bytes:             38 + 13 + 3 + 15 + 14 + 100 + 250 + 8 + 2 + 11 + 15 + 13 + 4,
+		BytesByRole:       map[string]int64{"user": 38 + 13 + 250 + 8 + 15 + 13, "assistant": 3 + 15 + 14 + 2 + 4, "tool": 111},
+		Tokens:            (38 + 13 + 3 + 15 + 14 + 100 + 250 + 8 + 2 + 11 + 15 + 13 + 4) / 4,
+		LargestToolResult: 250,
+		Recorded:          []InspectCompaction{},
+		Warnings:          s.Warnings,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Inspect =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// TestInspectClaiCompactions checks the preamble counts and kind come from
+// the stored summary text: a digest that nests one earlier digest has two
+// copies of each preamble.
+func TestInspectClaiCompactions(t *testing.T) {
+	inner := corpus.ClaiSummaryPreamble + "\n\n" + corpus.ClaiDigestPreamble + "\n\nuser: goal"
+	nested := corpus.ClaiSummaryPreamble + "\n\n" + corpus.ClaiDigestPreamble + "\n\nuser: " + inner + "\nassistant: ok"
+	model := corpus.ClaiSummaryPreamble + "\n\nThe user wants the routing bug fixed."
+	s := &corpus.Session{ID: "c1", Format: corpus.FormatClai, Recorded: corpus.Recorded{Compactions: []corpus.Compaction{
+		{Index: 0, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", InputMessages: 40, Summary: inner},
+		{Index: 1, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", InputMessages: 12, Summary: nested, Chained: true},
+		{Index: 2, Strategy: "local_summary", Trigger: "manual", Status: "completed", InputMessages: 7, Summary: model},
+		{Index: 3, Strategy: "local_summary", Trigger: "automatic", Status: "failed", SummaryMissing: true},
+	}}}
+	got := Inspect(s).Recorded
+	want := []InspectCompaction{
+		{Index: 0, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", Window: 40, DigestBytes: len(inner), P1: 1, P2: 1, Kind: "digest"},
+		{Index: 1, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", Window: 12, DigestBytes: len(nested), P1: 2, P2: 2, Kind: "digest", Chained: true},
+		{Index: 2, Strategy: "local_summary", Trigger: "manual", Status: "completed", Window: 7, DigestBytes: len(model), P1: 1, P2: 0, Kind: "model"},
+		{Index: 3, Strategy: "local_summary", Trigger: "automatic", Status: "failed", SummaryMissing: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Recorded =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestInspectEmptySessionHasNonNilCollections(t *testing.T) {
+	r := Inspect(&corpus.Session{ID: "e"})
+	if r.MessagesByRole == nil || r.ToolCallsByName == nil || r.BytesByRole == nil || r.Recorded == nil || r.Warnings == nil {
+		t.Errorf("nil collections would marshal as null: %+v", r)
+	}
+}
