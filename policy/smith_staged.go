@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -376,15 +377,17 @@ func hasResult(bs []corpus.Block, id string) bool {
 // newest call of each key is found over the whole history, window
 // included; only results before end are rewritten.
 func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (touched int, removed int64) {
-	type call struct{ name, key string }
-	calls := map[string]call{}
-	newest := map[string]string{}
+	// The key views the recorded argument bytes as a string without
+	// copying them (they are never modified).
+	type key struct{ name, args string }
+	calls := map[string]key{}
+	newest := map[key]string{}
 	for i := range w.msgs {
 		for _, b := range w.msgs[i].Blocks {
 			if b.Kind == corpus.KindToolUse && tools[b.ToolName] {
-				key := b.ToolName + "\x00" + string(b.Args)
-				calls[b.ToolCallID] = call{b.ToolName, key}
-				newest[key] = b.ToolCallID
+				k := key{b.ToolName, unsafe.String(unsafe.SliceData(b.Args), len(b.Args))}
+				calls[b.ToolCallID] = k
+				newest[k] = b.ToolCallID
 			}
 		}
 	}
@@ -398,7 +401,7 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (t
 				return touched, removed
 			}
 			c, ok := calls[b.ToolCallID]
-			if !ok || newest[c.key] == b.ToolCallID {
+			if !ok || newest[c] == b.ToolCallID {
 				continue
 			}
 			stub := "[" + c.name + ": " + smithSupersededMarker + ", " + strconv.Itoa(len(b.Text)/1024) + " KiB omitted by smith]"
