@@ -30,6 +30,8 @@ const (
 func commands() []func(a *app) *cobra.Command {
 	return []func(a *app) *cobra.Command{
 		newInspectCmd,
+		newPoliciesCmd,
+		newReplayCmd,
 	}
 }
 

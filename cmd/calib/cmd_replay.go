@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/report"
+)
+
+// replayOptions are the flags of `calib replay`.
+type replayOptions struct {
+	policy          string
+	set             []string
+	compareRecorded bool
+	jobs            int
+}
+
+// autoPolicy is the policy that models the agent that recorded a session:
+// what --policy auto (the default) replays each session with.
+func autoPolicy(f corpus.Format) string {
+	switch f {
+	case corpus.FormatClai:
+		return policy.ClaiRotationName
+	case corpus.FormatClaudeCode, corpus.FormatCodex:
+		if _, err := policy.Lookup("clear-tool-results"); err == nil {
+			return "clear-tool-results"
+		}
+	}
+	return "smith-staged"
+}
+
+// policyFlags adds --policy and --set, shared by replay, sweep and
+// digest-growth.
+func policyFlags(cmd *cobra.Command, name *string, set *[]string, def string) {
+	cmd.Flags().StringVarP(name, "policy", "p", def, "compaction `POLICY` (calib policies lists them)")
+	cmd.Flags().StringArrayVar(set, "set", nil, "set policy parameters: `name=value[,name=value]` (repeatable)")
+	_ = cmd.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return append(policy.Names(), "auto"), cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// policyResolver builds policies once per name, validating --set up front.
+type policyResolver struct {
+	name string
+	set  map[string]string
+	byID map[string]policy.Policy
+}
+
+func newPolicyResolver(name string, setFlags []string) (*policyResolver, error) {
+	set, err := policy.ParseSet(setFlags)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	r := &policyResolver{name: name, set: set, byID: map[string]policy.Policy{}}
+	if name == "auto" {
+		if len(set) > 0 {
+			return nil, usageErrorf("--set needs an explicit --policy (with --policy auto each session gets its own agent's policy)")
+		}
+		return r, nil
+	}
+	if _, err := r.get(name); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *policyResolver) get(name string) (policy.Policy, error) {
+	if p, ok := r.byID[name]; ok {
+		return p, nil
+	}
+	p, err := policy.New(name, r.set)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	r.byID[name] = p
+	return p, nil
+}
+
+// forSession is the policy that replays s.
+func (r *policyResolver) forSession(s *corpus.Session) (policy.Policy, error) {
+	if r.name == "auto" {
+		return r.get(autoPolicy(s.Format))
+	}
+	return r.get(r.name)
+}
+
+type policyRef struct {
+	Name   string        `json:"name"`
+	Params policy.Params `json:"params"`
+}
+
+type replayJSON struct {
+	Policy   policyRef           `json:"policy"`
+	Events   []metrics.EventRow  `json:"events"`
+	Sessions []replaySessionJSON `json:"sessions"`
+}
+
+type replaySessionJSON struct {
+	metrics.SessionRow
+	Policy  string             `json:"policy"`
+	Params  policy.Params      `json:"params"`
+	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
+}
+
+// replayResult is one session's replay, reduced to what the report needs.
+type replayResult struct {
+	trace   *replay.Trace
+	events  []metrics.EventRow
+	session replaySessionJSON
+}
+
+func newReplayCmd(a *app) *cobra.Command {
+	o := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay PATH...",
+		Short: "Replay recorded sessions through a compaction policy",
+		Long: `Replay each session through a compaction policy, checkpoint by checkpoint,
+as the agent would have run it, and report one row per compaction (tokens
+before and after, target, what each stage reclaimed) and one per session
+(compactions, peak context, tokens sent across all requests, results
+mangled or dropped, invariant violations).
+
+--policy auto (the default) replays each session with its own agent's
+policy at that agent's defaults: smith sessions with smith-staged, clai
+databases with clai-rotation. --compare-recorded also compares the replay
+with what the agent recorded (smith's compacted session.json).
+
+Exit status is 1 when a policy broke an invariant (a tool_use lost its
+result, a message was emptied, the current turn was rewritten, or a
+compaction was claimed that did not happen).`,
+		Example: `  calib replay --demo
+  calib replay ~/.smith/sessions --policy smith-staged --set compact_at=0.7,window_turns=2
+  calib replay session/ --compare-recorded --format json`,
+		GroupID: groupAnalysis,
+		Args:    pathArgs(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runReplay(cmd.Context(), a, o, args)
+		},
+	}
+	policyFlags(cmd, &o.policy, &o.set, "auto")
+	cmd.Flags().BoolVar(&o.compareRecorded, "compare-recorded", false, "compare the replay with what the agent recorded")
+	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "sessions replayed at once (0: one per core)")
+	return cmd
+}
+
+func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) error {
+	res, err := newPolicyResolver(o.policy, o.set)
+	if err != nil {
+		return err
+	}
+	l, err := a.loadSessions(args)
+	if err != nil {
+		return err
+	}
+	pols := make([]policy.Policy, len(l.Sessions))
+	for i, s := range l.Sessions {
+		if pols[i], err = res.forSession(s); err != nil {
+			return err
+		}
+	}
+	results, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(ctx context.Context, i int) (replayResult, error) {
+		s, p := l.Sessions[i], pols[i]
+		t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true})
+		if err != nil {
+			return replayResult{}, err
+		}
+		r := replayResult{trace: t, events: metrics.Events(t),
+			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params()}}
+		if o.compareRecorded && s.Recorded.History != nil {
+			d := replay.CompareHistory(t.Final, s.Recorded.History)
+			r.session.Compare = &d
+		}
+		t.Final = nil // keep only what the plots need
+		return r, nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+
+	out := replayJSON{Events: []metrics.EventRow{}, Sessions: []replaySessionJSON{}}
+	if o.policy == "auto" {
+		out.Policy = policyRef{Name: "auto", Params: policy.Params{}}
+		if names := distinctPolicies(results); len(names) == 1 {
+			p, _ := res.get(names[0])
+			out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
+		}
+	} else {
+		p, _ := res.get(o.policy)
+		out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
+	}
+	var violations []string
+	for _, r := range results {
+		out.Events = append(out.Events, r.events...)
+		out.Sessions = append(out.Sessions, r.session)
+		for _, v := range r.session.ViolationList {
+			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
+		}
+	}
+	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
+	for _, v := range violations {
+		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelError, Title: "invariant violated", Message: v})
+	}
+	if err := a.write(doc); err != nil {
+		return err
+	}
+	if a.plotsWanted() {
+		var figs []report.Figure
+		for _, r := range results {
+			f, err := replayFigures(r.trace)
+			if err != nil {
+				return err
+			}
+			figs = append(figs, f...)
+		}
+		if err := a.savePlots(figs...); err != nil {
+			return err
+		}
+	}
+	if len(violations) > 0 {
+		return gateFailed("%d invariant violation(s); first: %s", len(violations), violations[0])
+	}
+	return l.Err()
+}
+
+func distinctPolicies(rs []replayResult) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range rs {
+		if !seen[r.session.Policy] {
+			seen[r.session.Policy] = true
+			names = append(names, r.session.Policy)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func replayTables(out replayJSON, compare bool) []*report.Table {
+	rows := make([]metrics.SessionRow, len(out.Sessions))
+	for i, s := range out.Sessions {
+		rows[i] = s.SessionRow
+	}
+	stages := metrics.StageNames(rows, out.Events)
+
+	cols := []report.Column{report.TextCol("session"), report.NumCol("#"), report.NumCol("request"), report.NumCol("turn"),
+		report.TextCol("strategy"), report.NumCol("before"), report.NumCol("after"), report.NumCol("target"),
+		report.TextCol("reached"), report.TextCol("exhausted")}
+	for _, s := range stages {
+		cols = append(cols, report.NumCol(s))
+	}
+	cols = append(cols, report.TextCol("blocks touched"))
+	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed)", out.Policy.Name), cols...)
+	for _, e := range out.Events {
+		cells := []report.Cell{report.Str(e.Session), report.Int(e.Index + 1), report.Int(e.Checkpoint), report.Int(e.Turn),
+			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), report.Int(e.TargetTokens),
+			report.Str(yesNo(e.ReachedTarget)), report.Str(yesNo(e.Exhausted))}
+		var touched []string
+		for _, name := range stages {
+			c := report.Empty()
+			for _, st := range e.Stages {
+				if st.Name == name {
+					c = report.Int(st.Reclaimed)
+					touched = append(touched, fmt.Sprintf("%s:%d", st.Name, st.BlocksTouched))
+				}
+			}
+			cells = append(cells, c)
+		}
+		cells = append(cells, report.Str(strings.Join(touched, " ")))
+		ev.AddRow(cells...)
+	}
+
+	cols = []report.Column{report.TextCol("session"), report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"),
+		report.NumCol("compactions"), report.NumCol("peak"), report.NumCol("tokens sent")}
+	for _, s := range stages {
+		cols = append(cols, report.NumCol(s))
+	}
+	cols = append(cols, report.NumCol("mangled"), report.NumCol("dropped"), report.NumCol("misses"), report.NumCol("exhausted"), report.NumCol("violations"))
+	if compare {
+		cols = append(cols, report.TextCol("recorded"))
+	}
+	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results)", cols...)
+	for _, s := range out.Sessions {
+		cells := []report.Cell{report.Str(s.ID), report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests),
+			report.Int(s.Compactions), report.Int(s.PeakTokens), report.Int(s.TokensSent)}
+		for _, name := range stages {
+			cells = append(cells, report.Int(s.Reclaimed[name]))
+		}
+		cells = append(cells, report.Int(s.ResultsMangled), report.Int(s.ResultsDropped), report.Int(s.TargetMisses),
+			report.Int(s.Exhausted), report.Int(s.Violations))
+		if compare {
+			cells = append(cells, report.Str(compareCell(s.Compare)))
+		}
+		st.AddRow(cells...)
+	}
+	return []*report.Table{ev, st}
+}
+
+func compareCell(d *replay.Divergence) string {
+	switch {
+	case d == nil:
+		return "nothing recorded"
+	case d.Match:
+		return fmt.Sprintf("identical (%d messages)", d.Recorded)
+	}
+	return fmt.Sprintf("differs at message %d: %s", d.Index, d.What)
+}
