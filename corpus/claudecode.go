@@ -114,7 +114,7 @@ func (l *ccLoader) warn(line int, format string, args ...any) {
 
 func (l *ccLoader) line(n int, b []byte, final bool) error {
 	var ln ccLine
-	if err := json.Unmarshal(b, &ln); err != nil {
+	if err := ccDecodeLine(b, &ln); err != nil {
 		if final {
 			l.warn(n, "the log is cut mid-line: the last line (%d bytes, no newline) is not complete JSON; line skipped", len(b))
 		} else {
@@ -234,7 +234,7 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 		l.addUser(t, msg, n)
 		return
 	}
-	mapped, err := ccBlocks(blocks, ln.Message.Content, n, l.unknown)
+	mapped, err := ccBlocks(blocks, n, l.unknown)
 	if err != nil {
 		l.warn(n, "%v; line skipped", err)
 		return
@@ -295,17 +295,15 @@ func (l *ccLoader) addUser(t *ccThread, msg Message, n int) {
 }
 
 func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
-	_, blocks, isString, err := ccContent(ln.Message.Content)
+	text, blocks, isString, err := ccContent(ln.Message.Content)
 	if err != nil {
 		l.warn(n, "message.content is neither a string nor a list of content blocks (%v); line skipped", err)
 		return
 	}
 	var mapped []Block
 	if isString {
-		var s string
-		_ = json.Unmarshal(ln.Message.Content, &s)
-		mapped = []Block{{Kind: KindText, Text: s}}
-	} else if mapped, err = ccBlocks(blocks, ln.Message.Content, n, l.unknown); err != nil {
+		mapped = []Block{{Kind: KindText, Text: text}}
+	} else if mapped, err = ccBlocks(blocks, n, l.unknown); err != nil {
 		l.warn(n, "%v; line skipped", err)
 		return
 	}

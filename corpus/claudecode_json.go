@@ -64,6 +64,9 @@ type ccBlock struct {
 	Content   json.RawMessage `json:"content"`
 	IsError   bool            `json:"is_error"`
 	Source    *ccSource       `json:"source"`
+	// Raw is the block's JSON (a span of the line, valid until the next
+	// line): kept, copied, for a block of an unknown type.
+	Raw []byte `json:"-"`
 }
 
 type ccSource struct {
@@ -73,19 +76,157 @@ type ccSource struct {
 	URL       string `json:"url"`
 }
 
-// ccContent decodes message.content, which is either a string or a list of
-// blocks.
-func ccContent(raw json.RawMessage) (text string, blocks []ccBlock, isString bool, err error) {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+// ccDecodeLine decodes one line into ln. Strings are copied; the raw
+// spans (message.content, tool inputs) point into b and are only valid
+// until the next line, so whatever is kept is copied from them.
+func ccDecodeLine(b []byte, ln *ccLine) error {
+	s := &ccScanner{b: b}
+	s.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			ln.Type = s.strOrNull()
+		case "subtype":
+			ln.Subtype = s.strOrNull()
+		case "uuid":
+			ln.UUID = s.strOrNull()
+		case "parentUuid":
+			if s.peek() == '"' {
+				v, _ := s.str()
+				ln.ParentUUID = &v
+			} else {
+				s.skip()
+			}
+		case "isSidechain":
+			ln.IsSidechain = s.boolean()
+		case "isMeta":
+			ln.IsMeta = s.boolean()
+		case "isCompactSummary":
+			ln.IsCompactSummary = s.boolean()
+		case "sessionId":
+			ln.SessionID = s.strOrNull()
+		case "agentId":
+			ln.AgentID = s.strOrNull()
+		case "version":
+			ln.Version = s.strOrNull()
+		case "cwd":
+			ln.Cwd = s.strOrNull()
+		case "timestamp":
+			ln.Timestamp = s.strOrNull()
+		case "summary":
+			ln.Summary = s.strOrNull()
+		case "message":
+			if s.peek() != '{' {
+				return s.skip()
+			}
+			m := &ccMessage{}
+			ln.Message = m
+			return s.object(func(key []byte) bool {
+				switch string(key) {
+				case "id":
+					m.ID = s.strOrNull()
+				case "role":
+					m.Role = s.strOrNull()
+				case "model":
+					m.Model = s.strOrNull()
+				case "content":
+					m.Content, _ = s.raw()
+				default:
+					return s.skip()
+				}
+				return true
+			})
+		case "compactMetadata", "microcompactMetadata":
+			raw, ok := s.raw()
+			if !ok {
+				return false
+			}
+			md := &ccCompactMeta{}
+			if err := json.Unmarshal(raw, md); err != nil {
+				md = nil
+			}
+			if string(key) == "compactMetadata" {
+				ln.CompactMetadata = md
+			} else {
+				ln.MicrocompactMetadata = md
+			}
+		default:
+			return s.skip()
+		}
+		return true
+	})
+	s.end()
+	return s.err
+}
+
+// ccContent decodes message.content (or a tool_result's content), which is
+// either a string or a list of blocks.
+func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err error) {
+	s := &ccScanner{b: raw}
+	switch s.peek() {
+	case 0, 'n':
 		return "", nil, false, nil
+	case '"':
+		text, _ = s.str()
+		return text, nil, true, s.err
 	}
-	if raw[0] == '"' {
-		err = json.Unmarshal(raw, &text)
-		return text, nil, true, err
-	}
-	err = json.Unmarshal(raw, &blocks)
-	return "", blocks, false, err
+	s.array(func() bool {
+		var b ccBlock
+		s.ws()
+		start := s.i
+		ok := s.object(func(key []byte) bool {
+			switch string(key) {
+			case "type":
+				b.Type = s.strOrNull()
+			case "text":
+				b.Text = s.strOrNull()
+			case "thinking":
+				b.Thinking = s.strOrNull()
+			case "signature":
+				b.Signature = s.strOrNull()
+			case "data":
+				b.Data = s.strOrNull()
+			case "id":
+				b.ID = s.strOrNull()
+			case "name":
+				b.Name = s.strOrNull()
+			case "tool_use_id":
+				b.ToolUseID = s.strOrNull()
+			case "is_error":
+				b.IsError = s.boolean()
+			case "input":
+				in, ok := s.raw()
+				b.Input = bytes.Clone(in)
+				return ok
+			case "content":
+				b.Content, _ = s.raw()
+			case "source":
+				b.Source = &ccSource{}
+				return s.object(func(key []byte) bool {
+					switch string(key) {
+					case "type":
+						b.Source.Type = s.strOrNull()
+					case "media_type":
+						b.Source.MediaType = s.strOrNull()
+					case "data":
+						b.Source.Data = s.strOrNull()
+					case "url":
+						b.Source.URL = s.strOrNull()
+					default:
+						return s.skip()
+					}
+					return true
+				})
+			default:
+				return s.skip()
+			}
+			return true
+		})
+		b.Raw = raw[start:s.i]
+		blocks = append(blocks, b)
+		return ok
+	})
+	s.end()
+	return "", blocks, false, s.err
 }
 
 // ccUnknownKinds collects block types calib does not know, for one warning
@@ -108,9 +249,8 @@ func (u ccUnknownKinds) add(kind string, line int) {
 // ccBlocks maps the blocks of one message. A tool_result becomes a
 // tool_result block followed by the images and documents of its content,
 // which carry the same ToolCallID (as smith keeps a tool-produced image).
-func ccBlocks(in []ccBlock, raw json.RawMessage, line int, unknown ccUnknownKinds) ([]Block, error) {
+func ccBlocks(in []ccBlock, line int, unknown ccUnknownKinds) ([]Block, error) {
 	out := make([]Block, 0, len(in))
-	var rawParts []json.RawMessage // decoded only when a block is unknown
 	for i := range in {
 		b := &in[i]
 		switch b.Type {
@@ -133,10 +273,7 @@ func ccBlocks(in []ccBlock, raw json.RawMessage, line int, unknown ccUnknownKind
 			out = append(out, ccMedia(b, ""))
 		default:
 			unknown.add("content block "+b.Type, line)
-			if rawParts == nil {
-				_ = json.Unmarshal(raw, &rawParts)
-			}
-			out = append(out, Block{Kind: KindUnknown, Text: b.Type, Payload: ccRawAt(rawParts, i)})
+			out = append(out, Block{Kind: KindUnknown, Text: b.Type, Payload: bytes.Clone(b.Raw)})
 		}
 	}
 	return out, nil
@@ -157,7 +294,6 @@ func ccToolResult(b *ccBlock, line int, unknown ccUnknownKinds) (Block, []Block,
 	}
 	var texts []string
 	var media []Block
-	var rawParts []json.RawMessage
 	for i := range parts {
 		p := &parts[i]
 		switch p.Type {
@@ -167,10 +303,7 @@ func ccToolResult(b *ccBlock, line int, unknown ccUnknownKinds) (Block, []Block,
 			media = append(media, ccMedia(p, b.ToolUseID))
 		default:
 			unknown.add("tool_result block "+p.Type, line)
-			if rawParts == nil {
-				_ = json.Unmarshal(b.Content, &rawParts)
-			}
-			media = append(media, Block{Kind: KindUnknown, Text: p.Type, ToolCallID: b.ToolUseID, Payload: ccRawAt(rawParts, i)})
+			media = append(media, Block{Kind: KindUnknown, Text: p.Type, ToolCallID: b.ToolUseID, Payload: bytes.Clone(p.Raw)})
 		}
 	}
 	res.Text = strings.Join(texts, "\n")
@@ -196,13 +329,6 @@ func ccMedia(b *ccBlock, toolID string) Block {
 		}
 	}
 	return m
-}
-
-func ccRawAt(parts []json.RawMessage, i int) []byte {
-	if i < len(parts) {
-		return parts[i]
-	}
-	return nil
 }
 
 func ccSHA(s string) string {

@@ -66,7 +66,7 @@ func TestClaudeCodeBadInput(t *testing.T) {
 			[]sessionCounts{{"s-bad", 3, 0, 1, 2, 2, 0, 0}},
 			[][]string{{
 				"3: tool_use toolu_b (Bash) has no tool_result",
-				"5: invalid JSON (unexpected end of JSON input); line skipped",
+				"5: invalid JSON (unexpected end of line); line skipped",
 				"6: tool_result for tool_use id toolu_nowhere, which never occurs in this log",
 			}}},
 		{"compact_2x.jsonl",
