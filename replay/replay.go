@@ -32,7 +32,11 @@ func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) 
 	turn := 0
 	for i := range s.Messages {
 		m := &s.Messages[i]
-		if m.Sidechain {
+		if m.Sidechain || (m.Summary && t.Messages > 0) {
+			// Sidechains are not the main thread. A recorded summary is
+			// a product of the agent's own compaction, which the policy
+			// replaces with its own; only a summary that starts the log
+			// (a smith log seeded from a compacted session) is history.
 			continue
 		}
 		if i&1023 == 0 {

@@ -252,3 +252,19 @@ func BenchmarkRunNoTrigger(b *testing.B) {
 		})
 	}
 }
+
+func TestRunSkipsRecordedSummariesButNotASeed(t *testing.T) {
+	s := session(2, 10)
+	seed := corpus.Message{ID: "seed", Role: corpus.RoleUser, Summary: true, Blocks: text("Summary of the earlier conversation: x")}
+	mid := corpus.Message{ID: "mid", Role: corpus.RoleSystem, Summary: true, Blocks: text("digest")}
+	s.Messages = append([]corpus.Message{seed}, append(s.Messages[:4:4], append([]corpus.Message{mid}, s.Messages[4:]...)...)...)
+	tr, _ := Run(context.Background(), s, &stubPolicy{limit: 1 << 30}, Options{KeepFinal: true})
+	if len(tr.Final) != 9 || tr.Final[0].ID != "seed" {
+		t.Fatalf("final has %d messages (first %q); want 9 with the seed kept and the recorded digest skipped", len(tr.Final), tr.Final[0].ID)
+	}
+	for _, m := range tr.Final {
+		if m.ID == "mid" {
+			t.Fatal("a recorded summary was replayed")
+		}
+	}
+}
