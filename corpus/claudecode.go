@@ -74,17 +74,18 @@ type ccResult struct {
 }
 
 type ccLoader struct {
-	path      string
-	main      *ccThread
-	runs      []*ccThread
-	runOf     map[string]*ccThread // uuid -> sidechain run
-	useThread map[string]*ccThread // tool_use id -> thread, across threads
-	useLine   map[string]int
-	tasks     []ccTask
-	unknown   ccUnknownKinds
-	warnings  []Warning // about the file, not one thread
-	sessionID string
-	meta      Meta
+	path       string
+	main       *ccThread
+	runs       []*ccThread
+	runOf      map[string]*ccThread // uuid -> sidechain run
+	runByAgent map[string]*ccThread // agentId -> sidechain run
+	useThread  map[string]*ccThread // tool_use id -> thread, across threads
+	useLine    map[string]int
+	tasks      []ccTask
+	unknown    ccUnknownKinds
+	warnings   []Warning // about the file, not one thread
+	sessionID  string
+	meta       Meta
 }
 
 type ccTask struct{ id, prompt string }
@@ -99,7 +100,7 @@ func loadClaudeCode(p string, opts Options) ([]*Session, error) {
 		return nil, &FileError{Path: p, Err: err}
 	}
 	defer f.Close()
-	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{},
+	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: ccUnknownKinds{}}
 	l.meta.Provider = "anthropic"
 	if err := ccEachLine(f, l.line); err != nil {
@@ -191,8 +192,14 @@ func (l *ccLoader) thread(ln *ccLine, n int, create bool) *ccThread {
 		return l.main
 	}
 	var t *ccThread
-	if ln.ParentUUID != nil {
+	switch {
+	case ln.ParentUUID != nil:
 		t = l.runOf[*ln.ParentUUID]
+	case ln.LogicalParentUUID != "":
+		t = l.runOf[ln.LogicalParentUUID] // a compaction inside a subagent
+	}
+	if t == nil && ln.AgentID != "" {
+		t = l.runByAgent[ln.AgentID] // 2.x names the agent on every line
 	}
 	if t == nil {
 		if !create {
@@ -201,6 +208,9 @@ func (l *ccLoader) thread(ln *ccLine, n int, create bool) *ccThread {
 		t = newCCThread(true, n)
 		t.agentID = ln.AgentID
 		l.runs = append(l.runs, t)
+		if ln.AgentID != "" {
+			l.runByAgent[ln.AgentID] = t
+		}
 	}
 	if ln.UUID != "" {
 		l.runOf[ln.UUID] = t

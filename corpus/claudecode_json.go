@@ -13,18 +13,21 @@ import (
 // uses are declared; the rest (toolUseResult, usage, snapshots) are skipped
 // by the decoder without being kept.
 type ccLine struct {
-	Type             string  `json:"type"`
-	Subtype          string  `json:"subtype"`
-	UUID             string  `json:"uuid"`
-	ParentUUID       *string `json:"parentUuid"`
-	IsSidechain      bool    `json:"isSidechain"`
-	IsMeta           bool    `json:"isMeta"`
-	IsCompactSummary bool    `json:"isCompactSummary"`
-	SessionID        string  `json:"sessionId"`
-	AgentID          string  `json:"agentId"`
-	Version          string  `json:"version"`
-	Cwd              string  `json:"cwd"`
-	Timestamp        string  `json:"timestamp"`
+	Type       string  `json:"type"`
+	Subtype    string  `json:"subtype"`
+	UUID       string  `json:"uuid"`
+	ParentUUID *string `json:"parentUuid"`
+	// LogicalParentUUID links a compact_boundary (whose parentUuid is
+	// null) to the line before it.
+	LogicalParentUUID string `json:"logicalParentUuid"`
+	IsSidechain       bool   `json:"isSidechain"`
+	IsMeta            bool   `json:"isMeta"`
+	IsCompactSummary  bool   `json:"isCompactSummary"`
+	SessionID         string `json:"sessionId"`
+	AgentID           string `json:"agentId"`
+	Version           string `json:"version"`
+	Cwd               string `json:"cwd"`
+	Timestamp         string `json:"timestamp"`
 	// Summary is the title of a "summary" line.
 	Summary              string         `json:"summary"`
 	Message              *ccMessage     `json:"message"`
@@ -96,6 +99,8 @@ func ccDecodeLine(b []byte, ln *ccLine) error {
 			} else {
 				s.skip()
 			}
+		case "logicalParentUuid":
+			ln.LogicalParentUUID = s.strOrNull()
 		case "isSidechain":
 			ln.IsSidechain = s.boolean()
 		case "isMeta":

@@ -69,6 +69,11 @@ func TestClaudeCodeBadInput(t *testing.T) {
 				"5: invalid JSON (unexpected end of line); line skipped",
 				"6: tool_result for tool_use id toolu_nowhere, which never occurs in this log",
 			}}},
+		// A subagent file whose run compacts: the boundary (parentUuid null,
+		// no agentId) joins the run through logicalParentUuid.
+		{"subagent_compact.jsonl",
+			[]sessionCounts{{"s-sub/agent-z9", 6, 6, 1, 1, 1, 1, 1}},
+			[][]string{nil}},
 		{"compact_2x.jsonl",
 			[]sessionCounts{{"s-bad", 7, 0, 1, 2, 2, 1, 1}},
 			[][]string{nil}},
@@ -177,5 +182,29 @@ func TestClaudeCodeProjectFolder(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("sessions:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A folder of logs loads every file recognised by content, in lexical
+// order; SOURCES.md is not a log and is passed over.
+func TestClaudeCodeRealFolder(t *testing.T) {
+	dir := realFile(t, ".")
+	ss, err := Load([]string{dir}, Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.ID)
+	}
+	want := []string{
+		"0a725fb5-6378-432a-9e84-9f3f49d4043d", "0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-1",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-2",
+		"b3533c53-3dba-422e-8f02-d0d42214ade0", "f67ab274-e83b-41ac-ac85-77488d6b5c28",
+		"fc491683-57ba-4bbf-afd0-3362025e7aa7", "019b64e5-57fa-7463-b644-fba7e456f905",
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("sessions:\n got %q\nwant %q", ids, want)
 	}
 }
