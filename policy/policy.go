@@ -43,6 +43,10 @@ type Checkpoint struct {
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session
+	// Force asks the policy to decide as if its trigger had fired. The
+	// replay never sets it; agreement with a recording does, because there
+	// the agent is known to have acted (replay.Agree).
+	Force bool
 }
 
 // Strategy is what a compaction did to the history.

@@ -23,6 +23,7 @@ func Defs() []Def {
 		smithStagedDef(),
 		smithLegacyDef(),
 		claiRotationDef(),
+		clearToolResultsDef(),
 	}
 }
 

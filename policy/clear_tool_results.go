@@ -1,0 +1,410 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// ClaudeCodeStub is the text Claude Code's microcompact puts in place of a
+// cleared tool result (opencode prunes with the same words).
+const ClaudeCodeStub = "[Old tool result content cleared]"
+
+// Trigger kinds of clear-tool-results (peers.md §9 "Trigger units").
+const (
+	TriggerContextTokens  = "context_tokens"  // tokens of the whole history (+ overhead): Codex, Anthropic API context editing
+	TriggerResultTokens   = "result_tokens"   // tokens of the tool results not yet cleared: Claude Code's preTokens
+	TriggerWindowFraction = "window_fraction" // context tokens as a fraction of window_tokens: Gemini, Goose, Roo, Letta
+	TriggerResultCount    = "result_count"    // tool results not yet cleared: Claude Code cached microcompact, OpenHands max_size
+)
+
+// Keep rules of clear-tool-results (peers.md §9 "Stubbing stage").
+const (
+	KeepResults = "results" // the newest keep_value results: Claude Code 5, Anthropic API 3, SWE-agent 5
+	KeepTokens  = "tokens"  // the newest results up to keep_value tokens: opencode 40,000, Gemini 50,000
+	KeepTurns   = "turns"   // results of the last keep_value real user turns: opencode 2
+	KeepSteps   = "steps"   // results answering the last keep_value assistant messages
+)
+
+// clearToolResultsDef is a general tool-result clearing policy: the
+// stubbing stage every agent of peers.md §9 has in some form, with its
+// trigger, retention, exemptions, stub and minimum reclaim as parameters.
+// The defaults mirror Claude Code's microcompact as documented before the
+// real 2.1.x logs were read (see README): result tokens, 40,000 and 20,000
+// from the v2.0.76 constants, keep 5 from peers.md §1, its stub, and its
+// JavaScript length/4 estimate.
+func clearToolResultsDef() Def {
+	return Def{
+		Name:    "clear-tool-results",
+		Summary: "tool-result clearing (Claude Code microcompact, opencode prune, Anthropic context editing): replace old tool results by a stub, keeping the newest",
+		Specs:   clearToolResultsSpecs(),
+		New:     newClearToolResults,
+	}
+}
+
+func clearToolResultsSpecs() []ParamSpec {
+	inf := math.Inf(1)
+	return []ParamSpec{
+		{Name: "trigger", Kind: Enum, Default: TriggerResultTokens,
+			Choices: []string{TriggerContextTokens, TriggerResultTokens, TriggerWindowFraction, TriggerResultCount},
+			Help:    "what the trigger measures: context tokens, tokens of uncleared tool results (Claude Code), a fraction of window_tokens, or a count of uncleared results"},
+		{Name: "trigger_at", Kind: Float, Default: "40000", Min: 0, Max: inf,
+			Help: "threshold (fires at or above it): tokens, a result count, or for window_fraction a fraction in (0, 1]"},
+		{Name: "window_tokens", Kind: Int, Default: "200000", Min: 1, Max: inf, Help: "the model's context window, for trigger=window_fraction"},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to context tokens"},
+		{Name: "keep", Kind: Enum, Default: KeepResults, Choices: []string{KeepResults, KeepTokens, KeepTurns, KeepSteps},
+			Help: "what stays: the newest keep_value results, the newest results up to keep_value tokens, or the results of the last keep_value user turns or assistant steps"},
+		{Name: "keep_value", Kind: Int, Default: "5", Min: 0, Max: inf, Help: "K results, T tokens, or N turns/steps, per keep"},
+		{Name: "exempt_tools", Kind: List, Default: "", Help: "tool names whose results are never cleared (opencode: skill)"},
+		{Name: "stub", Kind: String, Default: ClaudeCodeStub, Help: "text that replaces a cleared result"},
+		{Name: "clear_inputs", Kind: Bool, Default: "false", Help: "also replace the cleared calls' inputs by {} (Anthropic clear_tool_inputs), before the current user turn"},
+		{Name: "min_reclaim", Kind: Int, Default: "20000", Min: 0, Max: inf, Help: "do nothing unless the cleared results hold at least this many tokens"},
+		{Name: "meter", Kind: Enum, Default: MeterChars4, Choices: []string{MeterChars4, MeterBytes4, MeterO200k},
+			Help: "chars4 is Claude Code's own estimate (JavaScript length/4 per block)"},
+	}
+}
+
+// ClearToolResults is the clear-tool-results policy with resolved
+// parameters.
+type ClearToolResults struct {
+	params     Params
+	trigger    string
+	triggerAt  float64
+	window     int
+	overhead   int
+	keep       string
+	keepValue  int
+	exempt     map[string]bool
+	stub       string
+	clearInput bool
+	minReclaim int
+	meter      *Meter
+}
+
+func newClearToolResults(v Values) (Policy, error) {
+	p := &ClearToolResults{
+		params:     v.Params(),
+		trigger:    v.Str("trigger"),
+		triggerAt:  v.Float("trigger_at"),
+		window:     v.Int("window_tokens"),
+		overhead:   v.Int("overhead_tokens"),
+		keep:       v.Str("keep"),
+		keepValue:  v.Int("keep_value"),
+		exempt:     map[string]bool{},
+		stub:       v.Str("stub"),
+		clearInput: v.Bool("clear_inputs"),
+		minReclaim: v.Int("min_reclaim"),
+	}
+	if p.trigger == TriggerWindowFraction && (p.triggerAt <= 0 || p.triggerAt > 1) {
+		return nil, fmt.Errorf("parameter trigger_at=%g: with trigger=window_fraction it is a fraction of window_tokens in (0, 1] (e.g. trigger_at=0.8)", p.triggerAt)
+	}
+	for _, t := range v.List("exempt_tools") {
+		p.exempt[t] = true
+	}
+	m, err := NewMeter(v.Str("meter"), MeterOptions{})
+	if err != nil {
+		return nil, err
+	}
+	p.meter = m
+	return p, nil
+}
+
+func (p *ClearToolResults) Name() string   { return "clear-tool-results" }
+func (p *ClearToolResults) Params() Params { return p.params }
+
+// Checkpoint: like Claude Code, the policy runs right before each request
+// to the provider, that is before each assistant message.
+func (p *ClearToolResults) Checkpoint(prev, next *corpus.Message) bool {
+	return next.Role == corpus.RoleAssistant
+}
+
+// The running total carries two sums in one int64, because the replay keeps
+// only one: the context in the meter's units in the low 32 bits, and the
+// trigger's own quantity (units of uncleared results, or their count) in
+// the high bits. That keeps a checkpoint that does not trigger O(1) for
+// every trigger kind while the outcome still reports whole-context tokens.
+// A session would need 4 Gi units of context (4 GiB of text with bytes4) to
+// carry into the high half.
+const unitsShift = 32
+
+func packUnits(ctx, trig int64) int64       { return ctx | trig<<unitsShift }
+func unpackUnits(u int64) (ctx, trig int64) { return u & (1<<unitsShift - 1), u >> unitsShift }
+
+// Measure is the message's context units, plus (for the result triggers)
+// its uncleared tool results. A result whose text is the stub is cleared
+// and not counted again.
+func (p *ClearToolResults) Measure(m *corpus.Message) (int64, bool) {
+	ctx := p.meter.Message(m)
+	var trig int64
+	if p.trigger == TriggerResultTokens || p.trigger == TriggerResultCount {
+		for i := range m.Blocks {
+			b := &m.Blocks[i]
+			if b.Kind != corpus.KindToolResult || b.Text == p.stub {
+				continue
+			}
+			if p.trigger == TriggerResultCount {
+				trig++
+			} else {
+				trig += p.meter.Block(b)
+			}
+		}
+	}
+	return packUnits(ctx, trig), true
+}
+
+// fires applies the trigger to a running total.
+func (p *ClearToolResults) fires(units int64) bool {
+	ctx, trig := unpackUnits(units)
+	switch p.trigger {
+	case TriggerResultTokens:
+		return float64(p.meter.Tokens(trig)) >= p.triggerAt
+	case TriggerResultCount:
+		return float64(trig) >= p.triggerAt
+	case TriggerWindowFraction:
+		return float64(p.meter.Tokens(ctx)+p.overhead) >= p.triggerAt*float64(p.window)
+	}
+	return float64(p.meter.Tokens(ctx)+p.overhead) >= p.triggerAt
+}
+
+// threshold is the trigger in its own units, for reports.
+func (p *ClearToolResults) threshold() int {
+	if p.trigger == TriggerWindowFraction {
+		return int(p.triggerAt * float64(p.window))
+	}
+	return int(p.triggerAt)
+}
+
+// Compact clears old tool results when the trigger fires (or when the
+// checkpoint is forced). The results answering the last assistant message
+// (the step the request is about to send) are never cleared: Claude Code
+// clears inside the current user turn, so the protected "current turn" of
+// this policy is the current step. Tool inputs are only cleared before the
+// current user turn, which must stay untouched beyond its results.
+func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
+	ctx, _ := unpackUnits(at.Units)
+	before := p.meter.Tokens(ctx) + p.overhead
+	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
+		TriggerTokens: p.threshold(), TargetTokens: p.threshold(), MaxTokens: p.window,
+		ReachedTarget: true, Units: at.Units, Counted: at.Counted}
+	if !at.Force && !p.fires(at.Units) {
+		return o
+	}
+	pl := p.plan(h)
+	st := StageReport{Name: "clear", BeforeTokens: p.meter.Tokens(pl.resultUnits),
+		AfterTokens: p.meter.Tokens(pl.resultUnits - pl.clearedUnits)}
+	if len(pl.clear) == 0 || p.meter.Tokens(pl.clearedUnits) < p.minReclaim {
+		st.AfterTokens = st.BeforeTokens
+		if at.Force {
+			o.Stages = []StageReport{st} // agreement reads the measured figures
+		}
+		return o
+	}
+	out, units, counted := p.apply(h, pl, at, &st)
+	after := p.meter.Tokens(unpackCtx(units)) + p.overhead
+	if after >= before && !at.Force {
+		return o // only stubs longer than what they replace: nothing gained
+	}
+	o.History, o.Strategy = out, Truncated
+	o.AfterTokens, o.Units, o.Counted = after, units, counted
+	o.Stages = []StageReport{st}
+	o.ReachedTarget = !p.fires(units)
+	o.Exhausted = !o.ReachedTarget
+	return o
+}
+
+func unpackCtx(u int64) int64 { c, _ := unpackUnits(u); return c }
+
+// Cleared lists the tool call ids whose results a compaction changed or
+// removed, in the order of in. It is how agreement reads what any policy
+// cleared, whether it stubs results or summarizes them away.
+func Cleared(in, out []corpus.Message) []string {
+	after := map[string]string{}
+	for i := range out {
+		for j := range out[i].Blocks {
+			if b := &out[i].Blocks[j]; b.Kind == corpus.KindToolResult {
+				after[b.ToolCallID] = b.Text
+			}
+		}
+	}
+	var ids []string
+	for i := range in {
+		for j := range in[i].Blocks {
+			b := &in[i].Blocks[j]
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			if t, ok := after[b.ToolCallID]; !ok || t != b.Text {
+				ids = append(ids, b.ToolCallID)
+			}
+		}
+	}
+	return ids
+}
+
+// clearPlan is what one compaction will clear.
+type clearPlan struct {
+	clear        []resultRef // in history order
+	resultUnits  int64       // uncleared, non-exempt results, pending ones included
+	clearedUnits int64
+	turnStart    int // the current user turn's first message
+}
+
+type resultRef struct {
+	msg, block int
+	units      int64
+}
+
+// plan chooses the results to clear. One backward pass: the newest
+// compactable results are kept by the keep rule, the rest are cleared.
+func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
+	var pl clearPlan
+	names := map[string]string{} // tool call id -> tool name, for exempt_tools
+	lastAsst, turnStart := -1, 0
+	for i := range h {
+		m := &h[i]
+		switch {
+		case m.Role == corpus.RoleAssistant:
+			lastAsst = i
+			if len(p.exempt) > 0 {
+				for j := range m.Blocks {
+					if b := &m.Blocks[j]; b.Kind == corpus.KindToolUse {
+						names[b.ToolCallID] = b.ToolName
+					}
+				}
+			}
+		case m.Role == corpus.RoleUser && !m.Synthetic:
+			turnStart = i
+		}
+	}
+	pl.turnStart = turnStart
+	// The keep rules that count turns or steps keep every result after the
+	// boundary message they name.
+	keepFrom := len(h)
+	switch p.keep {
+	case KeepTurns:
+		keepFrom = nthLast(h, p.keepValue, func(m *corpus.Message) bool { return m.Role == corpus.RoleUser && !m.Synthetic })
+	case KeepSteps:
+		keepFrom = nthLast(h, p.keepValue, func(m *corpus.Message) bool { return m.Role == corpus.RoleAssistant })
+	}
+	kept, keptUnits := 0, int64(0)
+	keeping := true // keep=tokens: once the budget is spent, every older result goes
+	for i := len(h) - 1; i >= 0; i-- {
+		m := &h[i]
+		for j := len(m.Blocks) - 1; j >= 0; j-- {
+			b := &m.Blocks[j]
+			if b.Kind != corpus.KindToolResult || b.Text == p.stub {
+				continue
+			}
+			name := b.ToolName
+			if name == "" {
+				name = names[b.ToolCallID]
+			}
+			if p.exempt[name] {
+				continue
+			}
+			u := p.meter.Block(b)
+			pl.resultUnits += u
+			keep := i > lastAsst // the pending step
+			switch p.keep {
+			case KeepResults:
+				keep = keep || kept < p.keepValue
+			case KeepTokens:
+				keeping = keeping && p.meter.Tokens(keptUnits+u) <= p.keepValue
+				keep = keep || keeping
+			default:
+				keep = keep || i >= keepFrom
+			}
+			if keep {
+				kept++
+				keptUnits += u
+				continue
+			}
+			pl.clear = append(pl.clear, resultRef{msg: i, block: j, units: u})
+			pl.clearedUnits += u
+		}
+	}
+	for l, r := 0, len(pl.clear)-1; l < r; l, r = l+1, r-1 {
+		pl.clear[l], pl.clear[r] = pl.clear[r], pl.clear[l]
+	}
+	return pl
+}
+
+// nthLast is the index of the n-th last message matching is, 0 when there
+// are fewer, len(h) when n is 0.
+func nthLast(h []corpus.Message, n int, is func(*corpus.Message) bool) int {
+	if n <= 0 {
+		return len(h)
+	}
+	for i := len(h) - 1; i >= 0; i-- {
+		if is(&h[i]) {
+			if n--; n == 0 {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// apply builds the compacted history: a copy of h that shares every
+// message it does not touch, and new block slices for those it does. It
+// returns the history's running total, adjusted by the touched messages'
+// deltas, and fills in the stage's blocks and bytes.
+func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint, st *StageReport) ([]corpus.Message, int64, int) {
+	out := make([]corpus.Message, len(h))
+	copy(out, h)
+	units, counted := at.Units, at.Counted
+	touched := map[int]bool{}
+	own := func(i int) *corpus.Message {
+		m := &out[i]
+		if !touched[i] {
+			touched[i] = true
+			u, c := p.Measure(m)
+			units -= u
+			if c {
+				counted--
+			}
+			m.Blocks = append([]corpus.Block(nil), m.Blocks...)
+		}
+		return m
+	}
+	var inputs map[string]bool
+	if p.clearInput {
+		inputs = map[string]bool{}
+	}
+	for _, r := range pl.clear {
+		b := &own(r.msg).Blocks[r.block]
+		st.BlocksTouched++
+		st.BytesRemoved += int64(len(b.Text) - len(p.stub) + len(b.Payload))
+		b.Text, b.Payload = p.stub, nil
+		if inputs != nil {
+			inputs[b.ToolCallID] = true
+		}
+	}
+	if len(inputs) > 0 {
+		for i := 0; i < pl.turnStart; i++ {
+			for j := range h[i].Blocks {
+				b := &h[i].Blocks[j]
+				if b.Kind != corpus.KindToolUse || !inputs[b.ToolCallID] || string(b.Args) == emptyArgs {
+					continue
+				}
+				nb := &own(i).Blocks[j]
+				st.BlocksTouched++
+				st.BytesRemoved += int64(len(nb.Args) - len(emptyArgs))
+				nb.Args = []byte(emptyArgs)
+			}
+		}
+	}
+	for i := range touched {
+		u, c := p.Measure(&out[i])
+		units += u
+		if c {
+			counted++
+		}
+	}
+	return out, units, counted
+}
+
+// emptyArgs replaces a cleared tool input: still valid JSON, as providers
+// require an object.
+const emptyArgs = "{}"
