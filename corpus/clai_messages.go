@@ -16,8 +16,8 @@ type claiRow struct {
 	id        string
 	sessionID string
 	role      string
-	content   []byte
-	meta      []byte
+	content   string
+	meta      sql.NullString
 	createdAt int64
 	// Filled by the decoder.
 	msg      Message
@@ -60,8 +60,8 @@ func (r *claiReader) readMessages() error {
 	for rows.Next() {
 		var row claiRow
 		var role sql.NullString
-		// Scanning into []byte copies the driver's value once; the bytes
-		// are then owned by the row.
+		// Scanning into a string keeps the driver's value without another
+		// copy; decoded strings without escapes are substrings of it.
 		if scanErr = rows.Scan(&row.rowid, &row.id, &row.sessionID, &role, &row.content, &row.meta, &row.createdAt); scanErr != nil {
 			break
 		}
@@ -133,6 +133,7 @@ type claiPart struct {
 	ID         string          `json:"id"`
 	Path       string          `json:"path"`
 	MediaType  string          `json:"media_type"`
+	raw        string          // the part's JSON text (fast path only)
 }
 
 var claiRoles = map[string]Role{"system": RoleSystem, "user": RoleUser, "assistant": RoleAssistant, "tool": RoleTool}
@@ -151,23 +152,29 @@ func claiDecodeRow(row *claiRow) {
 		m.Role = Role(role)
 		row.warnings = append(row.warnings, fmt.Sprintf("unknown role %q; expected one of \"system\", \"user\", \"assistant\", \"tool\" (kept as is)", role))
 	}
-	if len(row.meta) > 0 {
-		var meta struct {
-			Source string `json:"source"`
+	if row.meta.Valid {
+		source, ok := claiFastSource(row.meta.String)
+		if !ok {
+			var meta struct {
+				Source string `json:"source"`
+			}
+			if err := json.Unmarshal([]byte(row.meta.String), &meta); err != nil {
+				row.warnings = append(row.warnings, fmt.Sprintf("provider_metadata_json is not a JSON object (%v); ignored", err))
+			}
+			source = meta.Source
 		}
-		if err := json.Unmarshal(row.meta, &meta); err != nil {
-			row.warnings = append(row.warnings, fmt.Sprintf("provider_metadata_json is not a JSON object (%v); ignored", err))
-		}
-		m.Source = meta.Source
-		m.Summary = meta.Source == claiCompactionSource
+		m.Source = source
+		m.Summary = source == claiCompactionSource
 	}
-	var parts []claiPart
-	if err := json.Unmarshal(row.content, &parts); err != nil {
-		// Keep the message (compaction rows may point at it) with its raw
-		// content as one unknown block.
-		m.Blocks = []Block{{Kind: KindUnknown, Payload: row.content}}
-		row.warnings = append(row.warnings, fmt.Sprintf("content_json is not a JSON array of content parts (%v); kept as one unknown block", err))
-		return
+	parts, fast := claiFastParts(row.content)
+	if !fast {
+		if err := json.Unmarshal([]byte(row.content), &parts); err != nil {
+			// Keep the message (compaction rows may point at it) with its
+			// raw content as one unknown block.
+			m.Blocks = []Block{{Kind: KindUnknown, Payload: []byte(row.content)}}
+			row.warnings = append(row.warnings, fmt.Sprintf("content_json is not a JSON array of content parts (%v); kept as one unknown block", err))
+			return
+		}
 	}
 	m.Blocks = make([]Block, 0, len(parts))
 	var raw []json.RawMessage // decoded only if a part has an unknown type
@@ -190,12 +197,14 @@ func claiDecodeRow(row *claiRow) {
 		case "image":
 			b = Block{Kind: KindImage, MediaRef: p.ID, Source: p.Path, MediaType: p.MediaType}
 		default:
-			if raw == nil {
-				_ = json.Unmarshal(row.content, &raw) // cannot fail: parts decoded
-			}
-			var pr []byte
-			if i < len(raw) {
-				pr = raw[i]
+			pr := []byte(p.raw)
+			if !fast {
+				if raw == nil {
+					_ = json.Unmarshal([]byte(row.content), &raw) // cannot fail: parts decoded
+				}
+				if i < len(raw) {
+					pr = raw[i]
+				}
 			}
 			b = Block{Kind: KindUnknown, Payload: pr}
 			row.warnings = append(row.warnings, fmt.Sprintf("content part %d has unknown type %q; expected text, thinking, tool_use, tool_result or image (kept as an unknown block)", i, p.Type))

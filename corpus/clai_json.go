@@ -1,0 +1,444 @@
+package corpus
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// A fast decoder for content_json, the bulk of a clai database.
+//
+// encoding/json validates every document in a first pass, then decodes it
+// in a second, and copies each string: it held loading to ~80 MB/s, under
+// the 100 MB/s target. This scanner makes one pass over the column's string
+// and returns strings without escapes as substrings of it (no copy; the
+// model shares strings anyway). Anything it is not sure about (invalid
+// JSON, invalid UTF-8, a key that only matches case-insensitively, a
+// non-string where a string belongs) makes it give up, and the row is
+// decoded again by encoding/json, whose result and error messages are the
+// reference. So the fast path only ever agrees with encoding/json.
+
+type claiScan struct {
+	s   string
+	i   int
+	buf []byte // scratch for unescaping
+}
+
+func (p *claiScan) ws() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips white space and consumes c.
+func (p *claiScan) next(c byte) bool {
+	p.ws()
+	if p.i < len(p.s) && p.s[p.i] == c {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *claiScan) peek() byte {
+	p.ws()
+	if p.i < len(p.s) {
+		return p.s[p.i]
+	}
+	return 0
+}
+
+// str reads a string at p.i and returns its value.
+func (p *claiScan) str() (string, bool) {
+	if !p.next('"') {
+		return "", false
+	}
+	start := p.i
+	var hi byte
+	for j := start; j < len(p.s); j++ {
+		c := p.s[j]
+		switch {
+		case c == '"':
+			p.i = j + 1
+			v := p.s[start:j]
+			if hi >= 0x80 && !utf8.ValidString(v) {
+				return "", false
+			}
+			return v, true
+		case c == '\\':
+			return p.unescape(start)
+		case c < 0x20:
+			return "", false
+		}
+		hi |= c
+	}
+	return "", false
+}
+
+// unescape decodes a string with escapes, as encoding/json does.
+func (p *claiScan) unescape(start int) (string, bool) {
+	b := p.buf[:0]
+	j := start
+	for j < len(p.s) {
+		c := p.s[j]
+		switch {
+		case c == '"':
+			p.i = j + 1
+			p.buf = b
+			return string(b), true
+		case c < 0x20:
+			return "", false
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRuneInString(p.s[j:])
+			if r == utf8.RuneError && size == 1 {
+				return "", false // invalid UTF-8: let encoding/json replace it
+			}
+			b = append(b, p.s[j:j+size]...)
+			j += size
+			continue
+		case c != '\\':
+			b = append(b, c)
+			j++
+			continue
+		}
+		if j+1 >= len(p.s) {
+			return "", false
+		}
+		j++
+		switch p.s[j] {
+		case '"', '\\', '/':
+			b = append(b, p.s[j])
+		case 'b':
+			b = append(b, '\b')
+		case 'f':
+			b = append(b, '\f')
+		case 'n':
+			b = append(b, '\n')
+		case 'r':
+			b = append(b, '\r')
+		case 't':
+			b = append(b, '\t')
+		case 'u':
+			r := claiHex4(p.s, j+1)
+			if r < 0 {
+				return "", false
+			}
+			j += 4
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if j+2 < len(p.s) && p.s[j+1] == '\\' && p.s[j+2] == 'u' {
+					r2 = claiHex4(p.s, j+3)
+				}
+				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
+					j += 6
+					b = utf8.AppendRune(b, dec)
+					break
+				}
+				r = unicode.ReplacementChar
+			}
+			b = utf8.AppendRune(b, r)
+		default:
+			return "", false
+		}
+		j++
+	}
+	return "", false
+}
+
+func claiHex4(s string, i int) rune {
+	if i+4 > len(s) {
+		return -1
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// skip steps over one JSON value, checking its syntax.
+func (p *claiScan) skip() bool {
+	switch p.peek() {
+	case '"':
+		return p.skipString()
+	case '{':
+		p.i++
+		if p.next('}') {
+			return true
+		}
+		for {
+			if !p.skipString() || !p.next(':') || !p.skip() {
+				return false
+			}
+			if p.next('}') {
+				return true
+			}
+			if !p.next(',') {
+				return false
+			}
+		}
+	case '[':
+		p.i++
+		if p.next(']') {
+			return true
+		}
+		for {
+			if !p.skip() {
+				return false
+			}
+			if p.next(']') {
+				return true
+			}
+			if !p.next(',') {
+				return false
+			}
+		}
+	case 't':
+		return p.literal("true")
+	case 'f':
+		return p.literal("false")
+	case 'n':
+		return p.literal("null")
+	}
+	return p.number()
+}
+
+func (p *claiScan) skipString() bool {
+	if !p.next('"') {
+		return false
+	}
+	var hi byte
+	start := p.i
+	for j := p.i; j < len(p.s); j++ {
+		c := p.s[j]
+		switch {
+		case c == '"':
+			p.i = j + 1
+			return hi < 0x80 || utf8.ValidString(p.s[start:j])
+		case c == '\\':
+			if j+1 >= len(p.s) {
+				return false
+			}
+			j++
+			switch p.s[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if claiHex4(p.s, j+1) < 0 {
+					return false
+				}
+				j += 4
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		}
+		hi |= c
+	}
+	return false
+}
+
+func (p *claiScan) literal(w string) bool {
+	if strings.HasPrefix(p.s[p.i:], w) {
+		p.i += len(w)
+		return true
+	}
+	return false
+}
+
+// number checks JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *claiScan) number() bool {
+	s, i := p.s, p.i
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	p.i = i
+	return true
+}
+
+// claiPartKeys are the ContentPart fields, for the case-insensitive check.
+var claiPartKeys = []string{"type", "text", "signature", "tool_call_id", "tool_name", "arguments", "payload", "id", "path", "media_type"}
+
+// claiFastParts decodes content_json; ok=false means "use encoding/json".
+func claiFastParts(s string) (parts []claiPart, ok bool) {
+	p := &claiScan{s: s}
+	if !p.next('[') {
+		return nil, false
+	}
+	if p.next(']') {
+		p.ws()
+		return []claiPart{}, p.i == len(s)
+	}
+	for {
+		p.ws()
+		start := p.i
+		var part claiPart
+		if !p.part(&part) {
+			return nil, false
+		}
+		part.raw = s[start:p.i]
+		parts = append(parts, part)
+		if p.next(']') {
+			break
+		}
+		if !p.next(',') {
+			return nil, false
+		}
+	}
+	p.ws()
+	return parts, p.i == len(s)
+}
+
+func (p *claiScan) part(part *claiPart) bool {
+	if !p.next('{') {
+		return false
+	}
+	if p.next('}') {
+		return true
+	}
+	for {
+		key, ok := p.str()
+		if !ok || !p.next(':') {
+			return false
+		}
+		var dst *string
+		switch key {
+		case "type":
+			dst = &part.Type
+		case "text":
+			dst = &part.Text
+		case "signature":
+			dst = &part.Signature
+		case "tool_call_id":
+			dst = &part.ToolCallID
+		case "tool_name":
+			dst = &part.ToolName
+		case "id":
+			dst = &part.ID
+		case "path":
+			dst = &part.Path
+		case "media_type":
+			dst = &part.MediaType
+		case "arguments", "payload":
+			p.ws()
+			start := p.i
+			if !p.skip() {
+				return false
+			}
+			raw := []byte(p.s[start:p.i])
+			if key == "arguments" {
+				part.Arguments = raw
+			} else {
+				part.Payload = raw
+			}
+		default:
+			for _, k := range claiPartKeys {
+				if strings.EqualFold(k, key) {
+					return false // encoding/json would match it: let it
+				}
+			}
+			if !p.skip() {
+				return false
+			}
+		}
+		if dst != nil {
+			if p.peek() != '"' {
+				return false // null or a wrong type: encoding/json decides
+			}
+			if *dst, ok = p.str(); !ok {
+				return false
+			}
+		}
+		if p.next('}') {
+			return true
+		}
+		if !p.next(',') {
+			return false
+		}
+	}
+}
+
+// claiFastSource reads provider_metadata_json's "source" (a flat object);
+// ok=false means "use encoding/json".
+func claiFastSource(s string) (source string, ok bool) {
+	p := &claiScan{s: s}
+	if !p.next('{') {
+		return "", false
+	}
+	if p.next('}') {
+		p.ws()
+		return "", p.i == len(s)
+	}
+	for {
+		key, ok := p.str()
+		if !ok || !p.next(':') {
+			return "", false
+		}
+		switch {
+		case key == "source":
+			if p.peek() != '"' {
+				return "", false
+			}
+			if source, ok = p.str(); !ok {
+				return "", false
+			}
+		case strings.EqualFold(key, "source"):
+			return "", false
+		default:
+			if !p.skip() {
+				return "", false
+			}
+		}
+		if p.next('}') {
+			p.ws()
+			return source, p.i == len(s)
+		}
+		if !p.next(',') {
+			return "", false
+		}
+	}
+}
