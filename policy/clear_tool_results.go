@@ -348,26 +348,21 @@ func nthLast(h []corpus.Message, n int, is func(*corpus.Message) bool) int {
 
 // apply builds the compacted history: a copy of h that shares every
 // message it does not touch, and new block slices for those it does. It
-// returns the history's running total, adjusted by the touched messages'
-// deltas, and fills in the stage's blocks and bytes.
+// returns the history's running total, adjusted block by block (every
+// meter is a sum over blocks, so each block's delta is exact and no
+// message is measured twice), and fills in the stage's blocks and bytes.
 func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint, st *StageReport) ([]corpus.Message, int64, int) {
 	out := make([]corpus.Message, len(h))
 	copy(out, h)
-	units, counted := at.Units, at.Counted
-	touched := map[int]bool{}
+	ctx, trig := unpackUnits(at.Units)
 	own := func(i int) *corpus.Message {
 		m := &out[i]
-		if !touched[i] {
-			touched[i] = true
-			u, c := p.Measure(m)
-			units -= u
-			if c {
-				counted--
-			}
+		if len(m.Blocks) > 0 && len(h[i].Blocks) > 0 && &m.Blocks[0] == &h[i].Blocks[0] {
 			m.Blocks = append([]corpus.Block(nil), m.Blocks...)
 		}
 		return m
 	}
+	stub := p.meter.Block(&corpus.Block{Kind: corpus.KindToolResult, Text: p.stub})
 	var inputs map[string]bool
 	if p.clearInput {
 		inputs = map[string]bool{}
@@ -376,33 +371,34 @@ func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint
 		b := &own(r.msg).Blocks[r.block]
 		st.BlocksTouched++
 		st.BytesRemoved += int64(len(b.Text) - len(p.stub) + len(b.Payload))
+		ctx += stub - r.units
+		switch p.trigger {
+		case TriggerResultTokens:
+			trig -= r.units
+		case TriggerResultCount:
+			trig--
+		}
 		b.Text, b.Payload = p.stub, nil
 		if inputs != nil {
 			inputs[b.ToolCallID] = true
 		}
 	}
-	if len(inputs) > 0 {
-		for i := 0; i < pl.turnStart; i++ {
-			for j := range h[i].Blocks {
-				b := &h[i].Blocks[j]
-				if b.Kind != corpus.KindToolUse || !inputs[b.ToolCallID] || string(b.Args) == emptyArgs {
-					continue
-				}
-				nb := &own(i).Blocks[j]
-				st.BlocksTouched++
-				st.BytesRemoved += int64(len(nb.Args) - len(emptyArgs))
-				nb.Args = []byte(emptyArgs)
+	for i := 0; i < pl.turnStart && len(inputs) > 0; i++ {
+		for j := range h[i].Blocks {
+			b := &h[i].Blocks[j]
+			if b.Kind != corpus.KindToolUse || !inputs[b.ToolCallID] || string(b.Args) == emptyArgs {
+				continue
 			}
+			nb := &own(i).Blocks[j]
+			st.BlocksTouched++
+			st.BytesRemoved += int64(len(nb.Args) - len(emptyArgs))
+			ctx -= p.meter.Block(nb)
+			nb.Args = []byte(emptyArgs)
+			ctx += p.meter.Block(nb)
 		}
 	}
-	for i := range touched {
-		u, c := p.Measure(&out[i])
-		units += u
-		if c {
-			counted++
-		}
-	}
-	return out, units, counted
+	// Measure counts every message, so Counted is unchanged.
+	return out, packUnits(ctx, trig), at.Counted
 }
 
 // emptyArgs replaces a cleared tool input: still valid JSON, as providers
