@@ -142,7 +142,11 @@ func (c StackedBars) Plot() (*plot.Plot, error) {
 	}
 	// Headroom above the tallest bar keeps the legend off the bars.
 	p.Y.Max *= 1.25
-	p.NominalX(c.Categories...)
+	labels := make([]string, len(c.Categories))
+	for i, cat := range c.Categories {
+		labels[i] = shortLabel(cat, 28)
+	}
+	p.NominalX(labels...)
 	if len(c.Categories) > 6 {
 		p.X.Tick.Label.Rotation = math.Pi / 5
 		p.X.Tick.Label.XAlign = draw.XRight
@@ -150,6 +154,18 @@ func (c StackedBars) Plot() (*plot.Plot, error) {
 	}
 	p.Legend.Top = true
 	return p, nil
+}
+
+// shortLabel cuts a long label in the middle ("0a725fb5-6378…/sidechain-1"),
+// keeping both ends, which is where ids and paths differ.
+func shortLabel(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head := (max - 1) / 2
+	tail := max - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
 // HeatMap is a grid of values on index coordinates: cell (col, row) is

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -42,8 +43,29 @@ func NewPlot(title, xLabel, yLabel string) *plot.Plot {
 	setSans(&p.Y.Tick.Label.Font)
 	setSans(&p.Legend.TextStyle.Font)
 	p.Title.Padding = vg.Points(6)
+	p.X.Tick.Marker = cleanTicks{}
+	p.Y.Tick.Marker = cleanTicks{}
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// cleanTicks is gonum's default tick placement with labels written without
+// trailing zeros ("750" rather than "750.00") and with thousands separators.
+type cleanTicks struct{}
+
+func (cleanTicks) Ticks(min, max float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(min, max)
+	for i, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		s := strconv.FormatFloat(t.Value, 'f', -1, 64)
+		if len(s) > 10 { // float noise such as 0.30000000000000004
+			s = strconv.FormatFloat(t.Value, 'g', 6, 64)
+		}
+		ticks[i].Label = groupDigits(s)
+	}
+	return ticks
 }
 
 // setSans switches a font to Liberation Sans, keeping its size. gonum

@@ -32,6 +32,7 @@ func commands() []func(a *app) *cobra.Command {
 		newInspectCmd,
 		newPoliciesCmd,
 		newReplayCmd,
+		newDigestGrowthCmd,
 	}
 }
 

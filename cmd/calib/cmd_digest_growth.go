@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/synth"
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/report"
+)
+
+// growthOptions are the flags of `calib digest-growth`.
+type growthOptions struct {
+	policy    string
+	set       []string
+	variants  []string
+	rotations int
+	seed      uint64
+	gates     metrics.Gates
+	baseline  string
+	jobs      int
+}
+
+type growthJSON struct {
+	Policy   policyRef           `json:"policy"`
+	Gates    gatesJSON           `json:"gates"`
+	Sessions []growthSessionJSON `json:"sessions"`
+	Verdict  string              `json:"verdict"`
+}
+
+type gatesJSON struct {
+	MaxDigestBytes int     `json:"max_digest_bytes,omitempty"`
+	MaxGrowthBytes float64 `json:"max_growth_bytes,omitempty"`
+	MaxNesting     int     `json:"max_nesting,omitempty"`
+	Baseline       string  `json:"baseline,omitempty"`
+	Tolerance      float64 `json:"tolerance,omitempty"`
+}
+
+type growthSessionJSON struct {
+	metrics.GrowthRow
+	Variant string        `json:"variant,omitempty"`
+	Params  policy.Params `json:"params"`
+	// Recorded re-derives the digests clai stored (clai databases only).
+	Recorded []replay.Rederived `json:"recorded,omitempty"`
+}
+
+// key identifies a chain across runs, for --baseline.
+func (g growthSessionJSON) key() string {
+	if g.Variant == "" {
+		return g.ID
+	}
+	return g.ID + "@" + g.Variant
+}
+
+func newDigestGrowthCmd(a *app) *cobra.Command {
+	o := &growthOptions{}
+	cmd := &cobra.Command{
+		Use:   "digest-growth PATH...",
+		Short: "Chain rotations and gate digest size, nesting and growth (for CI)",
+		Long: `Replay each session through a rotation policy (clai-rotation) and measure the
+chain of digests it writes: per rotation the window, the size of message 0
+(the previous digest), the digest's size and growth, the copies of each
+preamble (its nesting depth), omission markers, and how much of the part a
+fresh CLI session is seeded with is stacked boilerplate; per session the
+least-squares growth in bytes per rotation, the deepest nesting and the
+largest digest. For clai databases it also re-derives every digest clai
+stored from the database's own rows and says whether it matches byte for
+byte.
+
+--rotations N lengthens a short recording with synthetic turns of the
+session's own profile until N rotations have happened, so that a small
+fixture can test a long chain. --variants legacy,fixed runs both variants
+side by side (one chart).
+
+Gates (each off unless given) fail the run with exit status 1, naming the
+gate, the session and the values:
+  --max-digest-bytes B   the largest digest may not exceed B bytes
+  --max-growth-bytes G   the least-squares slope may not exceed G bytes/rotation
+  --max-nesting N        no digest may hold more than N copies of a preamble
+  --baseline FILE        a JSON report of an earlier run (--format json): fail
+                         when a chain is worse than its baseline by more than
+                         --tolerance (a fraction; growth also gets 64 B/rotation)
+Invariant violations always fail.`,
+		Example: `  calib digest-growth --demo --rotations 20 --set variant=legacy --max-nesting 1
+  calib digest-growth .clai/data.sqlite --variants legacy,fixed --rotations 50 --plot plots/
+  calib digest-growth fixture.sqlite --rotations 50 --set variant=fixed --baseline base.json --format github`,
+		GroupID: groupAnalysis,
+		Args:    pathArgs(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDigestGrowth(cmd.Context(), a, o, args)
+		},
+	}
+	f := cmd.Flags()
+	policyFlags(cmd, &o.policy, &o.set, policy.ClaiRotationName)
+	f.StringSliceVar(&o.variants, "variants", nil, "run each `VARIANT` (e.g. legacy,fixed) side by side")
+	f.IntVarP(&o.rotations, "rotations", "n", 0, "extend each session with synthetic turns until `N` rotations (0: as recorded)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
+	f.IntVar(&o.gates.MaxDigestBytes, "max-digest-bytes", 0, "gate: largest digest in `BYTES` (0: off)")
+	f.Float64Var(&o.gates.MaxGrowthBytes, "max-growth-bytes", 0, "gate: least-squares growth in `BYTES` per rotation (0: off)")
+	f.IntVar(&o.gates.MaxNesting, "max-nesting", 0, "gate: copies of a preamble in one digest (0: off)")
+	f.StringVar(&o.baseline, "baseline", "", "gate: a JSON report `FILE` of an earlier run to compare with")
+	f.Float64Var(&o.gates.Tolerance, "tolerance", 0.05, "allowed worsening against --baseline, as a `FRACTION`")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "chains replayed at once (0: one per core)")
+	return cmd
+}
+
+// growthRun is one policy configuration of a digest-growth run.
+type growthRun struct {
+	variant string
+	p       policy.Policy
+}
+
+func growthRuns(o *growthOptions) ([]growthRun, error) {
+	set, err := policy.ParseSet(o.set)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	if len(o.variants) == 0 {
+		p, err := policy.New(o.policy, set)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		return []growthRun{{variant: "", p: p}}, nil
+	}
+	if _, ok := set["variant"]; ok {
+		return nil, usageErrorf("give the variant either with --set variant=… or with --variants, not both")
+	}
+	var runs []growthRun
+	for _, v := range o.variants {
+		s := map[string]string{"variant": v}
+		for k, x := range set {
+			s[k] = x
+		}
+		p, err := policy.New(o.policy, s)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--variants %s: %w", v, err)}
+		}
+		runs = append(runs, growthRun{variant: v, p: p})
+	}
+	return runs, nil
+}
+
+func readBaseline(path string) (map[string]metrics.GrowthRow, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--baseline: %w", err)}
+	}
+	var b growthJSON
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, &usageError{fmt.Errorf("--baseline %s: not a digest-growth JSON report (write one with --format json): %v", path, err)}
+	}
+	if b.Sessions == nil {
+		return nil, &usageError{fmt.Errorf("--baseline %s: no \"sessions\" in it; expected a digest-growth JSON report", path)}
+	}
+	m := make(map[string]metrics.GrowthRow, len(b.Sessions))
+	for _, s := range b.Sessions {
+		m[s.key()] = s.GrowthRow
+	}
+	return m, nil
+}
+
+func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []string) error {
+	runs, err := growthRuns(o)
+	if err != nil {
+		return err
+	}
+	if o.rotations < 0 {
+		return usageErrorf("--rotations %d: expected 0 (as recorded) or more", o.rotations)
+	}
+	var baseline map[string]metrics.GrowthRow
+	if o.baseline != "" {
+		if baseline, err = readBaseline(o.baseline); err != nil {
+			return err
+		}
+	}
+	l, err := a.loadSessions(args)
+	if err != nil {
+		return err
+	}
+	n := len(l.Sessions)
+	type result struct {
+		row   growthSessionJSON
+		trace *replay.Trace
+	}
+	results, _, err := replay.Map(ctx, len(runs)*n, o.jobs, func(ctx context.Context, i int) (result, error) {
+		run, s := runs[i/n], l.Sessions[i%n]
+		extend := func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }
+		t, err := replay.Chain(ctx, s, run.p, o.rotations, extend, replay.Options{})
+		if err != nil {
+			return result{}, err
+		}
+		row := growthSessionJSON{GrowthRow: metrics.Growth(t), Variant: run.variant, Params: run.p.Params()}
+		if c, ok := run.p.(*policy.ClaiRotation); ok && len(s.Recorded.Compactions) > 0 {
+			row.Recorded = replay.RederiveClai(s, c.Config())
+		}
+		return result{row: row, trace: t}, nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+
+	out := growthJSON{Policy: policyRef{Name: runs[0].p.Name(), Params: runs[0].p.Params()},
+		Gates: gatesJSON{MaxDigestBytes: o.gates.MaxDigestBytes, MaxGrowthBytes: o.gates.MaxGrowthBytes,
+			MaxNesting: o.gates.MaxNesting, Baseline: o.baseline},
+		Sessions: []growthSessionJSON{}, Verdict: "ok"}
+	if o.baseline != "" {
+		out.Gates.Tolerance = o.gates.Tolerance
+	}
+	var failures []metrics.Failure
+	var anns []report.Annotation
+	for _, r := range results {
+		row := r.row
+		g := o.gates
+		if baseline != nil {
+			if b, ok := baseline[row.key()]; ok {
+				g.Baseline = map[string]metrics.GrowthRow{row.ID: b}
+			}
+		}
+		g.Apply(&row.GrowthRow)
+		for i := range row.Failures {
+			f := &row.Failures[i]
+			if row.Variant != "" {
+				f.Message = strings.Replace(f.Message, "session "+row.ID, "session "+row.ID+" ("+row.Variant+")", 1)
+			}
+			failures = append(failures, *f)
+			anns = append(anns, report.Annotation{Level: report.LevelError, File: row.Path,
+				Title: "digest-growth: " + f.Gate, Message: f.Message})
+		}
+		out.Sessions = append(out.Sessions, row)
+	}
+	if len(failures) > 0 {
+		out.Verdict = "fail"
+	}
+	doc := report.Doc{JSON: out, Tables: growthTables(out, failures), Annotations: anns}
+	if err := a.write(doc); err != nil {
+		return err
+	}
+	if a.plotsWanted() {
+		traces := make([]*replay.Trace, len(results))
+		for i, r := range results {
+			traces[i] = r.trace
+		}
+		figs, err := growthFigures(out, traces)
+		if err != nil {
+			return err
+		}
+		if err := a.savePlots(figs...); err != nil {
+			return err
+		}
+	}
+	if len(failures) > 0 {
+		more := ""
+		if len(failures) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(failures)-1)
+		}
+		return gateFailed("digest-growth: gate %s failed: %s%s", failures[0].Gate, failures[0].Message, more)
+	}
+	return l.Err()
+}
+
+func growthTables(out growthJSON, failures []metrics.Failure) []*report.Table {
+	rot := report.NewTable(fmt.Sprintf("Rotations (policy %s)", out.Policy.Name),
+		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotation"), report.NumCol("window"),
+		report.NumCol("msg0 bytes"), report.NumCol("digest bytes"), report.NumCol("growth"), report.NumCol("p1"), report.NumCol("p2"),
+		report.NumCol("omitted"), report.NumCol("cli head"), report.NumCol("head preamble"), report.TextCol("over budget"), report.TextCol("sha256"))
+	chains := report.NewTable("Chains (slope: least-squares growth of the digest per rotation)",
+		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotations"), report.NumCol("slope B/rotation"),
+		report.NumCol("max nesting"), report.NumCol("max digest"), report.NumCol("over budget"), report.NumCol("violations"), report.TextCol("verdict"))
+	var rec *report.Table
+	for _, s := range out.Sessions {
+		for _, r := range s.Rotations {
+			rot.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(r.Rotation), report.Int(r.WindowMessages),
+				report.Int(r.Msg0Bytes), report.Int(r.DigestBytes), report.Int(r.Growth), report.Int(r.P1), report.Int(r.P2),
+				report.Int(r.OmissionMarkers), report.Int(r.CLIHeadBytes), report.Int(r.CLIHeadPreamble), report.Str(yesNo(r.OverBudget)), report.Str(r.SHA256[:12]))
+		}
+		chains.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(len(s.Rotations)), report.Float(s.Slope, 1),
+			report.Int(s.MaxNesting), report.Int(s.MaxDigestBytes), report.Int(s.OverBudget), report.Int(s.Violations), report.Str(s.Verdict))
+		for _, d := range s.Recorded {
+			if rec == nil {
+				rec = report.NewTable("Recorded compactions re-derived from the database's own rows",
+					report.TextCol("session"), report.TextCol("variant"), report.NumCol("#"), report.NumCol("row"), report.TextCol("trigger"),
+					report.TextCol("kind"), report.TextCol("verdict"), report.NumCol("stored bytes"), report.NumCol("derived bytes"),
+					report.NumCol("first diff"), report.TextCol("notes"))
+			}
+			diff := report.Empty()
+			if d.FirstDiff >= 0 {
+				diff = report.Int(d.FirstDiff)
+			}
+			rec.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(d.Index+1), report.Int(d.Line), report.Str(d.Trigger),
+				report.Str(d.Kind), report.Str(d.Verdict), report.Int(d.StoredBytes), report.Int(d.DerivedBytes), diff,
+				report.Str(strings.Join(d.Notes, "; ")))
+		}
+	}
+	tables := []*report.Table{rot, chains}
+	if rec != nil {
+		tables = append(tables, rec)
+	}
+	if len(failures) > 0 {
+		ft := report.NewTable("Gate failures", report.TextCol("gate"), report.TextCol("session"), report.NumCol("value"), report.NumCol("limit"), report.TextCol("message"))
+		for _, f := range failures {
+			ft.AddRow(report.Str(f.Gate), report.Str(f.Session), report.Float(f.Value, 1), report.Float(f.Limit, 1), report.Str(f.Message))
+		}
+		tables = append(tables, ft)
+	}
+	return tables
+}
