@@ -122,3 +122,28 @@ func BenchmarkLoadClaudeCode(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadClaudeCodeReal loads the five real logs of corpus-real
+// (7.8 MB, versions 1.0.53 and 2.1.x).
+func BenchmarkLoadClaudeCodeReal(b *testing.B) {
+	files, _ := filepath.Glob(filepath.Join(realCorpus, "claude-code", "*.jsonl"))
+	if len(files) == 0 {
+		b.Skipf("real corpus not found at %s", realCorpus)
+	}
+	var size int64
+	for _, p := range files {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	b.SetBytes(size)
+	for b.Loop() {
+		for _, p := range files {
+			if _, err := loadClaudeCode(p, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 // This is the Claude Code and Codex readers' own splitter; it follows
 // go-style.md §6 and does the same job as the smith reader's.
 func ccEachLine(r io.Reader, fn func(lineNo int, line []byte, final bool) error) error {
-	br := bufio.NewReaderSize(r, 1<<20)
+	br := bufio.NewReaderSize(r, 256<<10) // longer lines are assembled in long
 	var long []byte
 	lineNo := 0
 	for {
