@@ -249,6 +249,10 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 		l.warn(n, "%v; line skipped", err)
 		return
 	}
+	if len(mapped) == 0 {
+		l.warn(n, "user message with no content blocks (the API never receives one); line skipped")
+		return
+	}
 	var tools, rest []Block
 	for _, b := range mapped {
 		if b.Kind == KindToolResult || (b.ToolCallID != "" && b.Kind != KindToolUse) {
@@ -270,7 +274,7 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 			t.add(Message{ID: ln.UUID, Role: RoleTool, Blocks: tools, Time: msg.Time, Line: n}, "")
 		}
 	}
-	if len(rest) > 0 || len(tools) == 0 {
+	if len(rest) > 0 {
 		if len(tools) > 0 {
 			msg.ID = ln.UUID + "/text" // the same line also gave a tool message
 		}
@@ -325,6 +329,10 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 		if l.meta.Model == "" && !t.sidechain {
 			l.meta.Model = model
 		}
+	}
+	if len(mapped) == 0 {
+		l.warn(n, "assistant message with no content blocks; line skipped")
+		return
 	}
 	mi := -1
 	if a := t.lastAsst; a >= 0 && ln.Message.ID != "" && t.apiIDs[a] == ln.Message.ID && t.onlyToolsAfter(a) {

@@ -74,6 +74,12 @@ func TestClaudeCodeBadInput(t *testing.T) {
 		{"subagent_compact.jsonl",
 			[]sessionCounts{{"s-sub/agent-z9", 6, 6, 1, 1, 1, 1, 1}},
 			[][]string{nil}},
+		{"empty_content.jsonl",
+			[]sessionCounts{{"s-empty", 2, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				"2: assistant message with no content blocks; line skipped",
+				"3: user message with no content blocks (the API never receives one); line skipped",
+			}}},
 		{"compact_2x.jsonl",
 			[]sessionCounts{{"s-bad", 7, 0, 1, 2, 2, 1, 1}},
 			[][]string{nil}},
