@@ -2,23 +2,161 @@ package corpus
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// Stubs: the smith reader replaces this file.
+// smith readers (smith.md §1, §5). A session is read from a transcript.jsonl
+// (the raw history, Format smith-transcript), a session.json (the compacted
+// working history and the metadata), a session folder holding either or
+// both, or a sessions root with index.json.
 
+// parseSmithTranscript decodes a whole transcript buffer. The returned
+// session's strings alias buf, which must not be written afterwards.
+func parseSmithTranscript(file string, buf []byte) *Session {
+	s := &Session{Format: FormatSmithTranscript, Path: file}
+	r := lineReader{file: file}
+	// A line of a tool-heavy transcript averages a few KB; guessing the
+	// count saves most of the slice regrowth.
+	s.Messages = make([]Message, 0, len(buf)/4096+16)
+	forEachLine(buf, func(n int, line []byte, unterminated bool) {
+		if m, ok := r.decode(line, n, "L"+strconv.Itoa(n), "", unterminated); ok {
+			s.Messages = append(s.Messages, m)
+		}
+	})
+	r.checkPairing(s.Messages)
+	s.Warnings = r.warnings
+	return s
+}
+
+// loadSmithTranscript loads a transcript file. A transcript.jsonl with a
+// session.json beside it is loaded as its session folder.
 func loadSmithTranscript(p string, opts Options) ([]*Session, error) {
-	return nil, &FileError{Path: p, Err: errors.New("smith transcripts: not implemented yet")}
+	dir := filepath.Dir(p)
+	if filepath.Base(p) == "transcript.jsonl" && exists(filepath.Join(dir, "session.json")) {
+		return loadSmithDir(dir, opts)
+	}
+	buf, err := readWhole(p)
+	if err != nil {
+		return nil, &FileError{Path: p, Err: err}
+	}
+	s := parseSmithTranscript(p, buf)
+	s.ID = smithFileID(p)
+	return []*Session{s}, nil
 }
-func loadSmithSessionFile(p string, opts Options) ([]*Session, error) {
-	return nil, &FileError{Path: p, Err: errors.New("smith session.json: not implemented yet")}
+
+// smithFileID names a session read from a lone file: the folder for a
+// transcript.jsonl or session.json, else the file name without extension.
+func smithFileID(p string) string {
+	base := filepath.Base(p)
+	if base == "transcript.jsonl" || base == "session.json" {
+		if d := filepath.Base(filepath.Dir(p)); d != "." && d != string(filepath.Separator) {
+			return d
+		}
+	}
+	return strings.TrimSuffix(base, filepath.Ext(base))
 }
-func loadSmithRoot(dir string, opts Options) ([]*Session, error) {
-	return nil, &FileError{Path: dir, Err: errors.New("smith sessions root: not implemented yet")}
-}
-func loadSmithDir(dir string, opts Options) ([]*Session, error) {
-	return nil, &FileError{Path: dir, Err: errors.New("smith session folder: not implemented yet")}
-}
+
+// readStdin loads a JSONL transcript from standard input ("-").
 func readStdin(r io.Reader) (*Session, error) {
-	return nil, &FileError{Path: "-", Err: errors.New("stdin: not implemented yet")}
+	buf, err := readAllFrom(r)
+	if err != nil {
+		return nil, &FileError{Path: "-", Err: fmt.Errorf("reading standard input: %w", err)}
+	}
+	if allSpace(buf) {
+		return nil, &FileError{Path: "-", Err: errors.New("standard input is empty; expected a smith transcript (one JSON message per line)")}
+	}
+	s := parseSmithTranscript("-", buf)
+	s.ID = "stdin"
+	return s, nil
+}
+
+// allSpace reports whether b holds only whitespace and newlines.
+func allSpace(b []byte) bool {
+	for _, c := range b {
+		if c != '\n' && c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// loadSmithSessionFile loads a session.json (or a legacy <id>.json). A
+// session.json with a transcript beside it is loaded as its folder.
+func loadSmithSessionFile(p string, opts Options) ([]*Session, error) {
+	dir := filepath.Dir(p)
+	if filepath.Base(p) == "session.json" && exists(filepath.Join(dir, "transcript.jsonl")) {
+		return loadSmithDir(dir, opts)
+	}
+	sf, err := readSmithSessionFile(p)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{ID: sf.id, Format: FormatSmithSession, Path: p, Meta: sf.meta,
+		Messages: sf.messages, Warnings: sf.warnings}
+	if s.ID == "" {
+		s.ID = smithFileID(p)
+	}
+	return []*Session{s}, nil
+}
+
+// loadSmithDir loads one session folder: transcript.jsonl (the raw
+// history) and/or session.json (metadata and the compacted history).
+func loadSmithDir(dir string, opts Options) ([]*Session, error) {
+	tp, sp := filepath.Join(dir, "transcript.jsonl"), filepath.Join(dir, "session.json")
+	hasT, hasS := exists(tp), exists(sp)
+	if !hasT && !hasS {
+		return nil, &FileError{Path: dir, Err: fmt.Errorf("%w: expected a smith session folder holding transcript.jsonl and/or session.json", ErrNoSessions)}
+	}
+	var sf *smithSessionFile
+	var sfErr error
+	if hasS {
+		sf, sfErr = readSmithSessionFile(sp)
+	}
+	if !hasT {
+		if sfErr != nil {
+			return nil, sfErr
+		}
+		s := &Session{ID: sf.id, Format: FormatSmithSession, Path: sp, Meta: sf.meta,
+			Messages: sf.messages, Warnings: sf.warnings}
+		if s.ID == "" {
+			s.ID = filepath.Base(dir)
+		}
+		return []*Session{s}, nil
+	}
+	buf, err := readWhole(tp)
+	if err != nil {
+		return nil, &FileError{Path: tp, Err: err}
+	}
+	s := parseSmithTranscript(tp, buf)
+	s.ID = filepath.Base(dir)
+	if len(s.Messages) == 0 && len(s.Warnings) == 0 {
+		s.Warnings = append(s.Warnings, Warning{File: tp, Line: 1,
+			Message: "transcript.jsonl holds no messages; expected one JSON message per line (session.json's history is in the recorded history)"})
+	}
+	switch {
+	case sfErr != nil:
+		// The raw history is intact; only the metadata and the recorded
+		// compaction are lost.
+		var fe *FileError
+		msg := sfErr.Error()
+		if errors.As(sfErr, &fe) {
+			msg = fe.Err.Error()
+		}
+		s.Warnings = append(s.Warnings, Warning{File: sp, Line: 1, Message: msg + "; loaded the transcript without it"})
+	case sf != nil:
+		if sf.id != "" {
+			s.ID = sf.id
+		}
+		s.Meta = sf.meta
+		s.Recorded.History = sf.messages
+		if s.Recorded.History == nil {
+			s.Recorded.History = []Message{}
+		}
+		s.Warnings = append(s.Warnings, sf.warnings...)
+	}
+	return []*Session{s}, nil
 }

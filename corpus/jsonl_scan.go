@@ -1,0 +1,306 @@
+package corpus
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The scanning primitives of the fast line decoder (jsonl_decode.go).
+
+// scanString scans the string whose opening quote is at d.i, validating
+// it (escapes, no raw control characters, UTF-8). With inPlace it also
+// unescapes as it goes, moving text left over each escape, and returns the
+// bounds of the decoded contents; the line is saved before its first byte
+// changes, so that a later decline can restore it. Without inPlace nothing
+// is written and pending reports escapes left to decode.
+func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool) {
+	b := d.b
+	i := d.i + 1
+	start = i
+	w, run := i, i // write position; start of the text not yet moved
+	for {
+		// Eight bytes at a time: find the first byte that is '"', '\\',
+		// below 0x20 or non-ASCII. Borrows can only flag bytes above a true
+		// match, so the lowest flagged byte is exact.
+		for i+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[i:])
+			t := hasLess(x, 0x20) | hasZero(x^(lsb*'"')) | hasZero(x^(lsb*'\\')) | x&msb
+			if t != 0 {
+				i += bits.TrailingZeros64(t) >> 3
+				goto found
+			}
+			i += 8
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 && b[i] < utf8.RuneSelf {
+			i++
+		}
+		if i >= len(b) {
+			return 0, 0, false, false
+		}
+	found:
+		c := b[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size <= 1 {
+				return 0, 0, false, false
+			}
+			i += size
+			continue
+		}
+		if c < 0x20 {
+			return 0, 0, false, false
+		}
+		if inPlace && w != run {
+			copy(b[w:], b[run:i])
+		}
+		w += i - run
+		if c == '"' {
+			d.i = i + 1
+			if inPlace {
+				return start, w, false, true
+			}
+			return start, i, pending, true
+		}
+		// A backslash.
+		n := escapeLen(b[i:])
+		if n == 0 {
+			return 0, 0, false, false
+		}
+		if inPlace {
+			if !d.saved {
+				d.orig = append(d.orig[:0], b...)
+				d.saved = true
+			}
+			wn, rn := unescapeOne(b[w:], b[i:])
+			w += wn
+			i += rn
+		} else {
+			pending = true
+			w += n // keeps w == run below, as nothing moves
+			i += n
+		}
+		run = i
+	}
+}
+
+// escapeLen validates the escape at b[0] == '\\' and returns its length
+// (2 or 6), or 0 if it is not valid JSON.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) >= 6 && isHex4(b[2:6]) {
+			return 6
+		}
+	}
+	return 0
+}
+
+// unescapeOne decodes the escape at src[0] (already validated) into dst,
+// which may overlap src at or before it, and returns the bytes written and
+// read. Like encoding/json, a surrogate pair is combined and a lone or
+// mismatched surrogate becomes U+FFFD.
+func unescapeOne(dst, src []byte) (written, read int) {
+	c := src[1]
+	switch c {
+	case 'u':
+		rr := rune(hex4(src[2:6]))
+		if utf16.IsSurrogate(rr) {
+			if len(src) >= 12 && src[6] == '\\' && src[7] == 'u' && isHex4(src[8:12]) {
+				if dec := utf16.DecodeRune(rr, rune(hex4(src[8:12]))); dec != utf8.RuneError {
+					return utf8.EncodeRune(dst, dec), 12
+				}
+			}
+			rr = utf8.RuneError
+		}
+		return utf8.EncodeRune(dst, rr), 6
+	case 'b':
+		c = '\b'
+	case 'f':
+		c = '\f'
+	case 'n':
+		c = '\n'
+	case 'r':
+		c = '\r'
+	case 't':
+		c = '\t'
+	}
+	dst[0] = c
+	return 1, 2
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+func hasZero(x uint64) uint64 { return (x - lsb) & ^x & msb }
+
+func hasLess(x uint64, n uint64) uint64 { return (x - lsb*n) & ^x & msb }
+
+func isHex4(b []byte) bool {
+	for _, c := range b[:4] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// skipValue validates and skips any JSON value.
+func (d *lineDecoder) skipValue(depth int) bool {
+	if depth > maxFastDepth {
+		return false
+	}
+	switch c := d.peek(); c {
+	case '"':
+		_, _, _, ok := d.scanString(false)
+		return ok
+	case '{':
+		return d.object(func(string) bool { return d.skipValue(depth + 1) })
+	case '[':
+		d.i++
+		if d.peek() == ']' {
+			d.i++
+			return true
+		}
+		for {
+			if !d.skipValue(depth + 1) {
+				return false
+			}
+			switch d.peek() {
+			case ',':
+				d.i++
+			case ']':
+				d.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case 't':
+		return d.literal("true")
+	case 'f':
+		return d.literal("false")
+	case 'n':
+		return d.literal("null")
+	default:
+		return d.number()
+	}
+}
+
+// number validates a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (d *lineDecoder) number() bool {
+	b, i := d.b, d.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return true
+}
+
+// unescape decodes the escapes of a validated JSON string body in place
+// and returns the shortened slice. It follows encoding/json exactly: a
+// lone or mismatched surrogate becomes U+FFFD.
+func unescape(b []byte) []byte {
+	w := 0
+	r := 0
+	for r < len(b) {
+		// Copy the run up to the next backslash in one move.
+		j := len(b)
+		if k := bytes.IndexByte(b[r:], '\\'); k >= 0 {
+			j = r + k
+		}
+		w += copy(b[w:], b[r:j])
+		r = j
+		if r >= len(b) {
+			break
+		}
+		c := b[r+1]
+		switch c {
+		case 'u':
+			rr := rune(hex4(b[r+2 : r+6]))
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				if r+6 <= len(b) && b[r] == '\\' && b[r+1] == 'u' {
+					if dec := utf16.DecodeRune(rr, rune(hex4(b[r+2:r+6]))); dec != utf8.RuneError {
+						w += utf8.EncodeRune(b[w:], dec)
+						r += 6
+						continue
+					}
+				}
+				rr = utf8.RuneError
+			}
+			w += utf8.EncodeRune(b[w:], rr)
+			continue
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		}
+		b[w] = c
+		w++
+		r += 2
+	}
+	return b[:w]
+}
+
+func hex4(b []byte) uint32 {
+	var v uint32
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		v = v<<4 | uint32(c)
+	}
+	return v
+}
