@@ -88,7 +88,9 @@ gate, the session and the values:
   --baseline FILE        a JSON report of an earlier run (--format json): fail
                          when a chain is worse than its baseline by more than
                          --tolerance (a fraction; growth also gets 64 B/rotation)
-Invariant violations always fail.`,
+  --fail-on-violations   fail a chain whose replay broke an invariant (clai's
+                         fixed-count tail can split a tool pair; reported
+                         either way)`,
 		Example: `  calib digest-growth --demo --rotations 20 --set variant=legacy --max-nesting 1
   calib digest-growth .clai/data.sqlite --variants legacy,fixed --rotations 50 --plot plots/
   calib digest-growth fixture.sqlite --rotations 50 --set variant=fixed --baseline base.json --format github`,
@@ -108,6 +110,7 @@ Invariant violations always fail.`,
 	f.IntVar(&o.gates.MaxNesting, "max-nesting", 0, "gate: copies of a preamble in one digest (0: off)")
 	f.StringVar(&o.baseline, "baseline", "", "gate: a JSON report `FILE` of an earlier run to compare with")
 	f.Float64Var(&o.gates.Tolerance, "tolerance", 0.05, "allowed worsening against --baseline, as a `FRACTION`")
+	f.BoolVar(&o.gates.FailOnViolations, "fail-on-violations", false, "gate: fail a chain whose replay broke an invariant")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "chains replayed at once (0: one per core)")
 	return cmd
 }
@@ -181,7 +184,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 			return err
 		}
 	}
-	l, err := a.loadSessions(args)
+	l, err := a.loadSessions(ctx, args)
 	if err != nil {
 		return err
 	}
@@ -272,7 +275,7 @@ func growthTables(out growthJSON, failures []metrics.Failure) []*report.Table {
 		report.NumCol("msg0 bytes"), report.NumCol("digest bytes"), report.NumCol("growth"), report.NumCol("p1"), report.NumCol("p2"),
 		report.NumCol("omitted"), report.NumCol("cli head"), report.NumCol("head preamble"), report.TextCol("over budget"), report.TextCol("sha256"))
 	chains := report.NewTable("Chains (slope: least-squares growth of the digest per rotation)",
-		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotations"), report.NumCol("slope B/rotation"),
+		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotations"), report.NumCol("slope B/rotation"), report.NumCol("2nd-half slope"),
 		report.NumCol("max nesting"), report.NumCol("max digest"), report.NumCol("over budget"), report.NumCol("violations"), report.TextCol("verdict"))
 	var rec *report.Table
 	for _, s := range out.Sessions {
@@ -281,7 +284,7 @@ func growthTables(out growthJSON, failures []metrics.Failure) []*report.Table {
 				report.Int(r.Msg0Bytes), report.Int(r.DigestBytes), report.Int(r.Growth), report.Int(r.P1), report.Int(r.P2),
 				report.Int(r.OmissionMarkers), report.Int(r.CLIHeadBytes), report.Int(r.CLIHeadPreamble), report.Str(yesNo(r.OverBudget)), report.Str(r.SHA256[:12]))
 		}
-		chains.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(len(s.Rotations)), report.Float(s.Slope, 1),
+		chains.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(len(s.Rotations)), report.Float(s.Slope, 1), report.Float(s.TailSlope, 1),
 			report.Int(s.MaxNesting), report.Int(s.MaxDigestBytes), report.Int(s.OverBudget), report.Int(s.Violations), report.Str(s.Verdict))
 		for _, d := range s.Recorded {
 			if rec == nil {

@@ -36,12 +36,13 @@ as PNG and SVG.`,
 		GroupID: groupCorpus,
 		Args:    pathArgs(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := a.loadSessions(args)
+			l, err := a.loadSessions(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
 			rows := metrics.InspectAll(l.Sessions)
-			if err := a.write(report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}}); err != nil {
+			doc := report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}, Annotations: l.annotations()}
+			if err := a.write(doc); err != nil {
 				return err
 			}
 			if a.plotsWanted() {

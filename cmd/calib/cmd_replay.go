@@ -156,7 +156,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	l, err := a.loadSessions(args)
+	l, err := a.loadSessions(ctx, args)
 	if err != nil {
 		return err
 	}

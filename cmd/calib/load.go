@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/synth"
+	"github.com/calib-dev/calib/report"
 )
 
 // loaded is the corpus a command works on.
@@ -41,13 +43,18 @@ func (l *loaded) Err() error {
 // should return it at once); otherwise the command reports l.Sessions and
 // returns l.Err() at the end. Typical use:
 //
-//	l, err := a.loadSessions(args)
+//	l, err := a.loadSessions(cmd.Context(), args)
 //	if err != nil {
 //		return err
 //	}
 //	... compute and write the report ...
 //	return l.Err()
-func (a *app) loadSessions(args []string) (*loaded, error) {
+//
+// A cancelled ctx (Ctrl-C) makes it return ctx.Err() (exit 130).
+func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	paths, rel := args, func(p string) string { return p }
 	if a.flags.demo {
 		tmp, err := os.MkdirTemp("", "calib-demo-")
@@ -71,6 +78,9 @@ func (a *app) loadSessions(args []string) (*loaded, error) {
 		}
 	}
 	sessions, err := corpus.Load(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In})
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, ctxErr
+	}
 	l := &loaded{Sessions: sessions}
 	for _, s := range sessions {
 		s.Path = rel(s.Path)
@@ -95,6 +105,19 @@ func (a *app) loadSessions(args []string) (*loaded, error) {
 		return nil, l.Err()
 	}
 	return l, nil
+}
+
+// annotations turns the load warnings into GitHub annotations, for
+// commands that offer --format github: each warning is shown on the line
+// of the session file it is about.
+func (l *loaded) annotations() []report.Annotation {
+	var out []report.Annotation
+	for _, s := range l.Sessions {
+		for _, w := range s.Warnings {
+			out = append(out, report.Annotation{Level: report.LevelWarning, File: w.File, Line: w.Line, Title: "calib", Message: w.Message})
+		}
+	}
+	return out
 }
 
 // location is "file:line", or "file" when the line is unknown (0).

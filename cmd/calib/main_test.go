@@ -110,6 +110,17 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
+// TestRunInterrupted: a cancelled context (Ctrl-C) exits 130.
+func TestRunInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"inspect", "--demo"}, &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code != 130 || errOut.String() != "calib: interrupted\n" || out.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 130, nothing, \"calib: interrupted\"", code, out.String(), errOut.String())
+	}
+}
+
 // TestRunInProcess drives run() with buffers, the way commands are tested
 // without a subprocess.
 func TestRunInProcess(t *testing.T) {
