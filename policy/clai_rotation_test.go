@@ -48,7 +48,7 @@ func claiTurns(n int) []corpus.Message {
 // claiRun drives a policy over msgs exactly as the replay engine's contract
 // says (policy.go): checkpoint, compact before appending, running sums of
 // Measure. It returns the rotations' outcomes.
-func claiRun(t *testing.T, p Policy, msgs []corpus.Message, maxRotations int) []Outcome {
+func claiRun(t testing.TB, p Policy, msgs []corpus.Message, maxRotations int) []Outcome {
 	t.Helper()
 	var working []corpus.Message
 	var units int64
