@@ -281,3 +281,52 @@ func TestClaudeCodeRealMeta(t *testing.T) {
 		t.Error("no thinking block loaded (line 62 has one)")
 	}
 }
+
+// What the real 2.1.x logs show (README): at each microcompact_boundary,
+// Claude Code cleared every tool result not yet cleared except the newest
+// four, counted in tool_use order, and listed them in that order. The
+// loaded messages reproduce that order exactly.
+func TestClaudeCodeRealMicrocompactKeepsNewestFour(t *testing.T) {
+	for _, file := range []string{
+		"claude-code/b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl",
+		"claude-code/fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl",
+	} {
+		ss, err := Load([]string{realFile(t, file)}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := ss[0]
+		cleared := map[string]bool{}
+		for _, c := range s.Recorded.Compactions {
+			answered := map[string]bool{}
+			var uses []string
+			for _, m := range s.Messages[:c.AtMessage] {
+				for _, b := range m.Blocks {
+					switch b.Kind {
+					case KindToolUse:
+						uses = append(uses, b.ToolCallID)
+					case KindToolResult:
+						answered[b.ToolCallID] = true
+					}
+				}
+			}
+			var done, want []string
+			for _, id := range uses {
+				if answered[id] {
+					done = append(done, id)
+				}
+			}
+			for _, id := range done[:len(done)-4] {
+				if !cleared[id] {
+					want = append(want, id)
+				}
+			}
+			if !slices.Equal(c.ClearedIDs, want) {
+				t.Errorf("%s line %d: cleared %v, want all but the newest 4: %v", file, c.Line, c.ClearedIDs, want)
+			}
+			for _, id := range c.ClearedIDs {
+				cleared[id] = true
+			}
+		}
+	}
+}
