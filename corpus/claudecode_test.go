@@ -214,3 +214,24 @@ func TestClaudeCodeRealFolder(t *testing.T) {
 		t.Errorf("sessions:\n got %q\nwant %q", ids, want)
 	}
 }
+
+// An inline sidechain run is linked to the Task call that started it; it
+// does not inherit the main session's title.
+func TestClaudeCodeSidechainTitle(t *testing.T) {
+	ss := loadOne(t, filepath.Join("testdata", "claudecode", "sidechain_result.jsonl"))
+	if len(ss) != 2 || ss[1].Meta.Title != "Task toolu_task" || ss[1].Meta.Parent != "s-bad" || ss[0].Meta.Title != "" {
+		t.Errorf("titles: %q / %q (parent %q)", ss[0].Meta.Title, ss[1].Meta.Title, ss[1].Meta.Parent)
+	}
+	real, err := Load([]string{realFile(t, "claude-code/9034225e-c367-4ab6-b1eb-1f478a7ae27a.jsonl")}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, s := range real {
+		titles = append(titles, s.Meta.Title)
+	}
+	want := []string{"Universal VSLA Interface: C17, Backends, Testing Plan", "Task toolu_01PQL1jS54m4uJjYeqLqcom3", "Task toolu_01JcNTPMJy7Cqh2fCyr91zLz"}
+	if !slices.Equal(titles, want) {
+		t.Errorf("titles %q, want %q", titles, want)
+	}
+}
