@@ -35,11 +35,16 @@ type GrowthRow struct {
 	// Slope is the least-squares growth of the digest in bytes per
 	// rotation: about zero for a bounded digest, about the size of a
 	// window's worth of new text for one that copies its predecessor.
-	Slope          float64 `json:"slope_bytes_per_rotation"`
-	MaxNesting     int     `json:"max_nesting"`
-	MaxDigestBytes int     `json:"max_digest_bytes"`
-	OverBudget     int     `json:"over_budget"`
-	Violations     int     `json:"violations"`
+	Slope float64 `json:"slope_bytes_per_rotation"`
+	// TailSlope is the same fit over the second half of the chain: a
+	// bounded digest ramps up to its budget and then stays flat, so its
+	// tail slope is about zero even when the whole-chain slope is not.
+	TailSlope      float64            `json:"tail_slope_bytes_per_rotation"`
+	MaxNesting     int                `json:"max_nesting"`
+	MaxDigestBytes int                `json:"max_digest_bytes"`
+	OverBudget     int                `json:"over_budget"`
+	Violations     int                `json:"violations"`
+	ViolationList  []replay.Violation `json:"violation_list,omitempty"`
 	// Verdict is "ok" or "fail"; Failures names each failed gate.
 	Verdict  string    `json:"verdict"`
 	Failures []Failure `json:"failures"`
@@ -49,7 +54,7 @@ type GrowthRow struct {
 // digest (a non-rotation policy) are skipped.
 func Growth(t *replay.Trace) GrowthRow {
 	g := GrowthRow{ID: t.Session.ID, Path: t.Session.Path, Rotations: []RotationRow{},
-		Violations: len(t.Violations), Verdict: "ok", Failures: []Failure{}}
+		Violations: len(t.Violations), ViolationList: t.Violations, Verdict: "ok", Failures: []Failure{}}
 	prev := 0
 	for _, e := range t.Events {
 		d := e.Outcome.Digest
@@ -74,6 +79,7 @@ func Growth(t *replay.Trace) GrowthRow {
 		ys[i] = float64(r.DigestBytes)
 	}
 	g.Slope = Slope(ys)
+	g.TailSlope = Slope(ys[len(ys)/2:])
 	return g
 }
 
