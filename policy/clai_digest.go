@@ -53,8 +53,8 @@ const (
 // a count of up to nine digits. With the clamp on, every digest satisfies
 // len(text) <= budget + ClaiDigestOverhead (1 161 bytes: 96 000 → 97 161,
 // the "≈97.2 KB" of the PR).
-var ClaiDigestOverhead = len(corpus.ClaiSummaryPreamble) + len(corpus.ClaiDigestPreamble) + 2*claiSep +
-	len(ClaiOmissionMarker(999_999_999))
+const ClaiDigestOverhead = len(corpus.ClaiSummaryPreamble) + len(corpus.ClaiDigestPreamble) + 2*claiSep +
+	len("[... ") + 9 + len(" middle messages") + len(claiMarkerTail)
 
 // ClaiSafePrefix is Rust's safe_prefix: s cut at max bytes, backed off to a
 // rune boundary.

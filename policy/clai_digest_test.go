@@ -27,7 +27,7 @@ func TestClaiPreambleLengths(t *testing.T) {
 	if n := len(corpus.ClaiDigestPreamble); n != 529 {
 		t.Errorf("P2 is %d bytes, want 529", n)
 	}
-	if ClaiDigestOverhead != 1161 {
+	if ClaiDigestOverhead != 470+529+4+len(ClaiOmissionMarker(999_999_999)) || ClaiDigestOverhead != 1161 {
 		t.Errorf("ClaiDigestOverhead = %d, want 1161 (P1+P2+2 separators+a 9-digit marker)", ClaiDigestOverhead)
 	}
 }
