@@ -26,7 +26,7 @@ func benchSet(b *testing.B, mb int) ([]string, int64) {
 	if dir == "" {
 		dir = b.TempDir()
 	}
-	dir = filepath.Join(dir, "tool-heavy-"+itoa(mb)+"MB")
+	dir = filepath.Join(dir, "tool-heavy-"+smithItoa(mb)+"MB")
 	paths, err := synth.WriteSmithSet(dir, synth.ToolHeavy, 1, int64(mb)<<20, 25<<20)
 	if err != nil {
 		b.Fatal(err)
@@ -43,7 +43,7 @@ func benchSet(b *testing.B, mb int) ([]string, int64) {
 	return paths, n
 }
 
-func itoa(n int) string {
+func smithItoa(n int) string {
 	if n == 0 {
 		return "0"
 	}
@@ -60,7 +60,7 @@ func itoa(n int) string {
 // baseline; here 50 MB keeps `go test -bench .` short.
 func BenchmarkLoadSmith(b *testing.B) {
 	for _, mb := range []int{10, 50} {
-		b.Run(itoa(mb)+"MB", func(b *testing.B) {
+		b.Run(smithItoa(mb)+"MB", func(b *testing.B) {
 			paths, n := benchSet(b, mb)
 			b.SetBytes(n)
 			b.ReportAllocs()

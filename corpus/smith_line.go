@@ -104,7 +104,7 @@ func decodeSmithLineStd(line []byte, out *smithLine) error {
 	*out = smithLine{}
 	var l stdSmithLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return describeJSONError(err, "")
+		return describeJSONError(err, "", `one JSON object per line (a smith message: {"role":…,"content":[…]})`)
 	}
 	out.Role = l.Role
 	if l.Synthetic != nil {
@@ -116,7 +116,7 @@ func decodeSmithLineStd(line []byte, out *smithLine) error {
 	for i, raw := range l.Content {
 		var b stdSmithBlock
 		if err := json.Unmarshal(raw, &b); err != nil {
-			return describeJSONError(err, fmt.Sprintf("content block %d: ", i+1))
+			return describeJSONError(err, fmt.Sprintf("content block %d: ", i+1), "a JSON object (a content block)")
 		}
 		kind, known := smithKind(b.Type)
 		blk := Block{Kind: kind, Text: b.Text, ToolCallID: b.ToolCallID, ToolName: b.ToolName,
@@ -131,24 +131,22 @@ func decodeSmithLineStd(line []byte, out *smithLine) error {
 }
 
 // describeJSONError turns an encoding/json error into a message that says
-// what was expected.
-func describeJSONError(err error, where string) error {
+// what was expected. where prefixes it ("content block 2: "); expect is
+// what a syntax error should have been instead.
+func describeJSONError(err error, where, expect string) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
 		if te.Field == "" {
-			if where != "" {
-				return fmt.Errorf("%sexpected a JSON object (a content block), found %s", where, te.Value)
-			}
-			return fmt.Errorf("expected a JSON object (one smith message: {\"role\":…,\"content\":[…]}), found %s", te.Value)
+			return fmt.Errorf("%sexpected %s, found %s", where, expect, te.Value)
 		}
 		return fmt.Errorf("%sexpected %q to be %s, found %s", where, te.Field, expectedOf(te.Field), te.Value)
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Errorf("%snot valid JSON (%v at byte %d); expected one JSON object per line", where, se, se.Offset)
-	}
-	if err.Error() == "unexpected end of JSON input" {
-		return fmt.Errorf("%sJSON ends early (unexpected end of JSON input); expected a complete JSON object per line", where)
+		if se.Error() == "unexpected end of JSON input" {
+			return fmt.Errorf("%sJSON ends early (unexpected end of JSON input); expected %s", where, expect)
+		}
+		return fmt.Errorf("%snot valid JSON (%v at byte %d); expected %s", where, se, se.Offset, expect)
 	}
 	return fmt.Errorf("%s%v", where, err)
 }

@@ -53,7 +53,7 @@ func readSmithSessionFile(p string) (*smithSessionFile, error) {
 		if errors.As(err, &te) && te.Field == "" {
 			return nil, &FileError{Path: p, Line: 1, Err: fmt.Errorf("expected smith's session.json object, found %s", te.Value)}
 		}
-		return nil, &FileError{Path: p, Line: 1, Err: fmt.Errorf("%v (expected smith's session.json object)", describeJSONError(err, ""))}
+		return nil, &FileError{Path: p, Line: 1, Err: describeJSONError(err, "", "smith's session.json object")}
 	}
 	out := &smithSessionFile{}
 	r := lineReader{file: p}
@@ -137,7 +137,7 @@ func loadSmithRoot(dir string, opts Options) ([]*Session, error) {
 	buf, err := readWhole(ip)
 	if err == nil {
 		if err = json.Unmarshal(buf, &entries); err != nil {
-			err = fmt.Errorf("%v; expected a JSON array of session entries (loading the session folders found beside it instead)", describeJSONError(err, ""))
+			err = fmt.Errorf("%v (loading the session folders found beside it instead)", describeJSONError(err, "", "a JSON array of session entries"))
 		}
 	}
 	if err != nil {
@@ -146,7 +146,7 @@ func loadSmithRoot(dir string, opts Options) ([]*Session, error) {
 	for i, raw := range entries {
 		var e smithIndexEntry
 		if err := json.Unmarshal(raw, &e); err != nil {
-			errs = append(errs, &FileError{Path: ip, Line: 1, Err: fmt.Errorf("entry %d: %v; expected {\"id\":…,\"created_at\":…,…}; skipped", i+1, describeJSONError(err, ""))})
+			errs = append(errs, &FileError{Path: ip, Line: 1, Err: fmt.Errorf("%v; skipped", describeJSONError(err, fmt.Sprintf("entry %d: ", i+1), `an object {"id":…,"created_at":…,…}`))})
 			continue
 		}
 		if e.ID == "" || e.ID == "." || e.ID == ".." || strings.ContainsAny(e.ID, `/\`) {

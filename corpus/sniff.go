@@ -51,7 +51,10 @@ func sniffFile(p string) (sniffKind, error) {
 	return k, nil
 }
 
-// sniffBytes recognises a format from the first bytes of a file.
+// sniffBytes recognises a format from the first bytes of a file. A JSONL
+// file whose first record is damaged (a crash, a stray line) is recognised
+// by the next complete lines in the window, so one bad line does not cost
+// the whole file: the reader then warns about that line.
 func sniffBytes(b []byte) sniffKind {
 	if bytes.HasPrefix(b, []byte("SQLite format 3\x00")) {
 		return sniffSQLite
@@ -60,6 +63,25 @@ func sniffBytes(b []byte) sniffKind {
 	if len(b) == 0 {
 		return sniffUnknown
 	}
+	k := sniffRecord(b)
+	for rest := b; k == sniffUnknown; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		rest = bytes.TrimLeft(rest[i+1:], " \t\r\n")
+		if bytes.IndexByte(rest, '\n') < 0 {
+			break // only whole lines count: the window may cut the last one
+		}
+		if k = sniffRecord(rest); k == sniffSmithIndex || k == sniffSmithSession {
+			k = sniffUnknown // single-document formats are known by their start only
+		}
+	}
+	return k
+}
+
+// sniffRecord recognises the record b starts with.
+func sniffRecord(b []byte) sniffKind {
 	first := b
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		first = b[:i]
