@@ -100,9 +100,10 @@ func ClaiTruncateJSON(raw []byte, max int) string {
 	return ClaiSafePrefix(s, max) + claiTruncated
 }
 
+// claiTruncatedLen is len(ClaiTruncateJSON(raw, max)) without the copy.
 func claiTruncatedLen(raw []byte, max int) int {
 	if len(raw) == 0 {
-		return min(4, max) + boolInt(4 > max)*len(claiTruncated) // "null"
+		raw = []byte("null")
 	}
 	if len(raw) <= max {
 		return len(raw)
@@ -112,13 +113,6 @@ func claiTruncatedLen(raw []byte, max int) int {
 		end--
 	}
 	return end + len(claiTruncated)
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func claiJSON(raw []byte) string {
