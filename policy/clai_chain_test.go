@@ -63,6 +63,28 @@ func TestClaiLegacyGrowthFormula(t *testing.T) {
 	}
 }
 
+// With 7-character ids the nested boilerplate is 1 028 bytes per rotation
+// (specs §2.7): the header shrinks from 54 to 25 bytes.
+func TestClaiLegacyGrowthWithShortIDs(t *testing.T) {
+	prev := ""
+	for k := range 4 {
+		var w []corpus.Message
+		if prev != "" {
+			w = append(w, corpus.Message{ID: "abc123" + string(rune('0'+k)), Role: corpus.RoleSystem, Source: ClaiCompactionSource, Blocks: claiText(prev)})
+		}
+		rest := claiMsg("u00000"+string(rune('0'+k)), corpus.RoleUser, claiText("next goal")...)
+		w = append(w, rest)
+		cur, _ := ClaiDigestText(w, ClaiLegacyDigest())
+		if prev != "" {
+			restLen := len(ClaiRenderMessage(&rest, 200, 400, false))
+			if got := len(cur) - len(prev) - 2 - restLen; got != 1028 {
+				t.Errorf("rotation %d: %d bytes of boilerplate, want 1 028", k+1, got)
+			}
+		}
+		prev = cur
+	}
+}
+
 // Acceptance: 20 legacy rotations grow linearly, one more copy of each
 // preamble per rotation; 20 fixed rotations stay within budget + the
 // documented overhead, each preamble once, slope about zero.
