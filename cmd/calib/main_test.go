@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	_ "modernc.org/sqlite"
 )
 
 var update = flag.Bool("update", false, "rewrite cmp targets inside testdata/script/*.txtar")
@@ -33,6 +35,8 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode": cmdExitcode,
 			"writebin": cmdWritebin,
+			"writeq":   cmdWriteq,
+			"mksqlite": cmdMksqlite,
 		},
 	})
 }
@@ -82,6 +86,34 @@ func cmdWritebin(ts *testscript.TestScript, neg bool, args []string) {
 		b[i] = byte(i * 7)
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+}
+
+// cmdWriteq is `writeq FILE 'TEXT'`: write TEXT to FILE with Go escapes
+// (\n, \xff) interpreted and double quotes taken literally, so JSON lines
+// need no escaping. It makes what txtar sections cannot hold: invalid
+// UTF-8 and a last line with no newline (a crash mid-write).
+func cmdWriteq(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: writeq FILE 'TEXT'")
+	}
+	s, err := strconv.Unquote(`"` + strings.ReplaceAll(args[1], `"`, `\"`) + `"`)
+	if err != nil {
+		ts.Fatalf("writeq: %v", err)
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(s), 0o644))
+}
+
+// cmdMksqlite is `mksqlite FILE TABLE`: create a SQLite database holding
+// one empty table, i.e. a database that is not clai's.
+func cmdMksqlite(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: mksqlite FILE TABLE")
+	}
+	db, err := sql.Open("sqlite", ts.MkAbs(args[0]))
+	ts.Check(err)
+	_, err = db.Exec("CREATE TABLE " + args[1] + " (x TEXT)")
+	ts.Check(err)
+	ts.Check(db.Close())
 }
 
 func TestExitCode(t *testing.T) {

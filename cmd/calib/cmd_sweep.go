@@ -1,0 +1,408 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/synth"
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/report"
+)
+
+// sweepOptions are the flags of `calib sweep`.
+type sweepOptions struct {
+	policy     string
+	set        []string
+	grid       []string
+	gridFile   string
+	jobs       int
+	shard      string
+	yes        bool
+	out        string
+	sort       string
+	top        int
+	pareto     []string
+	perSession bool
+	plotMetric string
+	rotations  int
+	seed       uint64
+}
+
+func newSweepCmd(a *app) *cobra.Command {
+	o := &sweepOptions{}
+	cmd := &cobra.Command{
+		Use:   "sweep PATH...",
+		Short: "Sweep a policy's parameters over a corpus, in parallel",
+		Long: `Replay the corpus once per parameter set of a grid and report, per set and per
+session, what each choice costs (tokens sent across all requests,
+compactions — each rewrites the prompt and breaks the provider's cache —,
+peak context) and loses (tool results mangled or summarized away, bytes
+removed, target misses, exhausted contexts, digest growth for rotation
+policies).
+
+Grids: repeat --grid name=v1,v2,v3 or name=a..b:step (integers or
+fractions, end inclusive); the cartesian product runs in a stable order, the
+first --grid varying slowest. --grid-file takes a JSON object
+{"name": [v1, v2], "name2": "a..b:step"}. Every name and value is checked
+before any work starts.
+
+The corpus is loaded once and shared by every job; jobs run on --jobs
+workers and the report is in grid order whatever the parallelism. Ctrl-C
+stops promptly, writes the rows finished so far and exits 130. --out FILE
+streams rows as JSON lines as they finish.
+
+--shard k/n runs every n-th parameter set starting at the k-th, so a CI
+matrix or a batch array can split a large sweep; calib merge combines the
+shards' --format json reports into the report one run would have given.`,
+		Example: `  calib sweep --demo --policy smith-staged --grid compact_at=0.7,0.8,0.9 --grid window_turns=1..3
+  calib sweep sessions/ -p smith-staged --grid old_result_bytes=256..4096:256 --sort tokens_sent --top 10
+  calib sweep sessions/ -p smith-staged --grid-file grid.json --shard 2/4 --format json > shard-2.json`,
+		GroupID: groupAnalysis,
+		Args:    pathArgs(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSweep(cmd.Context(), a, o, args)
+		},
+	}
+	f := cmd.Flags()
+	policyFlags(cmd, &o.policy, &o.set, "smith-staged")
+	f.StringArrayVarP(&o.grid, "grid", "g", nil, "sweep a parameter: `name=v1,v2` or name=a..b:step (repeatable)")
+	f.StringVar(&o.gridFile, "grid-file", "", "read the grid from a JSON `FILE`")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
+	f.StringVar(&o.shard, "shard", "", "run only shard `k/n` of the parameter sets")
+	f.BoolVar(&o.yes, "yes", false, fmt.Sprintf("run a grid of more than %d parameter sets", replay.MaxPoints))
+	f.StringVar(&o.out, "out", "", "stream rows as JSON lines to `FILE` as they finish")
+	f.StringVar(&o.sort, "sort", "", "order parameter sets best first by `METRIC`")
+	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets")
+	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
+	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
+	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")
+	f.IntVarP(&o.rotations, "rotations", "n", 0, "for rotation policies: chain each session to `N` rotations (see digest-growth)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
+	return cmd
+}
+
+// sweepPlan is a validated sweep, before the corpus is loaded.
+type sweepPlan struct {
+	def   policy.Def
+	fixed map[string]string
+	grid  replay.Grid
+	shard replay.Shard
+	view  metrics.SweepView
+}
+
+func planSweep(o *sweepOptions) (*sweepPlan, error) {
+	def, err := policy.Lookup(o.policy)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	fixed, err := policy.ParseSet(o.set)
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	if _, err := policy.Resolve(def.Name, def.Specs, fixed); err != nil {
+		return nil, &usageError{err}
+	}
+	var g replay.Grid
+	if o.gridFile != "" {
+		data, err := os.ReadFile(o.gridFile)
+		if err != nil {
+			return nil, &usageError{fmt.Errorf("--grid-file: %w", err)}
+		}
+		if g, err = replay.ParseGridFile(data); err != nil {
+			return nil, &usageError{fmt.Errorf("%s: %w", o.gridFile, err)}
+		}
+	}
+	for _, s := range o.grid {
+		ax, err := replay.ParseAxis(s)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		g = append(g, ax)
+	}
+	if err := g.Validate(def, fixed); err != nil {
+		return nil, &usageError{err}
+	}
+	if n := g.Points(); n > replay.MaxPoints && !o.yes {
+		return nil, usageErrorf("the grid has %s parameter sets; a sweep that size runs for hours: use coarser steps, split it with --shard k/n, or pass --yes", report.FormatInt(n))
+	}
+	var sh replay.Shard
+	if o.shard != "" {
+		if sh, err = replay.ParseShard(o.shard); err != nil {
+			return nil, &usageError{err}
+		}
+	}
+	if len(o.pareto) != 0 && len(o.pareto) != 2 {
+		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
+	}
+	if o.top < 0 {
+		return nil, usageErrorf("--top %d: expected a positive count", o.top)
+	}
+	return &sweepPlan{def: def, fixed: fixed, grid: g, shard: sh,
+		view: metrics.SweepView{Sort: o.sort, Top: o.top, Pareto: o.pareto}}, nil
+}
+
+func (pl *sweepPlan) header(sessions []*corpus.Session) metrics.SweepHeader {
+	fixed := policy.Params{}
+	for _, p := range mustResolve(pl.def, pl.fixed).Params() {
+		if _, swept := pl.fixed[p.Name]; swept {
+			fixed = append(fixed, p)
+		}
+	}
+	h := metrics.SweepHeader{Policy: pl.def.Name, Fixed: fixed, Corpus: metrics.Fingerprint(sessions),
+		Points: pl.grid.Points(), Shard: pl.shard.String(), Sessions: make([]string, len(sessions))}
+	for _, a := range pl.grid {
+		h.Grid = append(h.Grid, metrics.GridAxis{Name: a.Name, Values: a.Values})
+	}
+	for i, s := range sessions {
+		h.Sessions[i] = s.ID
+	}
+	return h
+}
+
+func mustResolve(def policy.Def, set map[string]string) policy.Values {
+	v, _ := policy.Resolve(def.Name, def.Specs, set) // validated by planSweep
+	return v
+}
+
+// sweptParams are the swept values of parameter set i, in grid order.
+func sweptParams(g replay.Grid, i int64) policy.Params {
+	set := g.Set(i, nil)
+	ps := make(policy.Params, len(g))
+	for j, a := range g {
+		ps[j] = policy.Param{Name: a.Name, Value: set[a.Name]}
+	}
+	return ps
+}
+
+func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error {
+	pl, err := planSweep(o)
+	if err != nil {
+		return err
+	}
+	l, err := a.loadSessions(ctx, args)
+	if err != nil {
+		return err
+	}
+	h := pl.header(l.Sessions)
+	sw := replay.Sweep{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
+		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations,
+		Extend: func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }}
+	jobs := sw.Jobs(len(l.Sessions))
+
+	stream, err := newRowStream(o.out, h, pl.view)
+	if err != nil {
+		return err
+	}
+	bar := a.progress(len(jobs), "sweep")
+	measure := func(j replay.Job, p policy.Policy, t *replay.Trace) metrics.SweepRow {
+		return metrics.SweepRow{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: l.Sessions[j.Session].ID,
+			Metrics: metrics.SweepMetrics(t)}
+	}
+	done := func(j replay.Job, r metrics.SweepRow) {
+		stream.add(r)
+		_ = bar.Add(1)
+	}
+	rows, ok, runErr := replay.RunSweep(ctx, sw, l.Sessions, jobs, measure, done)
+	_ = bar.Finish()
+	interrupted := errors.Is(runErr, context.Canceled)
+	if runErr != nil && !interrupted {
+		stream.close(false)
+		return runErr
+	}
+	var finished []metrics.SweepRow
+	for i, r := range rows {
+		if ok[i] {
+			finished = append(finished, r)
+		}
+	}
+	if err := stream.close(!interrupted); err != nil {
+		return err
+	}
+	rep, err := metrics.BuildSweep(h, pl.view, !interrupted, finished)
+	if err != nil {
+		return &usageError{err}
+	}
+	if err := writeSweep(a, rep, o.perSession, o.plotMetric); err != nil {
+		return err
+	}
+	if interrupted {
+		return runErr
+	}
+	return l.Err()
+}
+
+// writeSweep prints a sweep report and its plots; merge uses it too, so a
+// merged report is byte-identical to a single run's.
+func writeSweep(a *app, rep *metrics.SweepReport, perSession bool, plotMetric string) error {
+	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession)}
+	if err := a.write(doc); err != nil {
+		return err
+	}
+	if !a.plotsWanted() {
+		return nil
+	}
+	figs, err := sweepFigures(rep, plotMetric)
+	if err != nil {
+		return &usageError{err}
+	}
+	return a.savePlots(figs...)
+}
+
+// preferredMetrics come first in tables, in this order; any other metric
+// follows in name order.
+var preferredMetrics = []string{"tokens_sent", "compactions", "peak_tokens", "results_mangled", "results_dropped",
+	"bytes_removed", "target_misses", "exhausted", "violations", "rotations", "max_digest_bytes",
+	"slope_bytes_per_rotation", "max_nesting", "over_budget"}
+
+func metricColumns(rows []metrics.SweepRow) []string {
+	have := map[string]bool{}
+	for _, n := range metrics.MetricNames(rows) {
+		have[n] = true
+	}
+	delete(have, "sessions")
+	delete(have, "requests")
+	var cols []string
+	for _, n := range preferredMetrics {
+		if have[n] {
+			cols = append(cols, n)
+			delete(have, n)
+		}
+	}
+	for _, n := range metrics.MetricNames(rows) {
+		if have[n] {
+			cols = append(cols, n)
+		}
+	}
+	return cols
+}
+
+func sweepTables(rep *metrics.SweepReport, perSession bool) []*report.Table {
+	mcols := metricColumns(rep.Sets)
+	title := fmt.Sprintf("Parameter sets (policy %s, %d of %d sets, %d sessions", rep.Policy, len(rep.Sets), rep.Points, len(rep.Sessions))
+	if rep.Shard != "1/1" {
+		title += ", shard " + rep.Shard
+	}
+	if !rep.Complete {
+		title += ", INTERRUPTED"
+	}
+	title += ")"
+	cols := []report.Column{report.NumCol("set")}
+	for _, ax := range rep.Grid {
+		cols = append(cols, report.TextCol(ax.Name))
+	}
+	for _, m := range mcols {
+		cols = append(cols, report.NumCol(m))
+	}
+	if len(rep.View.Pareto) == 2 {
+		cols = append(cols, report.TextCol("pareto"))
+	}
+	sets := report.NewTable(title, cols...)
+	for _, r := range rep.Sets {
+		sets.AddRow(sweepCells(r, rep, mcols)...)
+	}
+	tables := []*report.Table{sets}
+	if perSession {
+		cols := []report.Column{report.NumCol("set")}
+		for _, ax := range rep.Grid {
+			cols = append(cols, report.TextCol(ax.Name))
+		}
+		cols = append(cols, report.TextCol("session"))
+		mc := metricColumns(rep.Rows)
+		for _, m := range mc {
+			cols = append(cols, report.NumCol(m))
+		}
+		t := report.NewTable("Per session", cols...)
+		for _, r := range rep.Rows {
+			cells := []report.Cell{report.Int(r.Set)}
+			for _, p := range r.Params {
+				cells = append(cells, report.Str(p.Value))
+			}
+			cells = append(cells, report.Str(r.Session))
+			for _, m := range mc {
+				cells = append(cells, metricCell(m, r.Metrics[m]))
+			}
+			t.AddRow(cells...)
+		}
+		tables = append(tables, t)
+	}
+	return tables
+}
+
+func sweepCells(r metrics.SweepRow, rep *metrics.SweepReport, mcols []string) []report.Cell {
+	cells := []report.Cell{report.Int(r.Set)}
+	for _, p := range r.Params {
+		cells = append(cells, report.Str(p.Value))
+	}
+	for _, m := range mcols {
+		cells = append(cells, metricCell(m, r.Metrics[m]))
+	}
+	if len(rep.View.Pareto) == 2 {
+		mark := ""
+		if r.Pareto {
+			mark = "*"
+		}
+		cells = append(cells, report.Str(mark))
+	}
+	return cells
+}
+
+func metricCell(name string, v float64) report.Cell {
+	if v == float64(int64(v)) && !strings.HasPrefix(name, "agreement") {
+		return report.Int(int64(v))
+	}
+	return report.Float(v, 3)
+}
+
+// rowStream writes --out: a header line, one line per finished row (in the
+// order they finish), and a trailer saying whether the sweep completed.
+type rowStream struct {
+	mu  sync.Mutex
+	f   *os.File
+	enc *json.Encoder
+	n   int
+}
+
+func newRowStream(path string, h metrics.SweepHeader, v metrics.SweepView) (*rowStream, error) {
+	if path == "" {
+		return &rowStream{}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, &usageError{fmt.Errorf("--out: %w", err)}
+	}
+	s := &rowStream{f: f, enc: json.NewEncoder(f)}
+	s.enc.SetEscapeHTML(false)
+	if err := s.enc.Encode(map[string]any{"header": h, "view": v}); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *rowStream) add(r metrics.SweepRow) {
+	if s.f == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_ = s.enc.Encode(r)
+	s.n++
+}
+
+func (s *rowStream) close(complete bool) error {
+	if s.f == nil {
+		return nil
+	}
+	_ = s.enc.Encode(map[string]any{"complete": complete, "rows": s.n})
+	return s.f.Close()
+}
