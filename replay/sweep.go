@@ -17,6 +17,10 @@ type Sweep struct {
 	// Workers is the number of jobs run at once (0: GOMAXPROCS).
 	Workers int
 	Options Options
+	// Rotations, when > 0, chains each replay to that many rotations,
+	// extending sessions with Extend (rotation policies; see Chain).
+	Rotations int
+	Extend    Extender
 }
 
 // Job is one (parameter set, session) replay.
@@ -56,7 +60,12 @@ func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, j
 		if err != nil {
 			return zero, fmt.Errorf("parameter set %d: %w", j.Set, err)
 		}
-		t, err := Run(ctx, sessions[j.Session], p, s.Options)
+		var t *Trace
+		if s.Rotations > 0 {
+			t, err = Chain(ctx, sessions[j.Session], p, s.Rotations, s.Extend, s.Options)
+		} else {
+			t, err = Run(ctx, sessions[j.Session], p, s.Options)
+		}
 		if err != nil {
 			return zero, err
 		}

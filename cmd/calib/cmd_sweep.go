@@ -154,7 +154,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 func (pl *sweepPlan) header(sessions []*corpus.Session) metrics.SweepHeader {
 	fixed := policy.Params{}
 	for _, p := range mustResolve(pl.def, pl.fixed).Params() {
-		if _, swept := pl.fixed[p.Name]; swept {
+		if _, given := pl.fixed[p.Name]; given {
 			fixed = append(fixed, p)
 		}
 	}

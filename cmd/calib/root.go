@@ -33,6 +33,8 @@ func commands() []func(a *app) *cobra.Command {
 		newPoliciesCmd,
 		newReplayCmd,
 		newDigestGrowthCmd,
+		newSweepCmd,
+		newMergeCmd,
 	}
 }
 
