@@ -84,6 +84,9 @@ type lineDecoder struct {
 	// decline can hand encoding/json the untouched line.
 	orig  []byte
 	saved bool
+	// anyKey: inside a skipped value, where keys are only validated, so
+	// escaped keys are fine.
+	anyKey bool
 }
 
 const maxFastDepth = 512
@@ -93,7 +96,7 @@ const maxFastDepth = 512
 // already be valid UTF-8.
 func (d *lineDecoder) decode(line []byte, out *smithLine) bool {
 	*out = smithLine{}
-	d.b, d.i, d.spans, d.copyBlocks, d.saved = line, 0, d.spans[:0], d.copyBlocks[:0], false
+	d.b, d.i, d.spans, d.copyBlocks, d.saved, d.anyKey = line, 0, d.spans[:0], d.copyBlocks[:0], false, false
 	d.ws()
 	if !d.message(out) || (d.peek() != 0 || d.i != len(d.b)) {
 		if d.saved {
@@ -142,7 +145,7 @@ func (d *lineDecoder) key() (string, bool) {
 		return "", false
 	}
 	start, end, esc, ok := d.scanString(false)
-	if !ok || esc {
+	if !ok || (esc && !d.anyKey) {
 		return "", false
 	}
 	d.ws()

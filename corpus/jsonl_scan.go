@@ -25,10 +25,21 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 		// Eight bytes at a time: find the first byte that is '"', '\\',
 		// below 0x20 or non-ASCII. Borrows can only flag bytes above a true
 		// match, so the lowest flagged byte is exact.
-		for i+8 <= len(b) {
+		for i+16 <= len(b) {
 			x := binary.LittleEndian.Uint64(b[i:])
-			t := hasLess(x, 0x20) | hasZero(x^(lsb*'"')) | hasZero(x^(lsb*'\\')) | x&msb
-			if t != 0 {
+			y := binary.LittleEndian.Uint64(b[i+8:])
+			if t := special(x); t != 0 {
+				i += bits.TrailingZeros64(t) >> 3
+				goto found
+			}
+			if t := special(y); t != 0 {
+				i += 8 + bits.TrailingZeros64(t)>>3
+				goto found
+			}
+			i += 16
+		}
+		for i+8 <= len(b) {
+			if t := special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
 				i += bits.TrailingZeros64(t) >> 3
 				goto found
 			}
@@ -64,7 +75,21 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 			}
 			return start, i, pending, true
 		}
-		// A backslash.
+		// A backslash. The common escapes (\n, \t, \", \\) are decoded
+		// right here; \u goes through unescapeOne.
+		if inPlace && i+1 < len(b) {
+			if c := simpleEscape(b[i+1]); c != 0 {
+				if !d.saved {
+					d.orig = append(d.orig[:0], b...)
+					d.saved = true
+				}
+				b[w] = c
+				w++
+				i += 2
+				run = i
+				continue
+			}
+		}
 		n := escapeLen(b[i:])
 		if n == 0 {
 			return 0, 0, false, false
@@ -84,6 +109,26 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 		}
 		run = i
 	}
+}
+
+// simpleEscape returns the byte a two-byte escape \c stands for, or 0 when
+// c does not make one (\u, or not an escape at all).
+func simpleEscape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case '"', '\\', '/':
+		return c
+	case 't':
+		return '\t'
+	case 'r':
+		return '\r'
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	}
+	return 0
 }
 
 // escapeLen validates the escape at b[0] == '\\' and returns its length
@@ -141,9 +186,18 @@ const (
 	msb = 0x8080808080808080
 )
 
-func hasZero(x uint64) uint64 { return (x - lsb) & ^x & msb }
-
-func hasLess(x uint64, n uint64) uint64 { return (x - lsb*n) & ^x & msb }
+// special flags (in bit 7 of each byte) the bytes of x that end a run of
+// plain string text: '"', '\\', a control character (< 0x20) or a
+// non-ASCII byte. With the high bits masked off no byte can carry into the
+// next, so every flag is exact.
+func special(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	x7 := x & low7
+	ctl := x7 + lsb*(0x80-0x20)           // bit 7 set iff byte >= 0x20
+	quo := (x7 ^ lsb*'"') + low7          // bit 7 set iff byte != '"'
+	bsl := (x7 ^ lsb*'\\') + low7         // bit 7 set iff byte != '\\'
+	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
+}
 
 func isHex4(b []byte) bool {
 	for _, c := range b[:4] {
@@ -164,7 +218,11 @@ func (d *lineDecoder) skipValue(depth int) bool {
 		_, _, _, ok := d.scanString(false)
 		return ok
 	case '{':
-		return d.object(func(string) bool { return d.skipValue(depth + 1) })
+		outer := d.anyKey
+		d.anyKey = true
+		ok := d.object(func(string) bool { return d.skipValue(depth + 1) })
+		d.anyKey = outer
+		return ok
 	case '[':
 		d.i++
 		if d.peek() == ']' {

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Loading speed of smith transcripts: calib's corpus.Load against a plain
+# Python json.loads-per-line loop over the same synthetic tool-heavy files,
+# side by side in one run, at 50, 200 and 500 MB, with peak memory.
+#
+# Usage: scripts/bench.sh [SIZES_MB...]     (default: 50 200 500)
+# Needs: go, python3; uses /usr/bin/time -v for peak RSS when present.
+# Each load runs in its own process, one at a time (one core each).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(50 200 500)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/calib-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+go build -o "$tmp/bench_load" scripts/bench_load.go
+timev=()
+[ -x /usr/bin/time ] && timev=(/usr/bin/time -f 'peak RSS %M KB')
+
+printf '%-6s %-8s %10s %10s %12s %10s\n' size loader MB/s seconds peak_RSS_MB RSS/input
+for mb in "${sizes[@]}"; do
+	dir="$tmp/set-$mb"
+	"$tmp/bench_load" gen "$dir" "$mb" >/dev/null
+	files=("$dir"/*.jsonl)
+	bytes=$(cat "${files[@]}" | wc -c)
+	cat "${files[@]}" >/dev/null # warm the page cache for both loaders
+	for loader in python go; do
+		if [ "$loader" = python ]; then
+			cmd=(python3 scripts/jsonl_baseline.py "${files[@]}")
+		else
+			cmd=("$tmp/bench_load" load "${files[@]}")
+		fi
+		out=$("${timev[@]}" "${cmd[@]}" 2>"$tmp/err") || { cat "$tmp/err" >&2; exit 1; }
+		secs=$(sed -n 's/.* \([0-9.]*\) s, .*/\1/p' <<<"$out")
+		rate=$(sed -n 's/.* s, \([0-9.]*\) MB\/s.*/\1/p' <<<"$out")
+		rss=$(sed -n 's/peak RSS \([0-9]*\) KB/\1/p' "$tmp/err")
+		if [ -n "$rss" ]; then
+			rssmb=$(awk -v k="$rss" 'BEGIN{printf "%.0f", k*1024/1e6}')
+			ratio=$(awk -v k="$rss" -v b="$bytes" 'BEGIN{printf "%.2f", k*1024/b}')
+		else
+			rssmb="-"
+			ratio="-"
+		fi
+		printf '%-6s %-8s %10s %10s %12s %10s\n' "${mb}MB" "$loader" "$rate" "$secs" "$rssmb" "$ratio"
+		[ "$loader" = python ] && py=$rate
+	done
+	printf '%-6s %-8s %10s\n' "" "go/py" "$(awk -v g="$rate" -v p="$py" 'BEGIN{printf "%.2fx", g/p}')"
+	rm -rf "$dir"
+done
