@@ -60,52 +60,39 @@ func (p *claiScan) str() (string, bool) {
 		return "", false
 	}
 	start := p.i
-	var hi byte
-	for j := start; j < len(p.s); j++ {
-		c := p.s[j]
-		switch {
-		case c == '"':
-			p.i = j + 1
-			v := p.s[start:j]
-			if hi >= 0x80 && !utf8.ValidString(v) {
-				return "", false
-			}
-			return v, true
-		case c == '\\':
-			return p.unescape(start)
-		case c < 0x20:
-			return "", false
-		}
-		hi |= c
+	j := claiPlainEnd(p.s, start)
+	if j >= len(p.s) {
+		return "", false
 	}
-	return "", false
+	switch p.s[j] {
+	case '"':
+		v := p.s[start:j]
+		if !utf8.ValidString(v) {
+			return "", false // invalid UTF-8: let encoding/json replace it
+		}
+		p.i = j + 1
+		return v, true
+	case '\\':
+		return p.unescape(start, j)
+	}
+	return "", false // a raw control character
 }
 
-// unescape decodes a string with escapes, as encoding/json does.
-func (p *claiScan) unescape(start int) (string, bool) {
-	b := p.buf[:0]
-	j := start
+// unescape decodes a string with escapes, as encoding/json does; s[j] is
+// the first backslash.
+func (p *claiScan) unescape(start, j int) (string, bool) {
+	b := append(p.buf[:0], p.s[start:j]...)
 	for j < len(p.s) {
-		c := p.s[j]
-		switch {
+		switch c := p.s[j]; {
 		case c == '"':
+			if !utf8.ValidString(p.s[start:j]) {
+				return "", false
+			}
 			p.i = j + 1
 			p.buf = b
 			return string(b), true
-		case c < 0x20:
-			return "", false
-		case c >= utf8.RuneSelf:
-			r, size := utf8.DecodeRuneInString(p.s[j:])
-			if r == utf8.RuneError && size == 1 {
-				return "", false // invalid UTF-8: let encoding/json replace it
-			}
-			b = append(b, p.s[j:j+size]...)
-			j += size
-			continue
 		case c != '\\':
-			b = append(b, c)
-			j++
-			continue
+			return "", false // a raw control character
 		}
 		if j+1 >= len(p.s) {
 			return "", false
@@ -147,8 +134,36 @@ func (p *claiScan) unescape(start int) (string, bool) {
 			return "", false
 		}
 		j++
+		k := claiPlainEnd(p.s, j)
+		b = append(b, p.s[j:k]...)
+		j = k
 	}
 	return "", false
+}
+
+// claiPlainEnd returns the index of the first byte at or after j that ends
+// a plain run inside a JSON string: a quote, a backslash or a control
+// character. It tests eight bytes at a time (SWAR): text is long and its
+// escapes are sparse.
+func claiPlainEnd(s string, j int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; j+8 <= len(s); j += 8 {
+		x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
+			uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
+		q := x ^ ('"' * ones)
+		bs := x ^ ('\\' * ones)
+		// Each term's high bit is set for some byte iff a byte is zero (the
+		// quote or backslash) or below 0x20: exact as a yes/no.
+		if ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x)&highs != 0 {
+			break
+		}
+	}
+	for ; j < len(s); j++ {
+		if c := s[j]; c == '"' || c == '\\' || c < 0x20 {
+			return j
+		}
+	}
+	return j
 }
 
 func claiHex4(s string, i int) rune {
@@ -223,15 +238,14 @@ func (p *claiScan) skipString() bool {
 	if !p.next('"') {
 		return false
 	}
-	var hi byte
 	start := p.i
-	for j := p.i; j < len(p.s); j++ {
-		c := p.s[j]
-		switch {
-		case c == '"':
+	j := claiPlainEnd(p.s, start)
+	for j < len(p.s) {
+		switch p.s[j] {
+		case '"':
 			p.i = j + 1
-			return hi < 0x80 || utf8.ValidString(p.s[start:j])
-		case c == '\\':
+			return utf8.ValidString(p.s[start:j])
+		case '\\':
 			if j+1 >= len(p.s) {
 				return false
 			}
@@ -246,10 +260,10 @@ func (p *claiScan) skipString() bool {
 			default:
 				return false
 			}
-		case c < 0x20:
-			return false
+			j = claiPlainEnd(p.s, j+1)
+		default:
+			return false // a raw control character
 		}
-		hi |= c
 	}
 	return false
 }
@@ -304,8 +318,13 @@ func (p *claiScan) number() bool {
 var claiPartKeys = []string{"type", "text", "signature", "tool_call_id", "tool_name", "arguments", "payload", "id", "path", "media_type"}
 
 // claiFastParts decodes content_json; ok=false means "use encoding/json".
-func claiFastParts(s string) (parts []claiPart, ok bool) {
+// scratch (may be nil) lends its unescaping buffer, so a worker reuses one.
+func claiFastParts(s string, scratch *claiScan) (parts []claiPart, ok bool) {
 	p := &claiScan{s: s}
+	if scratch != nil {
+		p.buf = scratch.buf
+		defer func() { scratch.buf = p.buf }()
+	}
 	if !p.next('[') {
 		return nil, false
 	}

@@ -46,7 +46,7 @@ func claiStdParts(s string) ([]claiPart, error) {
 // checkClaiFast: whenever the fast decoder answers, it agrees with
 // encoding/json exactly, raw argument and payload bytes included.
 func checkClaiFast(t *testing.T, s string) {
-	fast, ok := claiFastParts(s)
+	fast, ok := claiFastParts(s, nil)
 	want, err := claiStdParts(s)
 	if !ok {
 		return // encoding/json decides
@@ -74,7 +74,7 @@ func TestClaiFastPartsAgreesWithEncodingJSON(t *testing.T) {
 	}
 	// The fast path must actually serve what serde_json writes.
 	for _, s := range claiJSONCases[:9] {
-		if _, ok := claiFastParts(s); !ok {
+		if _, ok := claiFastParts(s, nil); !ok {
 			t.Errorf("fast decoder gave up on %q", s)
 		}
 	}

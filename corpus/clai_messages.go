@@ -46,9 +46,10 @@ func (r *claiReader) readMessages() error {
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
+			var scratch claiScan
 			for batch := range jobs {
 				for i := range batch {
-					claiDecodeRow(&batch[i])
+					claiDecodeRow(&batch[i], &scratch)
 				}
 			}
 		})
@@ -140,7 +141,7 @@ var claiRoles = map[string]Role{"system": RoleSystem, "user": RoleUser, "assista
 
 // claiDecodeRow turns a row into a Message. It runs on worker goroutines,
 // so it only touches its own row.
-func claiDecodeRow(row *claiRow) {
+func claiDecodeRow(row *claiRow, scratch *claiScan) {
 	m := &row.msg
 	m.ID = row.id
 	m.Line = int(row.rowid)
@@ -166,7 +167,7 @@ func claiDecodeRow(row *claiRow) {
 		m.Source = source
 		m.Summary = source == claiCompactionSource
 	}
-	parts, fast := claiFastParts(row.content)
+	parts, fast := claiFastParts(row.content, scratch)
 	if !fast {
 		if err := json.Unmarshal([]byte(row.content), &parts); err != nil {
 			// Keep the message (compaction rows may point at it) with its
