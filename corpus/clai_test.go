@@ -489,3 +489,17 @@ func TestClaiGeneratorIsDeterministic(t *testing.T) {
 		t.Errorf("two writes with the same seed differ (%d, %d bytes)", len(ba), len(bb))
 	}
 }
+
+// TestClaiPathNeedsEscaping: the file: URI must escape what SQLite would
+// read as URI syntax (a space, '#', '?', '%').
+func TestClaiPathNeedsEscaping(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my ws #1 ?x=%20")
+	path := filepath.Join(dir, ".clai", "data.sqlite")
+	if err := synth.WriteClai(path, synth.ClaiProfile{Sessions: 1, Turns: 1, UserBytes: 10, AssistantBytes: 10}, 1); err != nil {
+		t.Fatal(err)
+	}
+	ss := loadClai(t, dir)
+	if len(ss) != 1 || len(ss[0].Messages) != 2 {
+		t.Fatalf("%d sessions", len(ss))
+	}
+}
