@@ -503,3 +503,22 @@ func TestClaiPathNeedsEscaping(t *testing.T) {
 		t.Fatalf("%d sessions", len(ss))
 	}
 }
+
+// TestClaiOlderAndEmptyDatabases: a database from before compaction
+// existed (no assistant_compactions, no links) loads; one with no sessions
+// is an error that says so.
+func TestClaiOlderAndEmptyDatabases(t *testing.T) {
+	path, hs := writeClai(t, claiSmall, 31)
+	claiExec(t, path, false, "DROP TABLE assistant_compactions", "DROP TABLE assistant_session_links", "DROP TABLE assistant_tool_calls", "DROP TABLE assistant_runs")
+	ss := loadClai(t, path)
+	if len(ss) != 2 || len(ss[0].Messages) != len(hs[0].Messages) || ss[0].Meta.Provider != "" || len(ss[0].Warnings) != 0 {
+		t.Errorf("old database: %d sessions, meta %+v, warnings %v", len(ss), ss[0].Meta, warnings(ss[0]))
+	}
+
+	path, _ = writeClai(t, claiSmall, 32)
+	claiExec(t, path, true, "DELETE FROM assistant_sessions")
+	_, err := corpus.Load([]string{path}, corpus.Options{})
+	if !errors.Is(err, corpus.ErrNoSessions) || err.Error() != path+": no sessions found: the clai database has no rows in assistant_sessions" {
+		t.Errorf("empty database: %v", err)
+	}
+}
