@@ -1,6 +1,7 @@
 package corpus_test
 
 import (
+	"bytes"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -520,5 +521,29 @@ func TestClaiOlderAndEmptyDatabases(t *testing.T) {
 	_, err := corpus.Load([]string{path}, corpus.Options{})
 	if !errors.Is(err, corpus.ErrNoSessions) || err.Error() != path+": no sessions found: the clai database has no rows in assistant_sessions" {
 		t.Errorf("empty database: %v", err)
+	}
+}
+
+// TestClaiDamagedFile: a file that starts like SQLite but is damaged fails
+// alone, with an error naming it, and costs no other input.
+func TestClaiDamagedFile(t *testing.T) {
+	good, _ := writeClai(t, claiSmall, 41)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(t.TempDir(), "data.sqlite")
+	damaged := append([]byte{}, data[:100]...)
+	damaged = append(damaged, bytes.Repeat([]byte{0xA5}, len(data)-100)...)
+	if err := os.WriteFile(bad, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := corpus.Load([]string{bad, good}, corpus.Options{})
+	if len(ss) != 2 || ss[0].Path != good {
+		t.Errorf("the good database was not loaded: %d sessions", len(ss))
+	}
+	var fe *corpus.FileError
+	if !errors.As(err, &fe) || fe.Path != bad || !strings.Contains(err.Error(), "expected an intact clai .clai/data.sqlite") {
+		t.Errorf("error %v", err)
 	}
 }
