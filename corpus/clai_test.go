@@ -384,6 +384,21 @@ func TestClaiBadInput(t *testing.T) {
 			},
 		},
 		{
+			name: "image part",
+			p:    small,
+			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
+				claiExec(t, path, true, `UPDATE assistant_messages SET content_json = '[{"type":"text","text":"see"},{"type":"image","id":"img-1","path":"/w/.clai/images/img-1.png","media_type":"image/png","filename":"shot.png","width":640,"height":480}]' WHERE rowid = 1`)
+			},
+			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
+				want := []corpus.Block{{Kind: corpus.KindText, Text: "see"},
+					{Kind: corpus.KindImage, MediaRef: "img-1", Source: "/w/.clai/images/img-1.png", MediaType: "image/png"}}
+				if !reflect.DeepEqual(s.Messages[0].Blocks, want) {
+					t.Errorf("%+v", s.Messages[0].Blocks)
+				}
+			},
+			want: func(synth.ClaiHistory) []string { return nil },
+		},
+		{
 			name: "unknown part type and role",
 			p:    small,
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
