@@ -24,11 +24,12 @@ func WriteDemo(dir string) ([]string, error) {
 	}
 	paths := []string{root}
 
-	// ---- clai demo: H2 adds the clai workspace here, e.g. ----
-	// claiPaths, err := writeDemoClai(filepath.Join(dir, "clai"))
-	// if err != nil { return nil, fmt.Errorf("writing the clai demo: %w", err) }
-	// paths = append(paths, claiPaths...)
-	// ---- end of clai demo ----
+	// The clai demo: a workspace folder holding .clai/data.sqlite.
+	claiPaths, err := writeDemoClai(filepath.Join(dir, "clai"))
+	if err != nil {
+		return nil, fmt.Errorf("writing the clai demo: %w", err)
+	}
+	paths = append(paths, claiPaths...)
 
 	return paths, nil
 }
