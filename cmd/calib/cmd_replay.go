@@ -108,6 +108,8 @@ type replaySessionJSON struct {
 	Policy  string             `json:"policy"`
 	Params  policy.Params      `json:"params"`
 	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
+	// Rederived re-derives each digest clai recorded (clai-rotation only).
+	Rederived []replay.Rederived `json:"rederived,omitempty"`
 }
 
 // replayResult is one session's replay, reduced to what the report needs.
@@ -177,6 +179,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		if o.compareRecorded && s.Recorded.History != nil {
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
 			r.session.Compare = &d
+		}
+		if c, ok := p.(*policy.ClaiRotation); ok && o.compareRecorded && len(s.Recorded.Compactions) > 0 {
+			r.session.Rederived = replay.RederiveClai(s, c.Config())
 		}
 		t.Final = nil // keep only what the plots need
 		return r, nil
@@ -296,15 +301,28 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		cells = append(cells, report.Int(s.ResultsMangled), report.Int(s.ResultsDropped), report.Int(s.TargetMisses),
 			report.Int(s.Exhausted), report.Int(s.Violations))
 		if compare {
-			cells = append(cells, report.Str(compareCell(s.Compare)))
+			cells = append(cells, report.Str(compareCell(s)))
 		}
 		st.AddRow(cells...)
 	}
 	return []*report.Table{ev, st}
 }
 
-func compareCell(d *replay.Divergence) string {
+func compareCell(s replaySessionJSON) string {
+	d := s.Compare
 	switch {
+	case len(s.Rederived) > 0:
+		count := map[string]int{}
+		for _, r := range s.Rederived {
+			count[r.Verdict]++
+		}
+		out := fmt.Sprintf("%d of %d recorded digests re-derived byte for byte", count[replay.RederiveMatch], len(s.Rederived))
+		for _, v := range []string{replay.RederiveMismatch, replay.RederiveWindow, replay.RederiveSkipped} {
+			if count[v] > 0 {
+				out += fmt.Sprintf(", %d %s", count[v], v)
+			}
+		}
+		return out
 	case d == nil:
 		return "nothing recorded"
 	case d.Match:
