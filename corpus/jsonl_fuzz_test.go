@@ -230,3 +230,16 @@ func TestDecodersAgreeOnGeneratedLines(t *testing.T) {
 		checkAgree(t, mut)
 	}
 }
+
+func TestUTF8Len(t *testing.T) {
+	for _, s := range []string{"é", "—", "日", "🚀", "\u0800", "\uffff", "\U0010ffff", "\xc0\x80", "\xc2", "\xe0\x80\x80",
+		"\xed\xa0\x80", "\xe2\x82", "\xf4\x90\x80\x80", "\xff", "\x80", "\xdf\xbf", "\xef\xbf\xbf", "\xe1\x80\xc0"} {
+		want := 0
+		if r, size := utf8.DecodeRuneInString(s); !(r == utf8.RuneError && size <= 1) {
+			want = size
+		}
+		if got := utf8Len([]byte(s)); got != want {
+			t.Errorf("utf8Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

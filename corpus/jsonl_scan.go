@@ -12,103 +12,132 @@ import (
 
 // scanString scans the string whose opening quote is at d.i, validating
 // it (escapes, no raw control characters, UTF-8). With inPlace it also
-// unescapes as it goes, moving text left over each escape, and returns the
-// bounds of the decoded contents; the line is saved before its first byte
-// changes, so that a later decline can restore it. Without inPlace nothing
-// is written and pending reports escapes left to decode.
+// unescapes as it goes: once an escape has shortened the text by gap
+// bytes, every byte read at i is written back at i-gap (whole words in the
+// fast loop), and it returns the bounds of the decoded contents. The line
+// is saved before its first byte changes, so that a later decline can
+// restore it. Without inPlace nothing is written and pending reports
+// escapes left to decode.
 func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool) {
 	b := d.b
 	i := d.i + 1
 	start = i
-	w, run := i, i // write position; start of the text not yet moved
+	gap := 0
 	for {
-		// Eight bytes at a time: find the first byte that is '"', '\\',
-		// below 0x20 or non-ASCII. Borrows can only flag bytes above a true
-		// match, so the lowest flagged byte is exact.
-		for i+16 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[i:])
-			y := binary.LittleEndian.Uint64(b[i+8:])
-			if t := special(x); t != 0 {
-				i += bits.TrailingZeros64(t) >> 3
-				goto found
+		// Eight bytes at a time, find the first byte that is '"', '\\',
+		// below 0x20 or non-ASCII (see special).
+		if gap == 0 {
+			for i+16 <= len(b) {
+				if t := special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
+					i += bits.TrailingZeros64(t) >> 3
+					goto found
+				}
+				if t := special(binary.LittleEndian.Uint64(b[i+8:])); t != 0 {
+					i += 8 + bits.TrailingZeros64(t)>>3
+					goto found
+				}
+				i += 16
 			}
-			if t := special(y); t != 0 {
-				i += 8 + bits.TrailingZeros64(t)>>3
-				goto found
+		} else {
+			// Moving text left over the escapes seen so far. A clean word
+			// is stored whole: it only overwrites bytes already loaded.
+			for i+8 <= len(b) {
+				x := binary.LittleEndian.Uint64(b[i:])
+				if t := special(x); t != 0 {
+					for k := bits.TrailingZeros64(t) >> 3; k > 0; k-- {
+						b[i-gap] = b[i]
+						i++
+					}
+					goto found
+				}
+				binary.LittleEndian.PutUint64(b[i-gap:], x)
+				i += 8
 			}
-			i += 16
 		}
-		for i+8 <= len(b) {
-			if t := special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
-				i += bits.TrailingZeros64(t) >> 3
+		for i < len(b) {
+			c := b[i]
+			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 				goto found
 			}
-			i += 8
-		}
-		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 && b[i] < utf8.RuneSelf {
+			if gap > 0 {
+				b[i-gap] = c
+			}
 			i++
 		}
-		if i >= len(b) {
-			return 0, 0, false, false
-		}
+		return 0, 0, false, false
 	found:
 		c := b[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size <= 1 {
+		switch {
+		case c >= utf8.RuneSelf:
+			size := utf8Len(b[i:])
+			if size == 0 {
 				return 0, 0, false, false
 			}
+			if gap > 0 {
+				copy(b[i-gap:], b[i:i+size])
+			}
 			i += size
-			continue
-		}
-		if c < 0x20 {
-			return 0, 0, false, false
-		}
-		if inPlace && w != run {
-			copy(b[w:], b[run:i])
-		}
-		w += i - run
-		if c == '"' {
+		case c == '"':
 			d.i = i + 1
 			if inPlace {
-				return start, w, false, true
+				return start, i - gap, false, true
 			}
 			return start, i, pending, true
-		}
-		// A backslash. The common escapes (\n, \t, \", \\) are decoded
-		// right here; \u goes through unescapeOne.
-		if inPlace && i+1 < len(b) {
-			if c := simpleEscape(b[i+1]); c != 0 {
-				if !d.saved {
-					d.orig = append(d.orig[:0], b...)
-					d.saved = true
-				}
-				b[w] = c
-				w++
-				i += 2
-				run = i
-				continue
-			}
-		}
-		n := escapeLen(b[i:])
-		if n == 0 {
+		case c < 0x20:
 			return 0, 0, false, false
-		}
-		if inPlace {
+		case !inPlace:
+			n := escapeLen(b[i:])
+			if n == 0 {
+				return 0, 0, false, false
+			}
+			pending = true
+			i += n
+		default: // a backslash, decoded here
 			if !d.saved {
 				d.orig = append(d.orig[:0], b...)
 				d.saved = true
 			}
-			wn, rn := unescapeOne(b[w:], b[i:])
-			w += wn
+			// The common escapes (\n, \t, \", \\) inline; \u via unescapeOne.
+			if i+1 < len(b) {
+				if e := simpleEscape(b[i+1]); e != 0 {
+					b[i-gap] = e
+					i += 2
+					gap++
+					continue
+				}
+			}
+			if escapeLen(b[i:]) == 0 {
+				return 0, 0, false, false
+			}
+			wn, rn := unescapeOne(b[i-gap:], b[i:])
 			i += rn
-		} else {
-			pending = true
-			w += n // keeps w == run below, as nothing moves
-			i += n
+			gap += rn - wn
 		}
-		run = i
 	}
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence b starts with, or
+// 0 if it is invalid. Two- and three-byte sequences (accents, dashes, CJK)
+// are checked inline; the rest goes to utf8.DecodeRune.
+func utf8Len(b []byte) int {
+	c := b[0]
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		if len(b) >= 2 && b[1]&0xc0 == 0x80 {
+			return 2
+		}
+		return 0
+	case c >= 0xe1 && c <= 0xec, c == 0xee, c == 0xef:
+		if len(b) >= 3 && b[1]&0xc0 == 0x80 && b[2]&0xc0 == 0x80 {
+			return 3
+		}
+		return 0
+	}
+	r, size := utf8.DecodeRune(b)
+	if r == utf8.RuneError && size <= 1 {
+		return 0
+	}
+	return size
 }
 
 // simpleEscape returns the byte a two-byte escape \c stands for, or 0 when

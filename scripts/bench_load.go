@@ -5,12 +5,14 @@
 //
 //	bench_load gen DIR MB    write a tool-heavy synthetic smith set of MB megabytes (MiB) into DIR
 //	bench_load load FILE...  load the files once with corpus.Load; print bytes, seconds, MB/s, heap
+//	                         (BENCH_CPUPROFILE=FILE writes a CPU profile of the load)
 package main
 
 import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -47,6 +49,17 @@ func run(args []string) error {
 				return err
 			}
 			n += fi.Size()
+		}
+		if prof := os.Getenv("BENCH_CPUPROFILE"); prof != "" {
+			f, err := os.Create(prof)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
 		}
 		start := time.Now()
 		ss, err := corpus.Load(paths, corpus.Options{})
