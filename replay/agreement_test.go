@@ -264,3 +264,40 @@ func TestAgreeRealClaudeCode(t *testing.T) {
 		})
 	}
 }
+
+// Replayed on its own, the best parameter set clears, on the real 2.1.x
+// logs, exactly the results Claude Code cleared, at the same requests, with
+// no broken invariant.
+func TestRunRealClaudeCodeBestSet(t *testing.T) {
+	p := agreePolicy(t, "trigger_at=60000,keep_value=4")
+	for _, f := range []string{"b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl", "fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl"} {
+		s := realCC(t, f)
+		tr, err := Run(t.Context(), s, p, Options{KeepFinal: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr.Violations) > 0 {
+			t.Fatalf("%s: %+v", f, tr.Violations)
+		}
+		var want, got []string
+		var at []int
+		for _, c := range s.Recorded.Compactions {
+			want = append(want, c.ClearedIDs...)
+			at = append(at, c.AtMessage)
+		}
+		var raw []int
+		for _, e := range tr.Events {
+			raw = append(raw, e.Raw)
+		}
+		for _, m := range tr.Final {
+			for _, b := range m.Blocks {
+				if b.Kind == corpus.KindToolResult && b.Text == policy.ClaudeCodeStub {
+					got = append(got, b.ToolCallID)
+				}
+			}
+		}
+		if !slices.Equal(got, want) || !slices.Equal(raw, at) {
+			t.Errorf("%s: cleared %v at %v, the agent %v at %v", f, got, raw, want, at)
+		}
+	}
+}
