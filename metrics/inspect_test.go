@@ -101,3 +101,22 @@ func TestInspectEmptySessionHasNonNilCollections(t *testing.T) {
 		t.Errorf("nil collections would marshal as null: %+v", r)
 	}
 }
+
+// BenchmarkInspect measures inspect's cost per content byte on a
+// tool-heavy session (one pass over the blocks, no copies).
+func BenchmarkInspect(b *testing.B) {
+	result := strings.Repeat("x", 4000)
+	var msgs []corpus.Message
+	for i := 0; i < 10000; i++ {
+		msgs = append(msgs,
+			text(corpus.RoleUser, "do the next thing"),
+			corpus.Message{Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolName: "read_file", Args: []byte(`{"path":"a.go"}`)}}},
+			corpus.Message{Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, Text: result}}})
+	}
+	s := &corpus.Session{ID: "bench", Messages: msgs}
+	b.SetBytes(Inspect(s).Bytes)
+	b.ReportAllocs()
+	for b.Loop() {
+		Inspect(s)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,4 +137,18 @@ func TestAddRowTooManyCellsPanics(t *testing.T) {
 		}
 	}()
 	NewTable("t", Col("a")).AddRow(Str("x"), Str("y"))
+}
+
+// BenchmarkWriteText renders a 10,000-row table as text.
+func BenchmarkWriteText(b *testing.B) {
+	t := NewTable("rows", TextCol("id"), Col("n"), Col("f"))
+	for i := 0; i < 10000; i++ {
+		t.AddRow(Str("session-"+strings.Repeat("a", i%7)), Int(i*1000), Float(float64(i)/7, 3))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := WriteText(io.Discard, t); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
