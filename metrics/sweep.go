@@ -125,23 +125,27 @@ func MarkPareto(rows []SweepRow, a, b string) {
 	}
 }
 
-// SortRows orders rows best first by a metric (its direction from
-// HigherIsBetter), ties broken by parameter-set index so the order is
-// deterministic.
-func SortRows(rows []SweepRow, metric string) error {
-	if len(rows) > 0 {
-		if _, ok := rows[0].Metrics[metric]; !ok {
-			return fmt.Errorf("--sort %s: no such metric (have: %s)", metric, strings.Join(MetricNames(rows), ", "))
+// SortRows orders rows best first by one or more comma-separated metrics
+// (each in its own direction, from HigherIsBetter; later metrics break
+// ties), then by parameter-set index so the order is deterministic.
+func SortRows(rows []SweepRow, by string) error {
+	keys := strings.Split(by, ",")
+	for _, k := range keys {
+		if len(rows) > 0 {
+			if _, ok := rows[0].Metrics[k]; !ok {
+				return fmt.Errorf("--sort %s: no such metric (have: %s)", k, strings.Join(MetricNames(rows), ", "))
+			}
 		}
 	}
-	hi := HigherIsBetter(metric)
 	sort.SliceStable(rows, func(i, j int) bool {
-		x, y := rows[i].Metrics[metric], rows[j].Metrics[metric]
-		if x != y {
-			if hi {
-				return x > y
+		for _, k := range keys {
+			x, y := rows[i].Metrics[k], rows[j].Metrics[k]
+			if x != y {
+				if HigherIsBetter(k) {
+					return x > y
+				}
+				return x < y
 			}
-			return x < y
 		}
 		return rows[i].Set < rows[j].Set
 	})

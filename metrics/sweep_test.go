@@ -42,6 +42,10 @@ func TestMarkParetoAndSort(t *testing.T) {
 	if err := SortRows(rows, "nope"); err == nil {
 		t.Fatal("unknown metric accepted")
 	}
+	tie := []SweepRow{row(0, map[string]float64{"a": 1, "b": 5}), row(1, map[string]float64{"a": 1, "b": 2}), row(2, map[string]float64{"a": 0, "b": 9})}
+	if err := SortRows(tie, "a,b"); err != nil || tie[0].Set != 2 || tie[1].Set != 1 {
+		t.Fatalf("tie-break order: %v %d %d", err, tie[0].Set, tie[1].Set)
+	}
 	up := []SweepRow{row(0, map[string]float64{"agreement": 0.2}), row(1, map[string]float64{"agreement": 0.9})}
 	SortRows(up, "agreement")
 	if up[0].Set != 1 {

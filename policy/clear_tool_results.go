@@ -30,10 +30,12 @@ const (
 // clearToolResultsDef is a general tool-result clearing policy: the
 // stubbing stage every agent of peers.md §9 has in some form, with its
 // trigger, retention, exemptions, stub and minimum reclaim as parameters.
-// The defaults mirror Claude Code's microcompact as documented before the
-// real 2.1.x logs were read (see README): result tokens, 40,000 and 20,000
-// from the v2.0.76 constants, keep 5 from peers.md §1, its stub, and its
-// JavaScript length/4 estimate.
+// The defaults are Claude Code's microcompact as its real 2.1.x logs show
+// it (shared/corpus-real; see README): it fires on the chars/4 tokens of
+// the results not yet cleared (60,000 sits in the (52,488, 71,221] range
+// the logs allow) and keeps the newest 4 results, not the 5 a third-party
+// account of the source gives (trigger_at=40000,keep_value=5 reproduces
+// that account); its stub; min_reclaim 20,000 from the v2.0.76 constants.
 func clearToolResultsDef() Def {
 	return Def{
 		Name:    "clear-tool-results",
@@ -49,13 +51,13 @@ func clearToolResultsSpecs() []ParamSpec {
 		{Name: "trigger", Kind: Enum, Default: TriggerResultTokens,
 			Choices: []string{TriggerContextTokens, TriggerResultTokens, TriggerWindowFraction, TriggerResultCount},
 			Help:    "what the trigger measures: context tokens, tokens of uncleared tool results (Claude Code), a fraction of window_tokens, or a count of uncleared results"},
-		{Name: "trigger_at", Kind: Float, Default: "40000", Min: 0, Max: inf,
-			Help: "threshold (fires at or above it): tokens, a result count, or for window_fraction a fraction in (0, 1]"},
+		{Name: "trigger_at", Kind: Float, Default: "60000", Min: 0, Max: inf,
+			Help: "threshold (fires at or above it): tokens, a result count, or for window_fraction a fraction in (0, 1]; 60000 fits Claude Code 2.1.x's recorded microcompacts (any value in (52488, 71221])"},
 		{Name: "window_tokens", Kind: Int, Default: "200000", Min: 1, Max: inf, Help: "the model's context window, for trigger=window_fraction"},
 		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to context tokens"},
 		{Name: "keep", Kind: Enum, Default: KeepResults, Choices: []string{KeepResults, KeepTokens, KeepTurns, KeepSteps},
 			Help: "what stays: the newest keep_value results, the newest results up to keep_value tokens, or the results of the last keep_value user turns or assistant steps"},
-		{Name: "keep_value", Kind: Int, Default: "5", Min: 0, Max: inf, Help: "K results, T tokens, or N turns/steps, per keep"},
+		{Name: "keep_value", Kind: Int, Default: "4", Min: 0, Max: inf, Help: "K results, T tokens, or N turns/steps, per keep; Claude Code 2.1.x kept the newest 4 results"},
 		{Name: "exempt_tools", Kind: List, Default: "", Help: "tool names whose results are never cleared (opencode: skill)"},
 		{Name: "stub", Kind: String, Default: ClaudeCodeStub, Help: "text that replaces a cleared result"},
 		{Name: "clear_inputs", Kind: Bool, Default: "false", Help: "also replace the cleared calls' inputs by {} (Anthropic clear_tool_inputs), before the current user turn"},

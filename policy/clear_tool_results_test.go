@@ -305,7 +305,7 @@ func TestClearToolResultsParams(t *testing.T) {
 		t.Fatalf("bad keep: %v", err)
 	}
 	p := ctr(t, "")
-	want := "trigger=result_tokens,trigger_at=40000,window_tokens=200000,overhead_tokens=0,keep=results,keep_value=5," +
+	want := "trigger=result_tokens,trigger_at=60000,window_tokens=200000,overhead_tokens=0,keep=results,keep_value=4," +
 		"exempt_tools=,stub=[Old tool result content cleared],clear_inputs=false,min_reclaim=20000,meter=chars4"
 	if got := p.Params().String(); got != want {
 		t.Fatalf("defaults\n got %s\nwant %s", got, want)

@@ -217,13 +217,15 @@ func TestAgreeRealClaudeCode(t *testing.T) {
 		set  string
 		want [][]ev
 	}{
-		// Defaults (keep 5): the oldest of the 5 newest is the one the
-		// agent cleared and the policy kept.
-		{"defaults", "", [][]ev{
+		// peers.md's published figures (keep 5): the oldest of the 5
+		// newest is the one the agent cleared and the policy kept.
+		{"published", "trigger_at=40000,keep_value=5", [][]ev{
 			{{false, 6, 1, 0, 71221, 71221, 40455, 31019, true}, {false, 5, 1, 0, 77232, 77232, 38744, 30766, true}},
 			{{false, 6, 1, 0, 71221, 71221, 35442, 28105, true}},
 		}},
-		{"best", "trigger_at=60000,keep_value=4", [][]ev{
+		// The defaults are what these logs show: keep 4, fire between
+		// 52,488 and 71,221 result tokens.
+		{"defaults", "", [][]ev{
 			{{true, 6, 0, 0, 71221, 71221, 40455, 40455, true}, {true, 5, 0, 0, 77232, 77232, 38744, 38744, true}},
 			{{true, 6, 0, 0, 71221, 71221, 35442, 35442, true}},
 		}},

@@ -101,6 +101,14 @@ type replayJSON struct {
 	Policy   policyRef           `json:"policy"`
 	Events   []metrics.EventRow  `json:"events"`
 	Sessions []replaySessionJSON `json:"sessions"`
+	// Agreement compares the policy with the clearing events the agent
+	// recorded (Claude Code microcompact), with --compare-recorded.
+	Agreement *agreementJSON `json:"agreement,omitempty"`
+}
+
+type agreementJSON struct {
+	Summary metrics.AgreementSummary `json:"summary"`
+	Events  []metrics.AgreementRow   `json:"events"`
 }
 
 type replaySessionJSON struct {
@@ -114,9 +122,10 @@ type replaySessionJSON struct {
 
 // replayResult is one session's replay, reduced to what the report needs.
 type replayResult struct {
-	trace   *replay.Trace
-	events  []metrics.EventRow
-	session replaySessionJSON
+	trace     *replay.Trace
+	agreement *replay.Agreement
+	events    []metrics.EventRow
+	session   replaySessionJSON
 }
 
 func newReplayCmd(a *app) *cobra.Command {
@@ -180,6 +189,10 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
 			r.session.Compare = &d
 		}
+		if o.compareRecorded && hasClearing(s) {
+			a := replay.Agree(s, p)
+			r.agreement = &a
+		}
 		if c, ok := p.(*policy.ClaiRotation); ok && o.compareRecorded && len(s.Recorded.Compactions) > 0 {
 			r.session.Rederived = replay.RederiveClai(s, c.Config())
 		}
@@ -202,12 +215,19 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
 	}
 	var violations []string
+	var agreements []replay.Agreement
 	for _, r := range results {
+		if r.agreement != nil {
+			agreements = append(agreements, *r.agreement)
+		}
 		out.Events = append(out.Events, r.events...)
 		out.Sessions = append(out.Sessions, r.session)
 		for _, v := range r.session.ViolationList {
 			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
 		}
+	}
+	if len(agreements) > 0 {
+		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements)}
 	}
 	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
 	for _, v := range violations {
@@ -305,7 +325,41 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		}
 		st.AddRow(cells...)
 	}
-	return []*report.Table{ev, st}
+	tables := []*report.Table{ev, st}
+	if out.Agreement != nil {
+		tables = append(tables, agreementTables(out.Agreement)...)
+	}
+	return tables
+}
+
+// hasClearing reports whether a session recorded tool-result clearing
+// events (Claude Code microcompact boundaries) to compare a policy with.
+func hasClearing(s *corpus.Session) bool {
+	for _, c := range s.Recorded.Compactions {
+		if len(c.ClearedIDs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func agreementTables(a *agreementJSON) []*report.Table {
+	t := report.NewTable("Agreement with the recorded clearing events (ids: cleared by the agent / by the policy; tokens: recorded / predicted)",
+		report.TextCol("session"), report.NumCol("line"), report.TextCol("fired"), report.NumCol("agent ids"), report.NumCol("policy ids"),
+		report.NumCol("missing"), report.NumCol("extra"), report.TextCol("exact"), report.NumCol("jaccard"),
+		report.NumCol("before rec"), report.NumCol("before pred"), report.NumCol("saved rec"), report.NumCol("saved pred"))
+	for _, e := range a.Events {
+		t.AddRow(report.Str(e.Session), report.Int(e.Line), report.Str(yesNo(e.Fired)), report.Int(e.Recorded), report.Int(e.Predicted),
+			report.Int(len(e.Missing)), report.Int(len(e.Extra)), report.Str(yesNo(e.Exact)), report.Float(e.Jaccard, 3),
+			report.Int(e.RecordedBefore), report.Int(e.PredictedBefore), report.Int(e.RecordedSaved), report.Int(e.PredictedSaved))
+	}
+	s := a.Summary
+	sum := report.NewTable("Agreement summary",
+		report.NumCol("events"), report.NumCol("exact"), report.NumCol("mean jaccard"), report.NumCol("mean |saved error|"),
+		report.NumCol("mean |before error|"), report.NumCol("checkpoints"), report.NumCol("trigger agreement"))
+	sum.AddRow(report.Int(s.Events), report.Int(s.Exact), report.Float(s.MeanJaccard, 3), report.Float(s.MeanAbsSavedError, 1),
+		report.Float(s.MeanAbsBeforeError, 1), report.Int(s.Checkpoints), report.Float(s.TriggerAgreement, 3))
+	return []*report.Table{t, sum}
 }
 
 func compareCell(s replaySessionJSON) string {

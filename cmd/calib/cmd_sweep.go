@@ -36,6 +36,7 @@ type sweepOptions struct {
 	plotMetric string
 	rotations  int
 	seed       uint64
+	compare    bool
 }
 
 func newSweepCmd(a *app) *cobra.Command {
@@ -81,13 +82,14 @@ shards' --format json reports into the report one run would have given.`,
 	f.StringVar(&o.shard, "shard", "", "run only shard `k/n` of the parameter sets")
 	f.BoolVar(&o.yes, "yes", false, fmt.Sprintf("run a grid of more than %d parameter sets", replay.MaxPoints))
 	f.StringVar(&o.out, "out", "", "stream rows as JSON lines to `FILE` as they finish")
-	f.StringVar(&o.sort, "sort", "", "order parameter sets best first by `METRIC`")
+	f.StringVar(&o.sort, "sort", "", "order parameter sets best first by `METRIC[,METRIC...]` (later ones break ties)")
 	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets")
 	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
 	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
 	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")
 	f.IntVarP(&o.rotations, "rotations", "n", 0, "for rotation policies: chain each session to `N` rotations (see digest-growth)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
+	f.BoolVar(&o.compare, "compare-recorded", false, "add agreement with the clearing events the agent recorded (agreement_* metrics; sort by them to find the agent's rule)")
 	return cmd
 }
 
@@ -205,8 +207,14 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	}
 	bar := a.progress(len(jobs), "sweep")
 	measure := func(j replay.Job, p policy.Policy, t *replay.Trace) metrics.SweepRow {
-		return metrics.SweepRow{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: l.Sessions[j.Session].ID,
-			Metrics: metrics.SweepMetrics(t)}
+		s := l.Sessions[j.Session]
+		m := metrics.SweepMetrics(t)
+		if o.compare && hasClearing(s) {
+			for k, v := range metrics.AgreementMetrics(replay.Agree(s, p)) {
+				m[k] = v
+			}
+		}
+		return metrics.SweepRow{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
 	}
 	done := func(j replay.Job, r metrics.SweepRow) {
 		stream.add(r)
