@@ -379,6 +379,9 @@ func hasResult(bs []corpus.Block, id string) bool {
 func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (touched int, removed int64) {
 	// The key views the recorded argument bytes as a string without
 	// copying them (they are never modified).
+	if w.fits(target) {
+		return 0, 0 // nothing to do: skip building the maps
+	}
 	type key struct{ name, args string }
 	calls := map[string]key{}
 	newest := map[key]string{}

@@ -17,18 +17,30 @@ const (
 	RuleShrink     = "grew-the-history" // a non-rotation compaction must not make the context bigger
 )
 
+// checker verifies compaction outcomes. Its maps are reused from one
+// compaction to the next: a replay checks hundreds of compactions, and a
+// sweep thousands of replays.
+type checker struct {
+	before, after map[string]pair
+	emptyBefore   map[string]bool
+}
+
+func newChecker() *checker {
+	return &checker{before: map[string]pair{}, after: map[string]pair{}, emptyBefore: map[string]bool{}}
+}
+
 // check verifies one compaction outcome against the history it was given.
 // Pairing is judged relative to the input: a session whose pairs were
 // already broken is not the policy's fault, but any pair the policy breaks
 // (or duplicates) is.
-func check(p policy.Policy, in []corpus.Message, out policy.Outcome, req int, ev *Event) []Violation {
+func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome, req int, ev *Event) []Violation {
 	var vs []Violation
 	add := func(rule, format string, a ...any) {
 		vs = append(vs, Violation{Request: req, Rule: rule, Detail: fmt.Sprintf(format, a...)})
 	}
 	h := out.History
 
-	before, after := pairCounts(in), pairCounts(h)
+	before, after := pairCounts(c.before, in), pairCounts(c.after, h)
 	for id, a := range after {
 		if a.uses != a.results {
 			if b := before[id]; b != a {
@@ -37,7 +49,8 @@ func check(p policy.Policy, in []corpus.Message, out policy.Outcome, req int, ev
 		}
 	}
 
-	emptyBefore := map[string]bool{}
+	emptyBefore := c.emptyBefore
+	clear(emptyBefore)
 	for i := range in {
 		if len(in[i].Blocks) == 0 {
 			emptyBefore[in[i].ID] = true
@@ -100,8 +113,10 @@ func checkUnchanged(in []corpus.Message, out policy.Outcome, req int) *Violation
 
 type pair struct{ uses, results int }
 
-func pairCounts(h []corpus.Message) map[string]pair {
-	m := map[string]pair{}
+// pairCounts counts tool_use and tool_result blocks per call id into m
+// (cleared first).
+func pairCounts(m map[string]pair, h []corpus.Message) map[string]pair {
+	clear(m)
 	for i := range h {
 		for j := range h[i].Blocks {
 			b := &h[i].Blocks[j]

@@ -30,6 +30,7 @@ func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) 
 	var counted int
 	var prev *corpus.Message
 	turn := 0
+	chk := newChecker()
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		if m.Sidechain || (m.Summary && t.Messages > 0) {
@@ -53,7 +54,7 @@ func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) 
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: turn,
 					HistoryBefore: len(working), HistoryAfter: len(out.History)}
-				t.Violations = append(t.Violations, check(p, working, out, at.Request, &ev)...)
+				t.Violations = append(t.Violations, chk.check(p, working, out, at.Request, &ev)...)
 				ev.Outcome = out
 				ev.Outcome.History = nil
 				req.Event = ev.Index

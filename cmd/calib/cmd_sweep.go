@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -195,6 +197,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	if err != nil {
 		return err
 	}
+	boundHeap()
 	h := pl.header(l.Sessions)
 	sw := replay.Sweep{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
 		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations,
@@ -247,6 +250,22 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		return runErr
 	}
 	return l.Err()
+}
+
+// boundHeap sets a soft memory limit near what is live once the corpus is
+// loaded. A sweep's live data is the corpus plus one replay per worker;
+// everything else is garbage, and without a limit the Go collector lets
+// the heap grow to twice the live data, i.e. twice the corpus. With it, a
+// 1,000-point sweep needs about the memory of one replay, for some more
+// collector work (see README, Speed). GOMEMLIMIT, when set, wins.
+func boundHeap() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	debug.SetMemoryLimit(int64(float64(ms.HeapAlloc)*1.25) + 64<<20)
 }
 
 // writeSweep prints a sweep report and its plots; merge uses it too, so a
