@@ -61,6 +61,11 @@ type InspectCompaction struct {
 	SummaryMissing bool   `json:"summary_missing,omitempty"`
 	TokensBefore   int    `json:"tokens_before,omitempty"`
 	TokensAfter    int    `json:"tokens_after,omitempty"`
+	TokensSaved    int    `json:"tokens_saved,omitempty"`
+	// Cleared is how many tool results the agent cleared (microcompact).
+	Cleared int `json:"cleared_ids,omitempty"`
+	// Line is the line (or rowid) of the record in its file.
+	Line int `json:"line,omitempty"`
 }
 
 // IsRealTurn reports whether m starts a real turn for inspect: a user
@@ -138,6 +143,11 @@ func Inspect(s *corpus.Session) InspectRow {
 		}
 	}
 	r.Tokens = r.Bytes / 4
+	// CLI sessions in clai keep their tool results only in
+	// assistant_tool_calls, not in messages.
+	for _, tc := range s.Recorded.ToolCalls {
+		r.LargestToolResult = max(r.LargestToolResult, int64(len(tc.Result)))
+	}
 	for _, c := range s.Recorded.Compactions {
 		if s.Format == corpus.FormatClai && c.Summary != "" {
 			// The stored text is the truth; count from it rather than
@@ -159,6 +169,9 @@ func Inspect(s *corpus.Session) InspectRow {
 			SummaryMissing: c.SummaryMissing,
 			TokensBefore:   c.TokensBefore,
 			TokensAfter:    c.TokensAfter,
+			TokensSaved:    c.TokensSaved,
+			Cleared:        len(c.ClearedIDs),
+			Line:           c.Line,
 		})
 	}
 	return r

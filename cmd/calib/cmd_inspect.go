@@ -90,7 +90,8 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 	tools := report.NewTable("tool calls", report.TextCol("session"), report.TextCol("tool"), report.NumCol("calls"))
 	recorded := report.NewTable("recorded compactions", report.TextCol("session"), report.NumCol("index"),
 		report.Col("strategy"), report.Col("trigger"), report.Col("status"), report.NumCol("window"),
-		report.NumCol("digest_bytes"), report.NumCol("p1"), report.NumCol("p2"), report.Col("kind"), report.Col("chained"))
+		report.NumCol("digest_bytes"), report.NumCol("p1"), report.NumCol("p2"), report.Col("kind"), report.Col("chained"),
+		report.NumCol("line"), report.NumCol("tokens_before"), report.NumCol("tokens_saved"), report.NumCol("cleared_ids"))
 	for _, r := range rows {
 		cells := []report.Cell{report.Str(r.ID), report.Str(r.Format), report.Str(r.AgentVersion),
 			report.Int(r.Messages), report.Int(r.MessagesByRole["user"]), report.Int(r.MessagesByRole["assistant"]),
@@ -115,7 +116,8 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 			}
 			recorded.AddRow(report.Str(r.ID), report.Int(c.Index), report.Str(c.Strategy), report.Str(c.Trigger),
 				report.Str(c.Status), report.Int(c.Window), report.Int(c.DigestBytes), report.Int(c.P1), report.Int(c.P2),
-				report.Str(kind), report.Str(yesNo(c.Chained)))
+				report.Str(kind), report.Str(yesNo(c.Chained)), report.Int(c.Line), report.Int(c.TokensBefore),
+				report.Int(c.TokensSaved), report.Int(c.Cleared))
 		}
 	}
 	out := []*report.Table{sessions}

@@ -284,9 +284,14 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 	cols = append(cols, report.TextCol("blocks touched"))
 	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed)", out.Policy.Name), cols...)
 	for _, e := range out.Events {
+		// A rotation has no token target (clai rotates on its own
+		// trigger and keeps a fixed tail): show none rather than a miss.
+		target, reached := report.Int(e.TargetTokens), report.Str(yesNo(e.ReachedTarget))
+		if e.TargetTokens == 0 && e.Strategy == string(policy.Rotated) {
+			target, reached = report.Str("-"), report.Str("-")
+		}
 		cells := []report.Cell{report.Str(e.Session), report.Int(e.Index + 1), report.Int(e.Checkpoint), report.Int(e.Turn),
-			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), report.Int(e.TargetTokens),
-			report.Str(yesNo(e.ReachedTarget)), report.Str(yesNo(e.Exhausted))}
+			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), target, reached, report.Str(yesNo(e.Exhausted))}
 		var touched []string
 		for _, name := range stages {
 			c := report.Empty()
