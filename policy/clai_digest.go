@@ -129,41 +129,7 @@ func claiResultJSON(b *corpus.Block) []byte {
 	if len(b.Payload) > 0 || b.Text == "" {
 		return b.Payload
 	}
-	return appendSerdeString(make([]byte, 0, len(b.Text)+2), b.Text)
-}
-
-// appendSerdeString writes s as serde_json does: only '"', '\\' and control
-// characters are escaped (\b \f \n \r \t by name, others as \u00xx).
-func appendSerdeString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return corpus.AppendJSONString(make([]byte, 0, len(b.Text)+2), b.Text, corpus.SerdeJSON)
 }
 
 // ClaiRenderContentParts is render_content_parts: each part mapped, the

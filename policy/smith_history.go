@@ -224,3 +224,30 @@ func resultBlock(b *corpus.Block, text string) corpus.Block {
 func truncatedHead(text string, keep int) string {
 	return text[:keep] + "\n\n[... " + strconv.Itoa((len(text)-keep)/1024) + " KiB " + smithTruncationMarker + " ...]"
 }
+
+// summaryStage is stage 3, shared by both smith policies: the prefix before
+// cut is replaced by a summary message (or the Dropped text), and the
+// outcome gets the stage's report and the new history. charge converts raw
+// tokens to the policy's charged cost.
+func (w *working) summaryStage(cut int, s Summarizer, at Checkpoint, m *Meter, charge func(int) int, o *Outcome) {
+	t0 := charge(w.tokens())
+	var blocks int
+	var bytes int64
+	for i := 0; i < cut; i++ {
+		blocks += len(w.msgs[i].Blocks)
+		for k := range w.msgs[i].Blocks {
+			bytes += smithBytes(&w.msgs[i].Blocks[k])
+		}
+	}
+	out, units, strategy, used := w.summarize(cut, s, at)
+	bytes -= smithBytes(&out[0].Blocks[0])
+	o.AfterTokens = charge(m.Tokens(units))
+	name := "summarize"
+	if strategy == Dropped {
+		name = "drop"
+	}
+	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
+	o.History, o.Strategy, o.Summarizer = out, strategy, used
+	o.Removed = cut - 1
+	o.Units, o.Counted = units, len(out)
+}

@@ -102,26 +102,7 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if cut == 0 {
 		return truncated()
 	}
-	t0 := w.tokens()
-	var blocks int
-	var bytes int64
-	for i := 0; i < cut; i++ {
-		blocks += len(w.msgs[i].Blocks)
-		for k := range w.msgs[i].Blocks {
-			bytes += smithBytes(&w.msgs[i].Blocks[k])
-		}
-	}
-	out, units, strategy, used := w.summarize(cut, p.summarizer, at)
-	bytes -= smithBytes(&out[0].Blocks[0])
-	o.AfterTokens = p.meter.Tokens(units)
-	name := "summarize"
-	if strategy == Dropped {
-		name = "drop"
-	}
-	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
-	o.History, o.Strategy, o.Summarizer = out, strategy, used
-	o.Removed = cut - 1
-	o.Units, o.Counted = units, len(out)
+	w.summaryStage(cut, p.summarizer, at, p.meter, func(t int) int { return t }, &o)
 	return finish()
 }
 

@@ -211,32 +211,8 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if !p.summarize {
 		return staged()
 	}
-	return p.summarizeAt(w, cut, b, at, &o, finish)
-}
-
-// summarizeAt replaces the prefix before cut with a summary (or smith's
-// Dropped text when the summarizer fails); stage edits in the tail stay.
-func (p *SmithStaged) summarizeAt(w *working, cut int, b smithBudget, at Checkpoint, o *Outcome, finish func() Outcome) Outcome {
-	t0 := b.charged(w.tokens())
-	var blocks int
-	var bytes int64
-	for i := 0; i < cut; i++ {
-		blocks += len(w.msgs[i].Blocks)
-		for k := range w.msgs[i].Blocks {
-			bytes += smithBytes(&w.msgs[i].Blocks[k])
-		}
-	}
-	out, units, strategy, used := w.summarize(cut, p.summarizer, at)
-	bytes -= smithBytes(&out[0].Blocks[0])
-	o.AfterTokens = b.charged(p.meter.Tokens(units))
-	name := "summarize"
-	if strategy == Dropped {
-		name = "drop"
-	}
-	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
-	o.History, o.Strategy, o.Summarizer = out, strategy, used
-	o.Removed = cut - 1
-	o.Units, o.Counted = units, len(out)
+	// Stage 3: summarize the prefix (stage edits in the tail stay).
+	w.summaryStage(cut, p.summarizer, at, p.meter, b.charged, &o)
 	return finish()
 }
 

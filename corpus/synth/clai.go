@@ -606,42 +606,6 @@ func claiObject(dst []byte, kv ...any) []byte {
 	return append(dst, '}')
 }
 
-// claiString writes s as serde_json does: `"`, `\` and control characters
-// escaped (the short forms \b \f \n \r \t, else \u00xx), everything else,
-// DEL, U+2028 and <>& included, raw.
-func claiString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
 // ---- The clai demo workspace ----
 
 // claiDemoSeed fixes the clai demo: the same bytes on every run.
@@ -864,4 +828,9 @@ func claiHeadAndTail(rendered []string, budget int) string {
 	}
 	marker := fmt.Sprintf("[... %d middle message%s omitted during compaction; recover the full verbatim history with the read-only `history_query` tool (`.clai/data.sqlite`) ...]", n, s)
 	return strings.Join(rendered[:headEnd], "\n\n") + "\n\n" + marker + "\n\n" + strings.Join(rendered[tailStart:], "\n\n")
+}
+
+// claiString writes s as serde_json does (clai).
+func claiString(dst []byte, s string) []byte {
+	return corpus.AppendJSONString(dst, s, corpus.SerdeJSON)
 }

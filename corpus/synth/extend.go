@@ -186,13 +186,13 @@ func (g *extender) turn(dst []corpus.Message) []corpus.Message {
 func (g *extender) args() []byte {
 	n := max(0, g.around(g.p.args)-len(`{"command":""}`))
 	b := append(make([]byte, 0, n+32), `{"command":`...)
-	b = appendJSONString(b, text(g.r, n))
+	b = claiString(b, text(g.r, n))
 	return append(b, '}')
 }
 
 func (g *extender) payload() []byte {
 	n := max(0, g.around(g.p.payload)-len(`{"exit_code":0,"stdout":""}`))
 	b := append(make([]byte, 0, n+64), `{"exit_code":0,"stdout":`...)
-	b = appendJSONString(b, text(g.r, n))
+	b = claiString(b, text(g.r, n))
 	return append(b, '}')
 }

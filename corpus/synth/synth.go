@@ -8,6 +8,7 @@
 package synth
 
 import (
+	"github.com/calib-dev/calib/corpus"
 	"math/rand/v2"
 	"unicode/utf8"
 )
@@ -200,38 +201,8 @@ func text(r *rand.Rand, n int) string {
 	return string(appendText(make([]byte, 0, n+128), r, n))
 }
 
-// appendJSONString appends s as a JSON string the way Crystal's JSON
-// builder writes it: quote, backslash and the named control escapes, other
-// ASCII control characters as \u00xx, everything else (UTF-8) raw.
+// appendJSONString appends s as a JSON string the way Crystal's JSON (smith)
+// writes it.
 func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"':
-			dst = append(dst, '\\', '"')
-		case '\\':
-			dst = append(dst, '\\', '\\')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return corpus.AppendJSONString(dst, s, corpus.CrystalJSON)
 }
