@@ -1,0 +1,98 @@
+package synth
+
+import (
+	"fmt"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// clai writes content_json and provider metadata with serde_json: compact,
+// object keys sorted, strings escaped as corpus.SerdeJSON.
+
+func claiQuote(s string) string { return string(claiString(nil, s)) }
+
+// claiContentJSON writes a []ContentPart as serde_json does: the "type" tag
+// first, then the fields in their declaration order (types.rs), optional
+// fields omitted when empty.
+func claiContentJSON(dst []byte, blocks []corpus.Block) []byte {
+	dst = append(dst, '[')
+	for i, b := range blocks {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		switch b.Kind {
+		case corpus.KindText:
+			dst = append(dst, `{"type":"text","text":`...)
+			dst = claiString(dst, b.Text)
+		case corpus.KindThinking:
+			dst = append(dst, `{"type":"thinking","text":`...)
+			dst = claiString(dst, b.Text)
+			if b.Signature != "" {
+				dst = append(dst, `,"signature":`...)
+				dst = claiString(dst, b.Signature)
+			}
+		case corpus.KindToolUse:
+			dst = append(dst, `{"type":"tool_use","tool_call_id":`...)
+			dst = claiString(dst, b.ToolCallID)
+			dst = append(dst, `,"tool_name":`...)
+			dst = claiString(dst, b.ToolName)
+			dst = append(dst, `,"arguments":`...)
+			if b.Args == nil {
+				dst = append(dst, "null"...)
+			}
+			dst = append(dst, b.Args...)
+		case corpus.KindToolResult:
+			dst = append(dst, `{"type":"tool_result","tool_call_id":`...)
+			dst = claiString(dst, b.ToolCallID)
+			dst = append(dst, `,"payload":`...)
+			if b.Payload == nil {
+				dst = append(dst, "null"...)
+			}
+			dst = append(dst, b.Payload...)
+		case corpus.KindImage:
+			dst = append(dst, `{"type":"image","id":`...)
+			dst = claiString(dst, b.MediaRef)
+			dst = append(dst, `,"path":`...)
+			dst = claiString(dst, b.Source)
+			dst = append(dst, `,"media_type":`...)
+			dst = claiString(dst, b.MediaType)
+		default:
+			dst = append(dst, b.Payload...) // an unknown part, verbatim
+			continue
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// claiObject writes a JSON object from key/value pairs given in sorted key
+// order (serde_json's Value map order). Values are strings, ints, bools or
+// raw []byte.
+func claiObject(dst []byte, kv ...any) []byte {
+	dst = append(dst, '{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = claiString(dst, kv[i].(string))
+		dst = append(dst, ':')
+		switch v := kv[i+1].(type) {
+		case string:
+			dst = claiString(dst, v)
+		case int:
+			dst = fmt.Appendf(dst, "%d", v)
+		case int64:
+			dst = fmt.Appendf(dst, "%d", v)
+		case bool:
+			dst = fmt.Appendf(dst, "%t", v)
+		case []byte:
+			dst = append(dst, v...)
+		}
+	}
+	return append(dst, '}')
+}
+
+// claiString writes s as serde_json does (clai).
+func claiString(dst []byte, s string) []byte {
+	return corpus.AppendJSONString(dst, s, corpus.SerdeJSON)
+}
