@@ -409,7 +409,7 @@ func TestSessionsRootWithDamagedEntryLoadsTheOthers(t *testing.T) {
 }
 
 func TestDemoCorpusLoads(t *testing.T) {
-	paths, err := synth.WriteDemo(t.TempDir())
+	paths, err := synth.WriteDemo(t.TempDir(), synth.DemoOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/synth"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -62,7 +64,7 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 			return nil, fmt.Errorf("writing the demo corpus: %w", err)
 		}
 		defer os.RemoveAll(tmp)
-		demoPaths, err := synth.WriteDemo(filepath.Join(tmp, "demo"))
+		demoPaths, err := synth.WriteDemo(filepath.Join(tmp, "demo"), synth.DemoOptions{Compact: demoCompact})
 		if err != nil {
 			return nil, fmt.Errorf("writing the demo corpus: %w", err)
 		}
@@ -118,6 +120,22 @@ func (l *loaded) annotations() []report.Annotation {
 		}
 	}
 	return out
+}
+
+// demoCompact is what smith leaves in a demo session's session.json: the
+// working history after replaying its transcript through smith-staged at
+// its defaults, so that `replay --demo --compare-recorded` reproduces the
+// recording and any other parameter shows where it diverges.
+func demoCompact(s *corpus.Session) []corpus.Message {
+	p, err := policy.New("smith-staged", nil)
+	if err != nil {
+		panic(err) // the defaults are valid: a test checks every policy's
+	}
+	t, err := replay.Run(context.Background(), s, p, replay.Options{KeepFinal: true})
+	if err != nil {
+		panic(err) // only a cancelled context fails, and this one is not
+	}
+	return t.Final
 }
 
 // location is "file:line", or "file" when the line is unknown (0).

@@ -11,15 +11,34 @@ import (
 // demoSeed fixes the demo corpus: the same bytes on every machine and run.
 const demoSeed = 20260808
 
+// DemoOptions tunes the demo corpus.
+type DemoOptions struct {
+	// Compact, when set, gives the compacted working history smith leaves
+	// in a transcript session's session.json (the CLI replays smith-staged
+	// at its defaults, so that replay --compare-recorded finds the demo
+	// identical to what "smith" recorded). When nil, a hand-made compaction
+	// stands in: a summary plus the last three real turns. (synth cannot
+	// call the policies itself: their tests use synth.)
+	Compact func(s *corpus.Session) []corpus.Message
+}
+
 // WriteDemo writes the small demo corpus every --demo command runs on into
 // dir and returns the paths to load, in order. The smith part is a sessions
 // root (dir/smith/sessions) of three sessions of 60–200 messages with a few
 // 20–200 KB results, repeated reads, thinking and continuations: big enough
 // that smith's compaction triggers once max_tokens is scaled down to a few
 // tens of thousands.
-func WriteDemo(dir string) ([]string, error) {
+func WriteDemo(dir string, opt DemoOptions) ([]string, error) {
 	root := filepath.Join(dir, "smith", "sessions")
-	if _, err := WriteSmithRoot(root, demoSmithSessions()); err != nil {
+	sessions := demoSmithSessions()
+	if opt.Compact != nil {
+		for _, s := range sessions {
+			if s.Format == corpus.FormatSmithTranscript {
+				s.Recorded.History = opt.Compact(s)
+			}
+		}
+	}
+	if _, err := WriteSmithRoot(root, sessions); err != nil {
 		return nil, fmt.Errorf("writing the smith demo: %w", err)
 	}
 	paths := []string{root}

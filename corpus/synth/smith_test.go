@@ -158,11 +158,11 @@ func TestWriteDemoIsDeterministicAndLoadable(t *testing.T) {
 		return out
 	}
 	a, b := t.TempDir(), t.TempDir()
-	pa, err := WriteDemo(a)
+	pa, err := WriteDemo(a, DemoOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteDemo(b); err != nil {
+	if _, err := WriteDemo(b, DemoOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ha, hb := hash(a), hash(b)
