@@ -119,8 +119,12 @@ func Session(t *replay.Trace) SessionRow {
 // ones, by tool call id.
 func resultLoss(raw, final []corpus.Message) (mangled, dropped int) {
 	orig := map[string]string{}
+	main := false
 	for i := range raw {
-		if raw[i].Sidechain {
+		main = main || !raw[i].Sidechain
+	}
+	for i := range raw {
+		if raw[i].Sidechain && main {
 			continue
 		}
 		for _, b := range raw[i].Blocks {

@@ -31,13 +31,16 @@ func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) 
 	var prev *corpus.Message
 	turn := 0
 	chk := newChecker()
+	skipSide := hasMainThread(s)
 	for i := range s.Messages {
 		m := &s.Messages[i]
-		if m.Sidechain || (m.Summary && t.Messages > 0) {
-			// Sidechains are not the main thread. A recorded summary is
-			// a product of the agent's own compaction, which the policy
-			// replaces with its own; only a summary that starts the log
-			// (a smith log seeded from a compacted session) is history.
+		if (m.Sidechain && skipSide) || (m.Summary && t.Messages > 0) {
+			// Sidechains inline in a main thread are not part of it (a
+			// subagent's own session is all sidechain and is replayed).
+			// A recorded summary is a product of the agent's own
+			// compaction, which the policy replaces with its own; only a
+			// summary that starts the log (a smith log seeded from a
+			// compacted session) is history.
 			continue
 		}
 		if i&1023 == 0 {
@@ -82,4 +85,14 @@ func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) 
 		t.Final = working
 	}
 	return t, nil
+}
+
+// hasMainThread reports whether any message of s is on the main thread.
+func hasMainThread(s *corpus.Session) bool {
+	for i := range s.Messages {
+		if !s.Messages[i].Sidechain {
+			return true
+		}
+	}
+	return false
 }

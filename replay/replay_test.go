@@ -197,6 +197,19 @@ func TestRunSkipsSidechains(t *testing.T) {
 	}
 }
 
+func TestRunReplaysASubagentSession(t *testing.T) {
+	// A subagent's run loaded as its own session is all sidechain: it is
+	// that session's thread and is replayed.
+	s := session(3, 10)
+	for i := range s.Messages {
+		s.Messages[i].Sidechain = true
+	}
+	tr, _ := Run(context.Background(), s, &stubPolicy{limit: 1 << 30}, Options{KeepFinal: true})
+	if len(tr.Final) != 12 || len(tr.Requests) != 6 {
+		t.Fatalf("final %d requests %d, want 12 and 6", len(tr.Final), len(tr.Requests))
+	}
+}
+
 func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
