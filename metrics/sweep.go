@@ -26,15 +26,19 @@ type SweepRow struct {
 func SweepMetrics(t *replay.Trace) map[string]float64 {
 	s := Session(t)
 	m := map[string]float64{
-		"tokens_sent":     float64(s.TokensSent),
-		"compactions":     float64(s.Compactions),
-		"requests":        float64(s.Requests),
-		"peak_tokens":     float64(s.PeakTokens),
-		"results_mangled": float64(s.ResultsMangled),
-		"results_dropped": float64(s.ResultsDropped),
-		"target_misses":   float64(s.TargetMisses),
-		"exhausted":       float64(s.Exhausted),
-		"violations":      float64(s.Violations),
+		"tokens_sent":   float64(s.TokensSent),
+		"compactions":   float64(s.Compactions),
+		"requests":      float64(s.Requests),
+		"peak_tokens":   float64(s.PeakTokens),
+		"target_misses": float64(s.TargetMisses),
+		"exhausted":     float64(s.Exhausted),
+		"violations":    float64(s.Violations),
+	}
+	if t.Final != nil {
+		// Loss needs the final history; a chain cut at its N-th
+		// rotation has none.
+		m["results_mangled"] = float64(s.ResultsMangled)
+		m["results_dropped"] = float64(s.ResultsDropped)
 	}
 	var removed int64
 	for _, e := range t.Events {
