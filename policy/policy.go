@@ -2,6 +2,14 @@
 // agents' own (smith-staged, smith-legacy, clai-rotation) and general ones,
 // their parameters, defaults and validation, and the token meters they count
 // with. Policies do no I/O.
+//
+// Files: policy.go (the interface and outcome), params.go and registry.go
+// (parameters, `calib policies`), meter.go and summarizer.go (shared by the
+// policies); then one file per policy — smith_staged.go, smith_legacy.go
+// (both built on smith_history.go: smith's working history, window, safe
+// cut and summary stage), clai_rotation.go (built on clai_digest.go and
+// clai_select.go: clai's rendering and select_head_and_tail, legacy and
+// fixed), clear_tool_results.go.
 package policy
 
 import "github.com/calib-dev/calib/corpus"

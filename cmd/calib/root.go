@@ -66,7 +66,7 @@ costs and loses. It only reads its inputs.
 
 PATH may be a session file, a folder (detected by content) or - for a JSONL
 transcript on standard input. --demo runs any command on a small synthetic
-corpus, so "calib inspect --demo" works with no data.
+corpus, so "calib replay --demo" works with no data.
 
 Exit status:
   0    success
