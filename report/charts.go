@@ -147,6 +147,9 @@ func (c StackedBars) Plot() (*plot.Plot, error) {
 		labels[i] = shortLabel(cat, 28)
 	}
 	p.NominalX(labels...)
+	// Half a slot of margin on each side, so the first and last bars are
+	// drawn whole (gonum's range ends at their centres).
+	p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5
 	if len(c.Categories) > 6 {
 		p.X.Tick.Label.Rotation = math.Pi / 5
 		p.X.Tick.Label.XAlign = draw.XRight
