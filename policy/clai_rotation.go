@@ -94,7 +94,7 @@ func claiRotationSpecs() []ParamSpec {
 
 // claiRotationDef registers clai-rotation.
 func claiRotationDef() Def {
-	return Def{Name: ClaiRotationName,
+	return Def{Name: ClaiRotationName, Rotates: true,
 		Summary: "clai's session-rotation digest (shared/specs/clai.md §2): legacy reproduces the unbounded growth, fixed is PR #154",
 		Specs:   claiRotationSpecs(),
 		New: func(v Values) (Policy, error) {

@@ -12,6 +12,9 @@ type Def struct {
 	Summary string
 	Specs   []ParamSpec
 	New     func(v Values) (Policy, error)
+	// Rotates is true for policies that replace the history by a digest
+	// and a tail (what digest-growth and --rotations measure).
+	Rotates bool
 }
 
 // Defs lists every policy, in the order `calib policies` shows them. Each

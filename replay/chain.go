@@ -14,8 +14,10 @@ import (
 type Extender func(s *corpus.Session, turns int) *corpus.Session
 
 // maxExtraTurns bounds how far a chain is extended before giving up: a
-// policy that never rotates would otherwise extend forever.
-const maxExtraTurns = 200_000
+// policy that never rotates would otherwise extend forever. clai rotates
+// every 20–40 turns at its defaults, so this allows several hundred
+// rotations.
+const maxExtraTurns = 20_000
 
 // Chain replays a session until the policy has rotated n times, extending
 // the session with synthetic turns when the recording is too short, so that
@@ -41,7 +43,7 @@ func Chain(ctx context.Context, s *corpus.Session, p policy.Policy, n int, exten
 			return t, fmt.Errorf("session %s: only %d of %d rotations after adding %d synthetic turns; does the policy ever trigger on this session? (check its trigger parameters)", s.ID, r, n, added)
 		}
 		turns := realTurns(cur)
-		more := max(32, turns)
+		more := max(32, turns) // no rotation yet: double the session
 		if r > 0 {
 			more = max(8, (n-r)*turns/r*5/4+1)
 		}

@@ -122,6 +122,9 @@ type growthRun struct {
 }
 
 func growthRuns(o *growthOptions) ([]growthRun, error) {
+	if err := needsRotation(o.policy, "digest-growth"); err != nil {
+		return nil, err
+	}
 	set, err := policy.ParseSet(o.set)
 	if err != nil {
 		return nil, &usageError{err}
@@ -149,6 +152,25 @@ func growthRuns(o *growthOptions) ([]growthRun, error) {
 		runs = append(runs, growthRun{variant: v, p: p})
 	}
 	return runs, nil
+}
+
+// needsRotation refuses a policy that never rotates where a command
+// measures rotation chains.
+func needsRotation(name, what string) error {
+	d, err := policy.Lookup(name)
+	if err != nil {
+		return &usageError{err}
+	}
+	if !d.Rotates {
+		var rot []string
+		for _, d := range policy.Defs() {
+			if d.Rotates {
+				rot = append(rot, d.Name)
+			}
+		}
+		return usageErrorf("%s measures rotation chains, and policy %s does not rotate (rotation policies: %s); use calib replay or sweep for it", what, name, strings.Join(rot, ", "))
+	}
+	return nil
 }
 
 func readBaseline(path string) (map[string]metrics.GrowthRow, error) {

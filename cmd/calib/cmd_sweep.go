@@ -109,6 +109,11 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	if err != nil {
 		return nil, &usageError{err}
 	}
+	if o.rotations > 0 {
+		if err := needsRotation(o.policy, "--rotations"); err != nil {
+			return nil, err
+		}
+	}
 	fixed, err := policy.ParseSet(o.set)
 	if err != nil {
 		return nil, &usageError{err}
