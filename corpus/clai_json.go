@@ -2,8 +2,6 @@ package corpus
 
 import (
 	"strings"
-	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -94,46 +92,12 @@ func (p *claiScan) unescape(start, j int) (string, bool) {
 		case c != '\\':
 			return "", false // a raw control character
 		}
-		if j+1 >= len(p.s) {
+		r, n := decodeEscape(p.s[j:])
+		if n == 0 {
 			return "", false
 		}
-		j++
-		switch p.s[j] {
-		case '"', '\\', '/':
-			b = append(b, p.s[j])
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := claiHex4(p.s, j+1)
-			if r < 0 {
-				return "", false
-			}
-			j += 4
-			if utf16.IsSurrogate(r) {
-				r2 := rune(-1)
-				if j+2 < len(p.s) && p.s[j+1] == '\\' && p.s[j+2] == 'u' {
-					r2 = claiHex4(p.s, j+3)
-				}
-				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
-					j += 6
-					b = utf8.AppendRune(b, dec)
-					break
-				}
-				r = unicode.ReplacementChar
-			}
-			b = utf8.AppendRune(b, r)
-		default:
-			return "", false
-		}
-		j++
+		b = utf8.AppendRune(b, r)
+		j += n
 		k := claiPlainEnd(p.s, j)
 		b = append(b, p.s[j:k]...)
 		j = k
@@ -164,27 +128,6 @@ func claiPlainEnd(s string, j int) int {
 		}
 	}
 	return j
-}
-
-func claiHex4(s string, i int) rune {
-	if i+4 > len(s) {
-		return -1
-	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c = c - 'a' + 10
-		case 'A' <= c && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return -1
-		}
-		r = r*16 + rune(c)
-	}
-	return r
 }
 
 // skip steps over one JSON value, checking its syntax.
@@ -246,21 +189,11 @@ func (p *claiScan) skipString() bool {
 			p.i = j + 1
 			return utf8.ValidString(p.s[start:j])
 		case '\\':
-			if j+1 >= len(p.s) {
+			_, n := decodeEscape(p.s[j:])
+			if n == 0 {
 				return false
 			}
-			j++
-			switch p.s[j] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				if claiHex4(p.s, j+1) < 0 {
-					return false
-				}
-				j += 4
-			default:
-				return false
-			}
-			j = claiPlainEnd(p.s, j+1)
+			j = claiPlainEnd(p.s, j+n)
 		default:
 			return false // a raw control character
 		}

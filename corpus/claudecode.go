@@ -82,7 +82,7 @@ type ccLoader struct {
 	useThread  map[string]*ccThread // tool_use id -> thread, across threads
 	useLine    map[string]int
 	tasks      []ccTask
-	unknown    ccUnknownKinds
+	unknown    unknownKinds
 	warnings   []Warning // about the file, not one thread
 	sessionID  string
 	meta       Meta
@@ -101,7 +101,7 @@ func loadClaudeCode(p string, opts Options) ([]*Session, error) {
 	}
 	defer f.Close()
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
-		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: ccUnknownKinds{}}
+		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: unknownKinds{}}
 	l.meta.Provider = "anthropic"
 	if err := ccEachLine(f, l.line); err != nil {
 		return nil, &FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
@@ -420,15 +420,7 @@ func (l *ccLoader) finish() []*Session {
 		t.sortResults()
 		threadWarn[t] = l.pairing(t)
 	}
-	var kinds []string
-	for k := range l.unknown {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		u := l.unknown[k]
-		l.warn(u.firstLine, "unknown %s (%d occurrence(s), first at this line) skipped; the log may come from a newer Claude Code", k, u.count)
-	}
+	l.warnings = append(l.warnings, l.unknown.warnings(l.path, "Claude Code")...)
 
 	var out []*Session
 	emitMain := len(l.main.msgs) > 0 || len(l.main.compactions) > 0 || len(l.runs) == 0

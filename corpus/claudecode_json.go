@@ -234,27 +234,10 @@ func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err er
 	return "", blocks, false, s.err
 }
 
-// ccUnknownKinds collects block types calib does not know, for one warning
-// per type.
-type ccUnknownKinds map[string]*ccTally
-
-type ccTally struct {
-	count     int
-	firstLine int
-}
-
-func (u ccUnknownKinds) add(kind string, line int) {
-	if t, ok := u[kind]; ok {
-		t.count++
-		return
-	}
-	u[kind] = &ccTally{count: 1, firstLine: line}
-}
-
 // ccBlocks maps the blocks of one message. A tool_result becomes a
 // tool_result block followed by the images and documents of its content,
 // which carry the same ToolCallID (as smith keeps a tool-produced image).
-func ccBlocks(in []ccBlock, line int, unknown ccUnknownKinds) ([]Block, error) {
+func ccBlocks(in []ccBlock, line int, unknown unknownKinds) ([]Block, error) {
 	out := make([]Block, 0, len(in))
 	for i := range in {
 		b := &in[i]
@@ -287,7 +270,7 @@ func ccBlocks(in []ccBlock, line int, unknown ccUnknownKinds) ([]Block, error) {
 // ccToolResult maps a tool_result whose content is a string or a list of
 // blocks: text blocks are joined with newlines into Text, images and
 // documents follow as their own blocks.
-func ccToolResult(b *ccBlock, line int, unknown ccUnknownKinds) (Block, []Block, error) {
+func ccToolResult(b *ccBlock, line int, unknown unknownKinds) (Block, []Block, error) {
 	res := Block{Kind: KindToolResult, ToolCallID: b.ToolUseID, IsError: b.IsError}
 	text, parts, isString, err := ccContent(b.Content)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -102,79 +100,22 @@ func (s *ccScanner) str() (string, bool) {
 }
 
 func ccUnescape(raw []byte) (string, bool) {
-	var sb strings.Builder
-	sb.Grow(len(raw))
+	out := make([]byte, 0, len(raw))
 	for len(raw) > 0 {
 		k := bytes.IndexByte(raw, '\\')
 		if k < 0 {
-			sb.Write(raw)
+			out = append(out, raw...)
 			break
 		}
-		sb.Write(raw[:k])
-		raw = raw[k:]
-		if len(raw) < 2 {
+		out = append(out, raw[:k]...)
+		r, n := decodeEscape(raw[k:])
+		if n == 0 {
 			return "", false
 		}
-		switch c := raw[1]; c {
-		case '"', '\\', '/':
-			sb.WriteByte(c)
-		case 'n':
-			sb.WriteByte('\n')
-		case 't':
-			sb.WriteByte('\t')
-		case 'r':
-			sb.WriteByte('\r')
-		case 'b':
-			sb.WriteByte('\b')
-		case 'f':
-			sb.WriteByte('\f')
-		case 'u':
-			r, ok := ccHex4(raw[2:])
-			if !ok {
-				return "", false
-			}
-			raw = raw[6:]
-			if utf16.IsSurrogate(r) {
-				if len(raw) >= 6 && raw[0] == '\\' && raw[1] == 'u' {
-					if r2, ok := ccHex4(raw[2:]); ok {
-						if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-							sb.WriteRune(d)
-							raw = raw[6:]
-							continue
-						}
-					}
-				}
-				r = utf8.RuneError // a lone surrogate, as encoding/json does
-			}
-			sb.WriteRune(r)
-			continue
-		default:
-			return "", false
-		}
-		raw = raw[2:]
+		out = utf8.AppendRune(out, r)
+		raw = raw[k+n:]
 	}
-	return sb.String(), true
-}
-
-func ccHex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	return string(out), true
 }
 
 // skip passes over any value.

@@ -71,7 +71,7 @@ type codexPart struct {
 type codexLoader struct {
 	path     string
 	s        *Session
-	unknown  ccUnknownKinds
+	unknown  unknownKinds
 	calls    map[string]int // call_id -> line
 	callName map[string]string
 	outs     []ccResult
@@ -84,7 +84,7 @@ func loadCodex(p string, opts Options) ([]*Session, error) {
 		return nil, &FileError{Path: p, Err: err}
 	}
 	defer f.Close()
-	l := &codexLoader{path: p, unknown: ccUnknownKinds{}, calls: map[string]int{}, callName: map[string]string{},
+	l := &codexLoader{path: p, unknown: unknownKinds{}, calls: map[string]int{}, callName: map[string]string{},
 		s: &Session{Format: FormatCodex, Path: p}}
 	if err := ccEachLine(f, l.line); err != nil {
 		return nil, &FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
@@ -351,15 +351,8 @@ func (l *codexLoader) finish() {
 			l.warn(ln, "tool call %s (%s) has no output", id, l.callName[id])
 		}
 	}
-	var kinds []string
-	for k := range l.unknown {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		u := l.unknown[k]
-		l.warn(u.firstLine, "unknown %s (%d occurrence(s), first at this line) skipped; the log may come from a newer Codex", k, u.count)
-	}
+	l.s.Warnings = append(l.s.Warnings, l.unknown.warnings(l.path, "Codex")...)
+
 	if len(l.s.Messages) == 0 {
 		l.warn(0, "no response_item messages in this log")
 	}

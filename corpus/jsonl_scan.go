@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -163,51 +162,16 @@ func simpleEscape(c byte) byte {
 // escapeLen validates the escape at b[0] == '\\' and returns its length
 // (2 or 6), or 0 if it is not valid JSON.
 func escapeLen(b []byte) int {
-	if len(b) < 2 {
-		return 0
-	}
-	switch b[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if len(b) >= 6 && isHex4(b[2:6]) {
-			return 6
-		}
-	}
-	return 0
+	_, n := decodeEscape(b)
+	return min(n, 6)
 }
 
 // unescapeOne decodes the escape at src[0] (already validated) into dst,
 // which may overlap src at or before it, and returns the bytes written and
-// read. Like encoding/json, a surrogate pair is combined and a lone or
-// mismatched surrogate becomes U+FFFD.
+// read.
 func unescapeOne(dst, src []byte) (written, read int) {
-	c := src[1]
-	switch c {
-	case 'u':
-		rr := rune(hex4(src[2:6]))
-		if utf16.IsSurrogate(rr) {
-			if len(src) >= 12 && src[6] == '\\' && src[7] == 'u' && isHex4(src[8:12]) {
-				if dec := utf16.DecodeRune(rr, rune(hex4(src[8:12]))); dec != utf8.RuneError {
-					return utf8.EncodeRune(dst, dec), 12
-				}
-			}
-			rr = utf8.RuneError
-		}
-		return utf8.EncodeRune(dst, rr), 6
-	case 'b':
-		c = '\b'
-	case 'f':
-		c = '\f'
-	case 'n':
-		c = '\n'
-	case 'r':
-		c = '\r'
-	case 't':
-		c = '\t'
-	}
-	dst[0] = c
-	return 1, 2
+	r, n := decodeEscape(src)
+	return putRune(dst, r), n
 }
 
 const (
@@ -226,15 +190,6 @@ func special(x uint64) uint64 {
 	quo := (x7 ^ lsb*'"') + low7          // bit 7 set iff byte != '"'
 	bsl := (x7 ^ lsb*'\\') + low7         // bit 7 set iff byte != '\\'
 	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b[:4] {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // skipValue validates and skips any JSON value.
@@ -325,11 +280,9 @@ func (d *lineDecoder) number() bool {
 }
 
 // unescape decodes the escapes of a validated JSON string body in place
-// and returns the shortened slice. It follows encoding/json exactly: a
-// lone or mismatched surrogate becomes U+FFFD.
+// and returns the shortened slice.
 func unescape(b []byte) []byte {
-	w := 0
-	r := 0
+	w, r := 0, 0
 	for r < len(b) {
 		// Copy the run up to the next backslash in one move.
 		j := len(b)
@@ -337,57 +290,12 @@ func unescape(b []byte) []byte {
 			j = r + k
 		}
 		w += copy(b[w:], b[r:j])
-		r = j
-		if r >= len(b) {
+		if r = j; r >= len(b) {
 			break
 		}
-		c := b[r+1]
-		switch c {
-		case 'u':
-			rr := rune(hex4(b[r+2 : r+6]))
-			r += 6
-			if utf16.IsSurrogate(rr) {
-				if r+6 <= len(b) && b[r] == '\\' && b[r+1] == 'u' {
-					if dec := utf16.DecodeRune(rr, rune(hex4(b[r+2:r+6]))); dec != utf8.RuneError {
-						w += utf8.EncodeRune(b[w:], dec)
-						r += 6
-						continue
-					}
-				}
-				rr = utf8.RuneError
-			}
-			w += utf8.EncodeRune(b[w:], rr)
-			continue
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		}
-		b[w] = c
-		w++
-		r += 2
+		ch, n := decodeEscape(b[r:])
+		w += putRune(b[w:], ch)
+		r += n
 	}
 	return b[:w]
-}
-
-func hex4(b []byte) uint32 {
-	var v uint32
-	for _, c := range b[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		v = v<<4 | uint32(c)
-	}
-	return v
 }
