@@ -103,7 +103,7 @@ func loadClaudeCode(p string, opts Options) ([]*Session, error) {
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: unknownKinds{}}
 	l.meta.Provider = "anthropic"
-	if err := ccEachLine(f, l.line); err != nil {
+	if err := streamLines(f, l.line); err != nil {
 		return nil, &FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
 	}
 	return l.finish(), nil

@@ -86,7 +86,7 @@ func loadCodex(p string, opts Options) ([]*Session, error) {
 	defer f.Close()
 	l := &codexLoader{path: p, unknown: unknownKinds{}, calls: map[string]int{}, callName: map[string]string{},
 		s: &Session{Format: FormatCodex, Path: p}}
-	if err := ccEachLine(f, l.line); err != nil {
+	if err := streamLines(f, l.line); err != nil {
 		return nil, &FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
 	}
 	l.finish()
