@@ -1,14 +1,11 @@
 package corpus
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -37,29 +34,7 @@ func TestClaiLockedDatabaseTimesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestClaiHelperProcess$")
-	cmd.Env = append(os.Environ(), "CALIB_CLAI_HELPER=exclusive", "CALIB_CLAI_DB="+path, "CALIB_CLAI_SESSION=s1")
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() }()
-	ready := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(stdout).ReadString('\n')
-		ready <- s
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case s := <-ready:
-		if s != "ready\n" {
-			t.Fatalf("writer process: %q", s)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("writer process did not become ready")
-	}
+	ClaiWriterProcess(t, "exclusive", path, "s1")
 
 	hash := func() string {
 		var out []string

@@ -1,14 +1,12 @@
 package corpus_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -80,43 +78,6 @@ func claiHelper(mode, path, sid string) error {
 	return err
 }
 
-// claiWriterProcess starts the helper against path and waits until it
-// holds its transaction. Closing stdin ends it; the returned cmd can also
-// be killed to simulate a crash.
-func claiWriterProcess(t *testing.T, mode, path, sid string) (*exec.Cmd, io.WriteCloser) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestClaiHelperProcess$")
-	cmd.Env = append(os.Environ(), "CALIB_CLAI_HELPER="+mode, "CALIB_CLAI_DB="+path, "CALIB_CLAI_SESSION="+sid)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
-	line := make(chan string, 1)
-	go func() {
-		s, _ := bufio.NewReader(stdout).ReadString('\n')
-		line <- s
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case s := <-line:
-		if s != "ready\n" {
-			t.Fatalf("writer process: %q", s)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("writer process did not become ready")
-	}
-	return cmd, stdin
-}
-
 // claiHashes returns the sha256 of the database and its -wal and -shm
 // ("absent" for a missing file).
 func claiHashes(t *testing.T, path string) [3]string {
@@ -151,7 +112,7 @@ func claiIDs(s *corpus.Session) map[string]bool {
 // a stale -wal and -shm: the same holds.
 func TestClaiLiveWriterInputsUntouched(t *testing.T) {
 	path, hs := writeClai(t, claiSmall, 21)
-	cmd, _ := claiWriterProcess(t, "writer", path, hs[0].SessionID)
+	cmd, _ := corpus.ClaiWriterProcess(t, "writer", path, hs[0].SessionID)
 
 	for _, phase := range []string{"live writer", "after a crash"} {
 		before := claiHashes(t, path)
@@ -216,7 +177,7 @@ func TestClaiWALWithoutSHM(t *testing.T) {
 	copyPath := filepath.Join(dir, "data.sqlite")
 	// Make a database whose last commit lives only in the -wal: copy the
 	// files of a live writer, leaving the -shm out.
-	_, _ = claiWriterProcess(t, "writer", path, hs[0].SessionID)
+	_, _ = corpus.ClaiWriterProcess(t, "writer", path, hs[0].SessionID)
 	for _, suffix := range []string{"", "-wal"} {
 		b, err := os.ReadFile(path + suffix)
 		if err != nil {

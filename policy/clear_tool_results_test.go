@@ -325,14 +325,21 @@ func TestClearToolResultsParams(t *testing.T) {
 	}
 }
 
-// BenchmarkClearToolResultsCompact clears a 10,000-message history (5,000
-// steps of one 2,000-character result) down to the newest 5 results.
-func BenchmarkClearToolResultsCompact(b *testing.B) {
+// ctrBenchHistory is 10,001 messages: a user message, then 5,000 steps of
+// one Read call and its 2,000-character result.
+func ctrBenchHistory() []corpus.Message {
 	h := []corpus.Message{ctrUser("abcd")}
 	for i := range 5000 {
 		id := fmt.Sprintf("r%d", i)
 		h = append(h, ctrCall("Read", id), ctrResults(id, 2000))
 	}
+	return h
+}
+
+// BenchmarkClearToolResultsCompact clears a 10,000-message history (5,000
+// steps of one 2,000-character result) down to the newest 5 results.
+func BenchmarkClearToolResultsCompact(b *testing.B) {
+	h := ctrBenchHistory()
 	p := ctr(b, "")
 	at := Checkpoint{Raw: len(h), Units: units(p, h), Counted: len(h)}
 	b.ReportAllocs()
@@ -346,11 +353,7 @@ func BenchmarkClearToolResultsCompact(b *testing.B) {
 
 // BenchmarkClearToolResultsIdle is a checkpoint that does not trigger.
 func BenchmarkClearToolResultsIdle(b *testing.B) {
-	h := []corpus.Message{ctrUser("abcd")}
-	for i := range 5000 {
-		id := fmt.Sprintf("r%d", i)
-		h = append(h, ctrCall("Read", id), ctrResults(id, 2000))
-	}
+	h := ctrBenchHistory()
 	p := ctr(b, "trigger_at=1e12")
 	at := Checkpoint{Raw: len(h), Units: units(p, h), Counted: len(h)}
 	b.ReportAllocs()
