@@ -15,17 +15,7 @@ import (
 // separators (a pasted table stays sortable) and are right-aligned with
 // "--:" alignment rows. Pipes inside cells are escaped.
 func WriteMarkdown(w io.Writer, tables ...*Table) error {
-	var buf bytes.Buffer
-	for i, t := range tables {
-		if i > 0 {
-			buf.WriteByte('\n')
-		}
-		if t.Title != "" {
-			buf.WriteString("### " + t.Title + "\n\n")
-		}
-		if len(t.Columns) == 0 {
-			continue
-		}
+	return writeTables(w, tables, func(title string) string { return "### " + title + "\n\n" }, func(buf *bytes.Buffer, t *Table) error {
 		esc := &Table{Title: t.Title, Columns: t.Columns, Rows: make([][]Cell, len(t.Rows))}
 		for r, row := range t.Rows {
 			esc.Rows[r] = make([]Cell, len(row))
@@ -36,16 +26,13 @@ func WriteMarkdown(w io.Writer, tables ...*Table) error {
 				esc.Rows[r][c] = cell
 			}
 		}
-		tbl := tablewriter.NewTable(&buf,
+		tbl := tablewriter.NewTable(buf,
 			tablewriter.WithRenderer(renderer.NewMarkdown()),
 			tablewriter.WithHeaderAutoFormat(tw.Off),
 			tablewriter.WithTrimSpace(tw.Off),
 			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: aligns(t, true)}),
 			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns(t, false)}),
 		)
-		if err := render(tbl, esc, false); err != nil {
-			return err
-		}
-	}
-	return copyTrimmed(w, buf.Bytes())
+		return render(tbl, esc, false)
+	})
 }

@@ -17,18 +17,8 @@ import (
 // spaces are trimmed from every line (the borderless renderer pads the last
 // column), so output diffs cleanly.
 func WriteText(w io.Writer, tables ...*Table) error {
-	var buf bytes.Buffer
-	for i, t := range tables {
-		if i > 0 {
-			buf.WriteByte('\n')
-		}
-		if t.Title != "" {
-			buf.WriteString(t.Title + "\n")
-		}
-		if len(t.Columns) == 0 {
-			continue
-		}
-		tbl := tablewriter.NewTable(&buf,
+	return writeTables(w, tables, func(title string) string { return title + "\n" }, func(buf *bytes.Buffer, t *Table) error {
+		tbl := tablewriter.NewTable(buf,
 			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 				Borders: tw.BorderNone,
 				Symbols: tw.NewSymbols(tw.StyleNone),
@@ -45,7 +35,26 @@ func WriteText(w io.Writer, tables ...*Table) error {
 			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: aligns(t, true)}),
 			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns(t, false)}),
 		)
-		if err := render(tbl, t, true); err != nil {
+		return render(tbl, t, true)
+	})
+}
+
+// writeTables writes each table's title (through title) and body (through
+// body), separated by blank lines, then trims trailing spaces from every
+// line. Text and markdown differ only in those two.
+func writeTables(w io.Writer, tables []*Table, title func(string) string, body func(*bytes.Buffer, *Table) error) error {
+	var buf bytes.Buffer
+	for i, t := range tables {
+		if i > 0 {
+			buf.WriteByte('\n')
+		}
+		if t.Title != "" {
+			buf.WriteString(title(t.Title))
+		}
+		if len(t.Columns) == 0 {
+			continue
+		}
+		if err := body(&buf, t); err != nil {
 			return err
 		}
 	}
