@@ -172,14 +172,8 @@ func (d *lineDecoder) object(member func(k string) bool) bool {
 		if !ok || !member(k) {
 			return false
 		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.sep('}'); !more {
+			return ok
 		}
 	}
 }
@@ -311,14 +305,8 @@ func (d *lineDecoder) content(out *smithLine) bool {
 		if !d.block(out) {
 			return false
 		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.sep(']'); !more {
+			return ok
 		}
 	}
 }

@@ -192,6 +192,20 @@ func special(x uint64) uint64 {
 	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
 }
 
+// sep consumes what follows an element of an object or array: a ',' (more
+// follows) or the closing byte (done, ok). Anything else is a syntax error.
+func (d *lineDecoder) sep(close byte) (more, ok bool) {
+	switch d.peek() {
+	case ',':
+		d.i++
+		return true, true
+	case close:
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
 // skipValue validates and skips any JSON value.
 func (d *lineDecoder) skipValue(depth int) bool {
 	if depth > maxFastDepth {
@@ -217,14 +231,8 @@ func (d *lineDecoder) skipValue(depth int) bool {
 			if !d.skipValue(depth + 1) {
 				return false
 			}
-			switch d.peek() {
-			case ',':
-				d.i++
-			case ']':
-				d.i++
-				return true
-			default:
-				return false
+			if more, ok := d.sep(']'); !more {
+				return ok
 			}
 		}
 	case 't':
