@@ -203,12 +203,44 @@ func TestClaudeCodeRealFolder(t *testing.T) {
 	for _, s := range ss {
 		ids = append(ids, s.ID)
 	}
+	// claude-code/*.jsonl (1.0.53 and 2.1.x), then claude-code/projects/<id>/
+	// (the phantom-reads sessions: 2.1.x subagents under <id>/subagents/,
+	// 2.0.x agent-*.jsonl beside the main file, which sorts first), then codex/.
 	want := []string{
-		"0a725fb5-6378-432a-9e84-9f3f49d4043d", "0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
-		"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-1",
+		"0a725fb5-6378-432a-9e84-9f3f49d4043d",
+		"0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-1",
 		"9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-2",
-		"b3533c53-3dba-422e-8f02-d0d42214ade0", "f67ab274-e83b-41ac-ac85-77488d6b5c28",
-		"fc491683-57ba-4bbf-afd0-3362025e7aa7", "019b64e5-57fa-7463-b644-fba7e456f905",
+		"b3533c53-3dba-422e-8f02-d0d42214ade0",
+		"f67ab274-e83b-41ac-ac85-77488d6b5c28",
+		"fc491683-57ba-4bbf-afd0-3362025e7aa7",
+		"0357781f-d024-4cef-8496-56501c76afb3",
+		"0357781f-d024-4cef-8496-56501c76afb3/agent-aee03d2",
+		"03aa9bb5-a3e8-4390-8f41-00dda0d7f947",
+		"27eaff45-a330-4a88-9213-3725c9f420d0",
+		"27eaff45-a330-4a88-9213-3725c9f420d0/agent-aca2626",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc/agent-99b9cd12",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc/agent-b0a81b9b",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc/agent-f905a488",
+		"504216d1-8285-4ec4-92be-0db8dc92a18a",
+		"504216d1-8285-4ec4-92be-0db8dc92a18a/agent-aa360a0",
+		"9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f",
+		"b151f674-388c-48f0-9b04-0384f5a0bfb1",
+		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-1698e3ad",
+		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-375bb764",
+		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-a382dbae",
+		"b6240830-5041-465e-aad0-910c13cd9b6c",
+		"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e",
+		"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e/agent-a57399f",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-a8ad886",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-a930f76",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-aae21dd",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-ae12592",
+		"d9add9a6-f2cd-42f6-8ae9-135bf8af37ec",
+		"019b64e5-57fa-7463-b644-fba7e456f905",
 	}
 	if !slices.Equal(ids, want) {
 		t.Errorf("sessions:\n got %q\nwant %q", ids, want)
