@@ -3,41 +3,10 @@ package corpus
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 )
-
-// Options controls loading.
-type Options struct {
-	// Strict makes any warning fatal: the file that produced it fails to
-	// load (its error names the file, line and warning).
-	Strict bool
-	// Stdin is read when a path is "-"; nil means no standard input.
-	Stdin io.Reader
-}
-
-// FileError is a failure to load one input. It names the file, the line
-// (or rowid, 0 when not about one line) and what was expected.
-type FileError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
-}
-
-func (e *FileError) Unwrap() error { return e.Err }
-
-// ErrNoSessions is wrapped by the error for a directory that holds nothing
-// calib can read.
-var ErrNoSessions = errors.New("no sessions found")
 
 // Load reads every path (a file, a directory, or "-" for a JSONL transcript
 // on standard input) and returns the sessions in argument order. A path that
@@ -91,25 +60,14 @@ func loadPath(p string, opts Options) ([]*Session, error) {
 
 // loadFile sniffs one file's content and hands it to its reader.
 func loadFile(p string, opts Options) ([]*Session, error) {
-	kind, err := sniffFile(p)
+	f, err := sniffFile(p)
 	if err != nil {
 		return nil, err
 	}
-	switch kind {
-	case sniffSQLite:
-		return loadClai(p, opts)
-	case sniffSmithTranscript:
-		return loadSmithTranscript(p, opts)
-	case sniffSmithSession:
-		return loadSmithSessionFile(p, opts)
-	case sniffSmithIndex:
-		return loadSmithRoot(filepath.Dir(p), opts)
-	case sniffClaudeCode:
-		return loadClaudeCode(p, opts)
-	case sniffCodex:
-		return loadCodex(p, opts)
+	if f == nil {
+		return nil, &FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log")}
 	}
-	return nil, &FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log")}
+	return f.load(p, opts)
 }
 
 // loadDir recognises the folders each agent writes (a clai workspace, a
@@ -157,11 +115,11 @@ func loadDir(dir string, opts Options) ([]*Session, error) {
 			}
 			continue
 		}
-		kind, err := sniffFile(p)
-		if err != nil || kind == sniffUnknown {
+		f, err := sniffFile(p)
+		if err != nil || f == nil {
 			continue // not a session file: folders hold other things too
 		}
-		ss, err := loadFile(p, opts)
+		ss, err := f.load(p, opts)
 		sessions = append(sessions, ss...)
 		if err != nil {
 			errs = append(errs, err)
@@ -171,9 +129,4 @@ func loadDir(dir string, opts Options) ([]*Session, error) {
 		return nil, &FileError{Path: dir, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", ErrNoSessions)}
 	}
 	return sessions, errors.Join(errs...)
-}
-
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }

@@ -74,16 +74,6 @@ func readStdin(r io.Reader) (*Session, error) {
 	return s, nil
 }
 
-// allSpace reports whether b holds only whitespace and newlines.
-func allSpace(b []byte) bool {
-	for _, c := range b {
-		if c != '\n' && c != ' ' && c != '\t' && c != '\r' {
-			return false
-		}
-	}
-	return true
-}
-
 // loadSmithSessionFile loads a session.json (or a legacy <id>.json). A
 // session.json with a transcript beside it is loaded as its folder.
 func loadSmithSessionFile(p string, opts Options) ([]*Session, error) {

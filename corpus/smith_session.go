@@ -185,7 +185,7 @@ func loadSmithRoot(dir string, opts Options) ([]*Session, error) {
 			loaded[name] = true
 			load(loadSmithDir(p, opts))
 		case !d.IsDir() && name != "index.json" && strings.HasSuffix(name, ".json") && !loaded[strings.TrimSuffix(name, ".json")]:
-			if k, err := sniffFile(p); err == nil && k == sniffSmithSession {
+			if isSmithSessionFile(p) {
 				loaded[strings.TrimSuffix(name, ".json")] = true
 				load(loadSmithSessionFile(p, opts))
 			}
@@ -211,9 +211,4 @@ func fillFromIndex(s *Session, e smithIndexEntry) {
 	if s.Meta.Model == "" {
 		s.Meta.Model = e.Model
 	}
-}
-
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -5,20 +5,40 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"unicode/utf8"
 )
 
-type sniffKind int
+// format is one format Load reads: how its files are recognised and read.
+type format struct {
+	name string
+	// magic, when set, is the prefix that identifies a binary file.
+	magic string
+	// record recognises the format's first record (its line, starting at
+	// its opening bracket).
+	record func(first []byte) bool
+	// whole marks a single-document format (a session.json, an
+	// index.json): known by the start of the file only, never by a later
+	// line.
+	whole bool
+	load  func(p string, opts Options) ([]*Session, error)
+}
 
-const (
-	sniffUnknown sniffKind = iota
-	sniffSQLite
-	sniffSmithTranscript
-	sniffSmithSession
-	sniffSmithIndex
-	sniffClaudeCode
-	sniffCodex
-)
+// formats lists every format calib reads, in the order a file is tried
+// against them: the first that recognises it wins. A new format is one more
+// entry here (and its package).
+func formats() []format {
+	return []format{
+		{name: "clai", magic: "SQLite format 3\x00", load: loadClai},
+		{name: "smith-index", record: isSmithIndex, whole: true,
+			load: func(p string, opts Options) ([]*Session, error) { return loadSmithRoot(filepath.Dir(p), opts) }},
+		{name: "smith-transcript", record: isSmithTranscriptLine, load: loadSmithTranscript},
+		{name: "codex", record: isCodexRecord, load: loadCodex},
+		{name: "claude-code", record: isClaudeCodeRecord, load: loadClaudeCode},
+		{name: "smith-session", record: isSmithSession, whole: true, load: loadSmithSessionFile},
+		{name: "smith-transcript", record: isSmithMessageLine, load: loadSmithTranscript},
+	}
+}
 
 // sniffLen is how much of a file is read to recognise it. Lines may be many
 // megabytes, so detection looks only at the keys that open the first record,
@@ -29,42 +49,45 @@ var errBinary = errors.New("binary content (NUL bytes or invalid UTF-8 near the 
 
 // sniffFile reports what a file holds, by content. An empty file is an
 // error; so is a binary file that is not SQLite.
-func sniffFile(p string) (sniffKind, error) {
+func sniffFile(p string) (*format, error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return sniffUnknown, &FileError{Path: p, Err: err}
+		return nil, &FileError{Path: p, Err: err}
 	}
 	defer f.Close()
 	buf := make([]byte, sniffLen)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
-		return sniffUnknown, &FileError{Path: p, Err: err}
+		return nil, &FileError{Path: p, Err: err}
 	}
 	buf = buf[:n]
 	if len(bytes.TrimSpace(buf)) == 0 {
-		return sniffUnknown, &FileError{Path: p, Err: errors.New("empty file; expected at least one JSON line or a SQLite database")}
+		return nil, &FileError{Path: p, Err: errors.New("empty file; expected at least one JSON line or a SQLite database")}
 	}
 	k := sniffBytes(buf)
-	if k == sniffUnknown && looksBinary(buf) {
-		return sniffUnknown, &FileError{Path: p, Err: errBinary}
+	if k == nil && looksBinary(buf) {
+		return nil, &FileError{Path: p, Err: errBinary}
 	}
 	return k, nil
 }
 
-// sniffBytes recognises a format from the first bytes of a file. A JSONL
-// file whose first record is damaged (a crash, a stray line) is recognised
-// by the next complete lines in the window, so one bad line does not cost
-// the whole file: the reader then warns about that line.
-func sniffBytes(b []byte) sniffKind {
-	if bytes.HasPrefix(b, []byte("SQLite format 3\x00")) {
-		return sniffSQLite
+// sniffBytes recognises a format from the first bytes of a file, or
+// returns nil. A JSONL file whose first record is damaged (a crash, a stray
+// line) is recognised by the next complete lines in the window, so one bad
+// line does not cost the whole file: the reader then warns about that line.
+func sniffBytes(b []byte) *format {
+	fs := formats()
+	for i := range fs {
+		if fs[i].magic != "" && bytes.HasPrefix(b, []byte(fs[i].magic)) {
+			return &fs[i]
+		}
 	}
 	b = bytes.TrimLeft(b, " \t\r\n\xef\xbb\xbf")
 	if len(b) == 0 {
-		return sniffUnknown
+		return nil
 	}
-	k := sniffRecord(b)
-	for rest := b; k == sniffUnknown; {
+	f := sniffRecord(fs, b, true)
+	for rest := b; f == nil; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
 			break
@@ -73,47 +96,27 @@ func sniffBytes(b []byte) sniffKind {
 		if bytes.IndexByte(rest, '\n') < 0 {
 			break // only whole lines count: the window may cut the last one
 		}
-		if k = sniffRecord(rest); k == sniffSmithIndex || k == sniffSmithSession {
-			k = sniffUnknown // single-document formats are known by their start only
-		}
+		f = sniffRecord(fs, rest, false)
 	}
-	return k
+	return f
 }
 
-// sniffRecord recognises the record b starts with.
-func sniffRecord(b []byte) sniffKind {
+// sniffRecord returns the first format that recognises the record b starts
+// with; single-document formats only at the start of the file.
+func sniffRecord(fs []format, b []byte, atStart bool) *format {
+	if b[0] != '{' && b[0] != '[' {
+		return nil
+	}
 	first := b
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		first = b[:i]
 	}
-	has := func(s string) bool { return bytes.Contains(first, []byte(s)) }
-	switch b[0] {
-	case '[':
-		if has(`"first_prompt"`) || has(`"message_count"`) || bytes.Equal(bytes.TrimSpace(first), []byte("[]")) {
-			return sniffSmithIndex
+	for i := range fs {
+		if fs[i].record != nil && (atStart || !fs[i].whole) && fs[i].record(first) {
+			return &fs[i]
 		}
-		return sniffUnknown
-	case '{':
-	default:
-		return sniffUnknown
 	}
-	switch {
-	case bytes.HasPrefix(b, []byte(`{"role":`)):
-		return sniffSmithTranscript
-	case has(`"payload":`) && (has(`"type":"session_meta"`) || has(`"type":"response_item"`) ||
-		has(`"type":"turn_context"`) || has(`"type":"event_msg"`) || has(`"type":"compacted"`)):
-		return sniffCodex
-	case has(`"parentUuid":`) || has(`"sessionId":`) || has(`"leafUuid":`) ||
-		bytes.HasPrefix(b, []byte(`{"type":"file-history-snapshot"`)) || bytes.HasPrefix(b, []byte(`{"type":"summary"`)):
-		return sniffClaudeCode
-	case has(`"messages":`) && (bytes.HasPrefix(b, []byte(`{"id":`)) || has(`"created_at":`)):
-		return sniffSmithSession
-	case has(`"role":`) && has(`"content":`):
-		// A message line whose keys were written in another order (a
-		// hand-edited or re-serialised transcript).
-		return sniffSmithTranscript
-	}
-	return sniffUnknown
+	return nil
 }
 
 func looksBinary(b []byte) bool {

@@ -12,27 +12,31 @@ func TestSniffBytes(t *testing.T) {
 	tests := []struct {
 		name string
 		in   string
-		want sniffKind
+		want string
 	}{
-		{"sqlite", "SQLite format 3\x00rest", sniffSQLite},
-		{"smith transcript", smithLine + "\n", sniffSmithTranscript},
-		{"smith transcript with BOM and blank lines", "\xef\xbb\xbf\n\n" + smithLine + "\n", sniffSmithTranscript},
-		{"smith line, keys reordered", `{"content":[],"role":"assistant"}` + "\n", sniffSmithTranscript},
-		{"smith line cut by the window", smithLine[:40], sniffSmithTranscript},
-		{"damaged first line", "garbage\n" + smithLine + "\n", sniffSmithTranscript},
-		{"truncated first line", `{"role":"assistant","content":[{"type":` + "\n" + smithLine + "\n", sniffSmithTranscript},
-		{"only a damaged line", "garbage\n", sniffUnknown},
-		{"damaged line then a cut line", "garbage\n" + smithLine[:30], sniffUnknown},
-		{"session.json", `{"id":"session-1786201234-a1b2c3","created_at":"2026-08-08T15:06:02+02:00","messages":[]}`, sniffSmithSession},
-		{"index.json", `[{"id":"s","created_at":"x","updated_at":"x","first_prompt":"hi","message_count":2}]`, sniffSmithIndex},
-		{"empty index.json", "[]", sniffSmithIndex},
-		{"other array", "[1,2,3]", sniffUnknown},
-		{"a session.json on a later line is not one", "garbage\n" + `{"id":"s","messages":[]}` + "\n", sniffUnknown},
-		{"plain text", "hello world\n", sniffUnknown},
+		{"sqlite", "SQLite format 3\x00rest", "clai"},
+		{"smith transcript", smithLine + "\n", "smith-transcript"},
+		{"smith transcript with BOM and blank lines", "\xef\xbb\xbf\n\n" + smithLine + "\n", "smith-transcript"},
+		{"smith line, keys reordered", `{"content":[],"role":"assistant"}` + "\n", "smith-transcript"},
+		{"smith line cut by the window", smithLine[:40], "smith-transcript"},
+		{"damaged first line", "garbage\n" + smithLine + "\n", "smith-transcript"},
+		{"truncated first line", `{"role":"assistant","content":[{"type":` + "\n" + smithLine + "\n", "smith-transcript"},
+		{"only a damaged line", "garbage\n", ""},
+		{"damaged line then a cut line", "garbage\n" + smithLine[:30], ""},
+		{"session.json", `{"id":"session-1786201234-a1b2c3","created_at":"2026-08-08T15:06:02+02:00","messages":[]}`, "smith-session"},
+		{"index.json", `[{"id":"s","created_at":"x","updated_at":"x","first_prompt":"hi","message_count":2}]`, "smith-index"},
+		{"empty index.json", "[]", "smith-index"},
+		{"other array", "[1,2,3]", ""},
+		{"a session.json on a later line is not one", "garbage\n" + `{"id":"s","messages":[]}` + "\n", ""},
+		{"plain text", "hello world\n", ""},
 	}
 	for _, tt := range tests {
-		if got := sniffBytes([]byte(tt.in)); got != tt.want {
-			t.Errorf("%s: got %d, want %d", tt.name, got, tt.want)
+		got := ""
+		if f := sniffBytes([]byte(tt.in)); f != nil {
+			got = f.name
+		}
+		if got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,37 @@
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Options controls loading.
+type Options struct {
+	// Strict makes any warning fatal: the file that produced it fails to
+	// load (its error names the file, line and warning).
+	Strict bool
+	// Stdin is read when a path is "-"; nil means no standard input.
+	Stdin io.Reader
+}
+
+// FileError is a failure to load one input. It names the file, the line
+// (or rowid, 0 when not about one line) and what was expected.
+type FileError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// ErrNoSessions is wrapped by the error for a directory that holds nothing
+// calib can read.
+var ErrNoSessions = errors.New("no sessions found")
