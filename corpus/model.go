@@ -4,7 +4,11 @@
 // (its recorded compactions), plus every line it had to skip or repair.
 package corpus
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // Format names the on-disk format a session was read from.
 type Format string
@@ -218,3 +222,11 @@ const (
 	DigestOld           DigestKind = "digest-old"
 	DigestModel         DigestKind = "model"
 )
+
+// MediaHash is the MediaRef of media recorded inline (base64 data in a
+// Claude Code or Codex log): the hex SHA-256 of the data as written, so
+// the same image sent twice has the same reference.
+func MediaHash(data string) string {
+	sum := sha256.Sum256([]byte(data))
+	return hex.EncodeToString(sum[:])
+}

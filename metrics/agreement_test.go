@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 )
@@ -98,7 +99,7 @@ func TestAgreementRealClaudeCode(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("real corpus not available: %v", err)
 		}
-		loaded, err := corpus.Load([]string{path}, corpus.Options{})
+		loaded, err := load.Load([]string{path}, corpus.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 // InspectRow is what `calib inspect` reports about one loaded session: how
@@ -152,8 +153,8 @@ func Inspect(s *corpus.Session) InspectRow {
 		if s.Format == corpus.FormatClai && c.Summary != "" {
 			// The stored text is the truth; count from it rather than
 			// trust that every reader version filled the fields.
-			c.P1, c.P2 = corpus.ClaiPreambleCounts(c.Summary)
-			c.Kind = corpus.ClassifyClaiSummary(c.Summary)
+			c.P1, c.P2 = clai.PreambleCounts(c.Summary)
+			c.Kind = clai.ClassifySummary(c.Summary)
 		}
 		r.Recorded = append(r.Recorded, InspectCompaction{
 			Index:          c.Index,

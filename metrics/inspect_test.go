@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 func text(role corpus.Role, s string) corpus.Message {
@@ -74,9 +75,9 @@ func TestInspect(t *testing.T) {
 // the stored summary text: a digest that nests one earlier digest has two
 // copies of each preamble.
 func TestInspectClaiCompactions(t *testing.T) {
-	inner := corpus.ClaiSummaryPreamble + "\n\n" + corpus.ClaiDigestPreamble + "\n\nuser: goal"
-	nested := corpus.ClaiSummaryPreamble + "\n\n" + corpus.ClaiDigestPreamble + "\n\nuser: " + inner + "\nassistant: ok"
-	model := corpus.ClaiSummaryPreamble + "\n\nThe user wants the routing bug fixed."
+	inner := clai.SummaryPreamble + "\n\n" + clai.DigestPreamble + "\n\nuser: goal"
+	nested := clai.SummaryPreamble + "\n\n" + clai.DigestPreamble + "\n\nuser: " + inner + "\nassistant: ok"
+	model := clai.SummaryPreamble + "\n\nThe user wants the routing bug fixed."
 	s := &corpus.Session{ID: "c1", Format: corpus.FormatClai, Recorded: corpus.Recorded{Compactions: []corpus.Compaction{
 		{Index: 0, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", InputMessages: 40, Summary: inner},
 		{Index: 1, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", InputMessages: 12, Summary: nested, Chained: true},

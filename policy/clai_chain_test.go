@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 // claiSlope is the least-squares slope of ys against 1..n.
@@ -48,7 +49,7 @@ func TestClaiLegacyGrowthFormula(t *testing.T) {
 		if len(id) != 36 || prev.History[0].Role != corpus.RoleSystem || !prev.History[0].Summary || prev.History[0].Source != ClaiCompactionSource {
 			t.Fatalf("rotation %d: summary message %+v is not a UUID-identified system summary", k, prev.History[0].ID)
 		}
-		wrapped := corpus.ClaiSummaryPreamble + "\n\n" + corpus.ClaiDigestPreamble + "\n\n[system message " + id + "]\n" + prev.Digest.Text + "\n\n"
+		wrapped := clai.SummaryPreamble + "\n\n" + clai.DigestPreamble + "\n\n[system message " + id + "]\n" + prev.Digest.Text + "\n\n"
 		if !strings.HasPrefix(cur.Digest.Text, wrapped) {
 			t.Fatalf("rotation %d does not start with its predecessor whole under fresh preambles", k+1)
 		}
@@ -147,7 +148,7 @@ func TestClaiChainedDigestsDoNotStackPreambles(t *testing.T) {
 		t.Fatalf("%d rotations, want 6", len(outs))
 	}
 	for k, o := range outs {
-		p1, p2 := corpus.ClaiPreambleCounts(o.Digest.Text)
+		p1, p2 := clai.PreambleCounts(o.Digest.Text)
 		if p1 != 1 || p2 != 1 {
 			t.Errorf("rotation %d: P1=%d P2=%d", k+1, p1, p2)
 		}

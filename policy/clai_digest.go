@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 // clai's deterministic digest (src-tauri/src/assistant/compaction.rs @HEAD
@@ -53,7 +54,7 @@ const (
 // a count of up to nine digits. With the clamp on, every digest satisfies
 // len(text) <= budget + ClaiDigestOverhead (1 161 bytes: 96 000 → 97 161,
 // the "≈97.2 KB" of the PR).
-const ClaiDigestOverhead = len(corpus.ClaiSummaryPreamble) + len(corpus.ClaiDigestPreamble) + 2*claiSep +
+const ClaiDigestOverhead = len(clai.SummaryPreamble) + len(clai.DigestPreamble) + 2*claiSep +
 	len("[... ") + 9 + len(" middle messages") + len(claiMarkerTail)
 
 // ClaiSafePrefix is Rust's safe_prefix: s cut at max bytes, backed off to a
@@ -129,7 +130,7 @@ func claiResultJSON(b *corpus.Block) []byte {
 	if len(b.Payload) > 0 || b.Text == "" {
 		return b.Payload
 	}
-	return corpus.AppendJSONString(make([]byte, 0, len(b.Text)+2), b.Text, corpus.SerdeJSON)
+	return clai.AppendJSONString(make([]byte, 0, len(b.Text)+2), b.Text)
 }
 
 // ClaiRenderContentParts is render_content_parts: each part mapped, the
@@ -277,8 +278,8 @@ func ClaiStripCompactionPreambles(text string) string {
 }
 
 var claiPreamblesLongestFirst = [...]string{
-	corpus.ClaiSummaryPreamble, corpus.ClaiSummaryPreambleOld,
-	corpus.ClaiDigestPreamble, corpus.ClaiDigestPreambleOld,
+	clai.SummaryPreamble, clai.SummaryPreambleOld,
+	clai.DigestPreamble, clai.DigestPreambleOld,
 }
 
 // cutSummaryHeader removes a leading "[system message <id>]\n".
@@ -308,7 +309,7 @@ func ClaiOmissionMarker(n int) string {
 // summary trimmed (Rust's str::trim: Unicode White_Space, as Go's
 // unicode.IsSpace).
 func ClaiSummaryMessageText(summary string) string {
-	return corpus.ClaiSummaryPreamble + "\n\n" + strings.TrimSpace(summary)
+	return clai.SummaryPreamble + "\n\n" + strings.TrimSpace(summary)
 }
 
 // claiTrimEnd trims what str::trim removes at the end.
@@ -349,8 +350,8 @@ func ClaiCountOmissions(text string) int {
 func ClaiFallbackSummary(window []corpus.Message, o ClaiDigestOptions) string {
 	sel := o.selection(ClaiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip))
 	var b strings.Builder
-	b.Grow(len(corpus.ClaiDigestPreamble) + claiSep + sel.len())
-	b.WriteString(corpus.ClaiDigestPreamble)
+	b.Grow(len(clai.DigestPreamble) + claiSep + sel.len())
+	b.WriteString(clai.DigestPreamble)
 	b.WriteString("\n\n")
 	sel.writeTo(&b)
 	return b.String()
@@ -371,10 +372,10 @@ func ClaiDigestText(window []corpus.Message, o ClaiDigestOptions) (text string, 
 	}
 	sel := o.selection(rendered)
 	var b strings.Builder
-	b.Grow(len(corpus.ClaiSummaryPreamble) + len(corpus.ClaiDigestPreamble) + 2*claiSep + sel.len())
-	b.WriteString(corpus.ClaiSummaryPreamble)
+	b.Grow(len(clai.SummaryPreamble) + len(clai.DigestPreamble) + 2*claiSep + sel.len())
+	b.WriteString(clai.SummaryPreamble)
 	b.WriteString("\n\n")
-	b.WriteString(corpus.ClaiDigestPreamble) // P2 starts the summary: no leading space to trim
+	b.WriteString(clai.DigestPreamble) // P2 starts the summary: no leading space to trim
 	b.WriteString("\n\n")
 	sel.writeTo(&b)
 	return claiTrimEnd(b.String()), msg0
@@ -420,9 +421,9 @@ func ClaiPreambleBytes(text string, limit int) int {
 			n += min(at+len(p), limit) - at
 		}
 	}
-	count(corpus.ClaiSummaryPreamble, "")
-	count(corpus.ClaiSummaryPreambleOld, corpus.ClaiSummaryPreamble)
-	count(corpus.ClaiDigestPreamble, "")
-	count(corpus.ClaiDigestPreambleOld, "")
+	count(clai.SummaryPreamble, "")
+	count(clai.SummaryPreambleOld, clai.SummaryPreamble)
+	count(clai.DigestPreamble, "")
+	count(clai.DigestPreambleOld, "")
 	return n
 }

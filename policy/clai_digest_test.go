@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 func claiText(s string) []corpus.Block { return []corpus.Block{{Kind: corpus.KindText, Text: s}} }
@@ -21,10 +22,10 @@ const marker17 = "[... 17 middle messages omitted during compaction; recover the
 
 func TestClaiPreambleLengths(t *testing.T) {
 	// specs §2.6: measured by compiling HEAD's functions.
-	if n := len(corpus.ClaiSummaryPreamble); n != 470 {
+	if n := len(clai.SummaryPreamble); n != 470 {
 		t.Errorf("P1 is %d bytes, want 470", n)
 	}
-	if n := len(corpus.ClaiDigestPreamble); n != 529 {
+	if n := len(clai.DigestPreamble); n != 529 {
 		t.Errorf("P2 is %d bytes, want 529", n)
 	}
 	if ClaiDigestOverhead != 470+529+4+len(ClaiOmissionMarker(999_999_999)) || ClaiDigestOverhead != 1161 {
@@ -74,7 +75,7 @@ func TestClaiFallbackSummaryTruncatesToolPayloads(t *testing.T) {
 		claiMsg("t1", corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "c1", Payload: []byte(payload)}),
 	}
 	got := ClaiFallbackSummary(window, ClaiLegacyDigest())
-	want := corpus.ClaiDigestPreamble + "\n\n[user message u1]\nOriginal goal: fix the routing bug\n\n[tool message t1]\n[tool result: " +
+	want := clai.DigestPreamble + "\n\n[user message u1]\nOriginal goal: fix the routing bug\n\n[tool message t1]\n[tool result: " +
 		payload[:400] + "...[truncated]]"
 	if got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
@@ -101,7 +102,7 @@ func TestClaiDigestPointsAtRecoverySources(t *testing.T) {
 		t.Errorf("fallback_summary(hello) is %d bytes, want 554", len(got))
 	}
 	body := ClaiSummaryMessageText("  the body \n")
-	if body != corpus.ClaiSummaryPreamble+"\n\nthe body" {
+	if body != clai.SummaryPreamble+"\n\nthe body" {
 		t.Errorf("summary_message_text = %q", body)
 	}
 	for _, s := range []string{".clai/memory/", ".clai/data.sqlite", "history_query"} {
@@ -212,7 +213,7 @@ func TestClaiClampMessageFitsAnySize(t *testing.T) {
 }
 
 func TestClaiStripCompactionPreambles(t *testing.T) {
-	p1, p2 := corpus.ClaiSummaryPreamble, corpus.ClaiDigestPreamble
+	p1, p2 := clai.SummaryPreamble, clai.DigestPreamble
 	tests := []struct{ name, in, want string }{
 		// strip_compaction_preambles_leaves_ordinary_text_alone
 		{"plain", "hello\n\nworld", "hello\n\nworld"},
@@ -223,7 +224,7 @@ func TestClaiStripCompactionPreambles(t *testing.T) {
 		// what it strips
 		{"deterministic digest", p1 + "\n\n" + p2 + "\n\n[user message u]\ngoal", "[user message u]\ngoal"},
 		{"model summary", p1 + "\n\nThe user asked for X.", "The user asked for X."},
-		{"old preambles", corpus.ClaiSummaryPreambleOld + "\n\n" + corpus.ClaiDigestPreambleOld + "\n\nbody", "body"},
+		{"old preambles", clai.SummaryPreambleOld + "\n\n" + clai.DigestPreambleOld + "\n\nbody", "body"},
 		{"nested legacy layers", p1 + "\n\n" + p2 + "\n\n[system message 1111]\n" + p1 + "\n\n" + p2 + "\n\n[user message u]\ngoal\n\n[user message v]\nlater",
 			"[user message u]\ngoal\n\n[user message v]\nlater"},
 	}
@@ -288,9 +289,9 @@ func TestClaiCLIClamp(t *testing.T) {
 }
 
 func TestClaiPreambleBytes(t *testing.T) {
-	p1, p2 := corpus.ClaiSummaryPreamble, corpus.ClaiDigestPreamble
-	nested := p1 + "\n\n" + p2 + "\n\n[system message x]\n" + p1 + "\n\n" + p2 + "\n\nbody " + corpus.ClaiSummaryPreambleOld
-	full := 2*(470+529) + len(corpus.ClaiSummaryPreambleOld)
+	p1, p2 := clai.SummaryPreamble, clai.DigestPreamble
+	nested := p1 + "\n\n" + p2 + "\n\n[system message x]\n" + p1 + "\n\n" + p2 + "\n\nbody " + clai.SummaryPreambleOld
+	full := 2*(470+529) + len(clai.SummaryPreambleOld)
 	tests := []struct{ limit, want int }{
 		{len(nested), full},
 		{470, 470},

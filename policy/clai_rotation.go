@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 // ClaiRotationName is the policy's registry name.
@@ -393,7 +394,7 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		counted++
 	}
 	head, _, _ := claiCLISplit(text, p.CLIClampBytes, p.CLIHeadNum, p.CLIHeadDen)
-	p1, p2 := corpus.ClaiPreambleCounts(text)
+	p1, p2 := clai.PreambleCounts(text)
 	d := &Digest{Text: text, WindowMessages: n, Msg0Bytes: msg0, P1: p1, P2: p2,
 		Omissions: ClaiCountOmissions(text), CLIHeadBytes: len(head),
 		CLIHeadPreambleBytes: ClaiPreambleBytes(text, len(head)),

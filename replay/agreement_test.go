@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/policy"
 )
 
@@ -190,7 +191,7 @@ func realCC(t *testing.T, name string) *corpus.Session {
 	if _, err := os.Stat(path); err != nil {
 		t.Skipf("real corpus not available: %v", err)
 	}
-	ss, err := corpus.Load([]string{path}, corpus.Options{})
+	ss, err := load.Load([]string{path}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 )
@@ -66,10 +67,10 @@ func BenchmarkReplayVsLoad(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var load, rep time.Duration
+	var loadTime, rep time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		ss, err := corpus.Load(paths, corpus.Options{})
+		ss, err := load.Load(paths, corpus.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -79,12 +80,12 @@ func BenchmarkReplayVsLoad(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		load += t1.Sub(t0)
+		loadTime += t1.Sub(t0)
 		rep += time.Since(t1)
 	}
-	b.ReportMetric(float64(load.Milliseconds())/float64(b.N), "load-ms")
+	b.ReportMetric(float64(loadTime.Milliseconds())/float64(b.N), "load-ms")
 	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")
-	b.ReportMetric(float64(rep)/float64(load), "replay/load")
+	b.ReportMetric(float64(rep)/float64(loadTime), "replay/load")
 }
 
 // BenchmarkSweepWorkers runs the same 16-point sweep on 1 and 2 workers;

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 	_ "modernc.org/sqlite"
@@ -56,7 +58,7 @@ func writeClaiDB(t *testing.T, p synth.ClaiProfile) string {
 
 func loadOne(t *testing.T, path string) *corpus.Session {
 	t.Helper()
-	ss, err := corpus.Load([]string{path}, corpus.Options{})
+	ss, err := load.Load([]string{path}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +141,7 @@ func TestRederiveClaiHandChecked(t *testing.T) {
 		{ID: "a1", Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "hi there"}}},
 		{ID: "u2", Role: corpus.RoleUser, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "next"}}},
 	}
-	good := corpus.ClaiSummaryPreamble + "\n\n" + corpus.ClaiDigestPreamble + "\n\n[user message u1]\nhello\n\n[assistant message a1]\nhi there"
+	good := clai.SummaryPreamble + "\n\n" + clai.DigestPreamble + "\n\n[user message u1]\nhello\n\n[assistant message a1]\nhi there"
 	bad := strings.Replace(good, "hi there", "hi therE", 1)
 	for _, tc := range []struct {
 		stored  string
@@ -150,7 +152,7 @@ func TestRederiveClaiHandChecked(t *testing.T) {
 			Blocks: []corpus.Block{{Kind: corpus.KindText, Text: tc.stored}}}
 		s := &corpus.Session{ID: "hand", Messages: append(append([]corpus.Message(nil), ms...), summary)}
 		s.Recorded.Compactions = []corpus.Compaction{{ID: "c1", Trigger: "manual", Status: "completed", SourceFrom: "u1",
-			SourceTo: "a1", InputMessages: 2, SummaryID: "s1", Summary: tc.stored, Kind: corpus.ClassifyClaiSummary(tc.stored)}}
+			SourceTo: "a1", InputMessages: 2, SummaryID: "s1", Summary: tc.stored, Kind: clai.ClassifySummary(tc.stored)}}
 		p := policy.ClaiDefaults(policy.ClaiLegacy)
 		p.MinMessages, p.TailMessages = 2, 1
 		r := RederiveClai(s, p)[0]

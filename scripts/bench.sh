@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Loading speed of smith transcripts: calib's corpus.Load against a plain
+# Loading speed of smith transcripts: calib's load.Load (corpus/load) against a plain
 # Python json.loads-per-line loop over the same synthetic tool-heavy files,
 # side by side in one run, at 50, 200 and 500 MB, with peak memory.
 #

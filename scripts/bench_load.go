@@ -4,7 +4,7 @@
 // its build tag). Build it with `go build -o X scripts/bench_load.go`.
 //
 //	bench_load gen DIR MB    write a tool-heavy synthetic smith set of MB megabytes (MiB) into DIR
-//	bench_load load FILE...  load the files once with corpus.Load; print bytes, seconds, MB/s, heap
+//	bench_load load FILE...  load the files once with load.Load (corpus/load); print bytes, seconds, MB/s, heap
 //	                         (BENCH_CPUPROFILE=FILE writes a CPU profile of the load)
 package main
 
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 )
 
@@ -62,7 +63,7 @@ func run(args []string) error {
 			defer pprof.StopCPUProfile()
 		}
 		start := time.Now()
-		ss, err := corpus.Load(paths, corpus.Options{})
+		ss, err := load.Load(paths, corpus.Options{})
 		secs := time.Since(start).Seconds()
 		if err != nil {
 			return err
@@ -73,7 +74,7 @@ func run(args []string) error {
 		}
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		fmt.Printf("go corpus.Load: %d bytes, %d messages, %.3f s, %.1f MB/s, heap in use %.0f MB (%.2fx input), sys %.0f MB\n",
+		fmt.Printf("go load.Load: %d bytes, %d messages, %.3f s, %.1f MB/s, heap in use %.0f MB (%.2fx input), sys %.0f MB\n",
 			n, msgs, secs, float64(n)/secs/1e6, float64(m.HeapInuse)/1e6, float64(m.HeapInuse)/float64(n), float64(m.Sys)/1e6)
 		runtime.KeepAlive(ss)
 		return nil

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
@@ -79,7 +80,7 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 			return p
 		}
 	}
-	sessions, err := corpus.Load(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In})
+	sessions, err := load.Load(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 	_ "modernc.org/sqlite" // driver "sqlite"
 )
 
@@ -87,13 +88,13 @@ type ClaiCompaction struct {
 // ClaiSummaryText is clai's summary_message_text: P1, a blank line, then
 // the summary trimmed.
 func ClaiSummaryText(summary string) string {
-	return corpus.ClaiSummaryPreamble + "\n\n" + strings.TrimSpace(summary)
+	return clai.SummaryPreamble + "\n\n" + strings.TrimSpace(summary)
 }
 
 // ClaiOldDigestText is a deterministic digest as v26.6.10–v26.6.14 stored
 // it: the old P1 and P2 around a transcript body.
 func ClaiOldDigestText(body string) string {
-	return corpus.ClaiSummaryPreambleOld + "\n\n" + strings.TrimSpace(corpus.ClaiDigestPreambleOld+"\n\n"+body)
+	return clai.SummaryPreambleOld + "\n\n" + strings.TrimSpace(clai.DigestPreambleOld+"\n\n"+body)
 }
 
 // claiDDL is clai's schema: the four workspace migrations' tables verbatim

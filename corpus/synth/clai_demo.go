@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
 )
 
 // claiDemoSeed fixes the clai demo: the same bytes on every run.
@@ -176,7 +177,7 @@ func claiLegacyDigest(window []corpus.Message) string {
 		}
 		rendered[i] = "[" + string(m.Role) + " message " + m.ID + "]\n" + strings.Join(parts, "\n")
 	}
-	return ClaiSummaryText(corpus.ClaiDigestPreamble + "\n\n" + claiHeadAndTail(rendered, 96_000))
+	return ClaiSummaryText(clai.DigestPreamble + "\n\n" + claiHeadAndTail(rendered, 96_000))
 }
 
 func claiTruncateJSON(raw []byte, max int) string {

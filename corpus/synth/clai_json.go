@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // clai writes content_json and provider metadata with serde_json: compact,
@@ -94,5 +95,5 @@ func claiObject(dst []byte, kv ...any) []byte {
 
 // claiString writes s as serde_json does (clai).
 func claiString(dst []byte, s string) []byte {
-	return corpus.AppendJSONString(dst, s, corpus.SerdeJSON)
+	return jsonscan.AppendString(dst, s, jsonscan.Serde)
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/corpus/load"
 )
 
 // The expected values below are clai's own, from specs/clai.md §2.4, §2.7
@@ -92,8 +94,8 @@ func TestClaiLegacyDigestMatchesClai(t *testing.T) {
 	if len(d) != 1504 || !strings.Contains(d, "Original goal") || !strings.Contains(d, "[truncated]") {
 		t.Errorf("truncating digest: %d bytes, want 1504", len(d))
 	}
-	if corpus.ClassifyClaiSummary(d) != corpus.DigestDeterministic {
-		t.Errorf("classified %q", corpus.ClassifyClaiSummary(d))
+	if clai.ClassifySummary(d) != corpus.DigestDeterministic {
+		t.Errorf("classified %q", clai.ClassifySummary(d))
 	}
 }
 
@@ -173,7 +175,7 @@ func TestWriteDemoClai(t *testing.T) {
 	if len(a) == 0 || string(a) != string(b) {
 		t.Error("the clai demo differs between runs")
 	}
-	ss, err := corpus.Load([]string{dirs[0]}, corpus.Options{Strict: true})
+	ss, err := load.Load([]string{dirs[0]}, corpus.Options{Strict: true})
 	if err != nil || len(ss) != 2 {
 		t.Fatalf("%d sessions, %v", len(ss), err)
 	}

@@ -8,9 +8,10 @@
 package synth
 
 import (
-	"github.com/calib-dev/calib/corpus"
 	"math/rand/v2"
 	"unicode/utf8"
+
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // Profile describes the shape of generated sessions. Sizes are in bytes of
@@ -204,5 +205,5 @@ func text(r *rand.Rand, n int) string {
 // appendJSONString appends s as a JSON string the way Crystal's JSON (smith)
 // writes it.
 func appendJSONString(dst []byte, s string) []byte {
-	return corpus.AppendJSONString(dst, s, corpus.CrystalJSON)
+	return jsonscan.AppendString(dst, s, jsonscan.Crystal)
 }

@@ -1,0 +1,328 @@
+package clai
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+)
+
+// loadClai reads a clai workspace database (.clai/data.sqlite): one Session
+// per assistant_sessions row, ordered by created_at then id. It never
+// writes: see openClai for how the database and its -wal/-shm files stay
+// byte-identical, also while clai is running and writing.
+func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
+	return loadBusy(p, opts, claiBusyTimeout)
+}
+
+// loadClaiBusy is loadClai with a chosen lock timeout (tests use a short
+// one).
+func loadBusy(p string, _ corpus.Options, busy time.Duration) ([]*corpus.Session, error) {
+	// A database no process had open is read without locks (openClai); if
+	// clai opened it meanwhile, read it again through the live path.
+	for attempt := 0; ; attempt++ {
+		ss, immutable, err := claiLoadOnce(p, busy)
+		if immutable && attempt < 2 && (jsonscan.Exists(p+"-wal") || jsonscan.Exists(p+"-shm")) {
+			continue
+		}
+		if err != nil {
+			return nil, &corpus.FileError{Path: p, Err: claiExplain(err, busy)}
+		}
+		return ss, nil
+	}
+}
+
+func claiLoadOnce(p string, busy time.Duration) (ss []*corpus.Session, immutable bool, err error) {
+	c, err := openClai(p, busy)
+	if err != nil {
+		return nil, false, err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	tx, err := claiBeginRead(ctx, c)
+	if err != nil {
+		return nil, c.immutable, err
+	}
+	defer tx.Rollback()
+	r := &claiReader{path: p, tx: tx, ctx: ctx}
+	ss, err = r.load()
+	return ss, c.immutable, err
+}
+
+// claiReader holds the state of one load: the read transaction, the
+// schema it found and the sessions by id.
+type claiReader struct {
+	path string
+	tx   *sql.Tx
+	ctx  context.Context
+	// cols maps table name to its column names; a missing table is absent.
+	cols     map[string]map[string]bool
+	sessions []*corpus.Session
+	byID     map[string]*corpus.Session
+	// msgIndex maps a session's message id to its index in Messages.
+	msgIndex map[*corpus.Session]map[string]int
+}
+
+// claiTables are the tables a clai workspace database has; the first two
+// are required, the others appeared in later migrations or may be empty.
+var claiTables = []string{"assistant_sessions", "assistant_messages", "assistant_compactions", "assistant_session_links"}
+
+func (r *claiReader) load() ([]*corpus.Session, error) {
+	if err := r.schema(); err != nil {
+		return nil, err
+	}
+	if err := r.readSessions(); err != nil {
+		return nil, err
+	}
+	if err := r.readMessages(); err != nil {
+		return nil, err
+	}
+	if err := r.readLinks(); err != nil {
+		return nil, err
+	}
+	if err := r.readRuns(); err != nil {
+		return nil, err
+	}
+	if err := r.readCompactions(); err != nil {
+		return nil, err
+	}
+	if err := r.readToolCalls(); err != nil {
+		return nil, err
+	}
+	if len(r.sessions) == 0 {
+		return nil, fmt.Errorf("%w: the clai database has no rows in assistant_sessions", corpus.ErrNoSessions)
+	}
+	return r.sessions, nil
+}
+
+// schema reads the tables and their columns, and refuses a SQLite file that
+// is not a clai database by naming what it lacks.
+func (r *claiReader) schema() error {
+	rows, err := r.tx.QueryContext(r.ctx, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+	if err != nil {
+		return err
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			rows.Close()
+			return err
+		}
+		names = append(names, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	r.cols = map[string]map[string]bool{}
+	for _, n := range names {
+		if !strings.HasPrefix(n, "assistant_") {
+			continue
+		}
+		cols, err := r.columns(n)
+		if err != nil {
+			return err
+		}
+		r.cols[n] = cols
+	}
+	var missing []string
+	for _, t := range claiTables {
+		if r.cols[t] == nil {
+			missing = append(missing, t)
+		}
+	}
+	if r.cols["assistant_sessions"] == nil || r.cols["assistant_messages"] == nil {
+		found := "none"
+		if len(names) > 0 {
+			found = strings.Join(names, ", ")
+		}
+		return fmt.Errorf("not a clai database: missing table(s) %s (tables found: %s); expected a clai workspace database (.clai/data.sqlite)", strings.Join(missing, ", "), found)
+	}
+	for _, need := range []struct{ table, cols string }{
+		{"assistant_sessions", "id created_at"},
+		{"assistant_messages", "id session_id role content_json created_at"},
+	} {
+		for _, c := range strings.Fields(need.cols) {
+			if !r.cols[need.table][c] {
+				return fmt.Errorf("table %s has no column %s; expected clai's schema (this database may come from an unsupported clai version)", need.table, c)
+			}
+		}
+	}
+	return nil
+}
+
+func (r *claiReader) columns(table string) (map[string]bool, error) {
+	// table comes from sqlite_master, quoted as an identifier.
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT name FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	cols := map[string]bool{}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return nil, err
+		}
+		cols[n] = true
+	}
+	return cols, rows.Err()
+}
+
+// col returns the column name if the table has it, else NULL, so one query
+// serves every schema version.
+func (r *claiReader) col(table string, names ...string) string {
+	for _, n := range names {
+		if r.cols[table][n] {
+			return n
+		}
+	}
+	return "NULL"
+}
+
+func (r *claiReader) warn(s *corpus.Session, rowid int64, format string, args ...any) {
+	s.Warnings = append(s.Warnings, corpus.Warning{File: r.path, Line: int(rowid), Message: fmt.Sprintf(format, args...)})
+}
+
+func (r *claiReader) readSessions() error {
+	t := "assistant_sessions"
+	q := fmt.Sprintf("SELECT rowid, id, %s, %s, %s, created_at, %s FROM assistant_sessions ORDER BY created_at, id",
+		r.col(t, "kind"), r.col(t, "title"), r.col(t, "context_json"), r.col(t, "updated_at"))
+	rows, err := r.tx.QueryContext(r.ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	r.byID = map[string]*corpus.Session{}
+	r.msgIndex = map[*corpus.Session]map[string]int{}
+	for rows.Next() {
+		var (
+			rowid, created      int64
+			id                  string
+			kind, title, ctxRaw sql.NullString
+			updated             sql.NullInt64
+		)
+		if err := rows.Scan(&rowid, &id, &kind, &title, &ctxRaw, &created, &updated); err != nil {
+			return fmt.Errorf("assistant_sessions: %w", err)
+		}
+		s := &corpus.Session{ID: id, Format: corpus.FormatClai, Path: r.path}
+		s.Meta.Kind = claiUnquote(kind.String)
+		s.Meta.Title = title.String
+		s.Meta.CreatedAt = claiTime(created)
+		if updated.Valid {
+			s.Meta.UpdatedAt = claiTime(updated.Int64)
+		}
+		if ctxRaw.Valid {
+			var sc struct {
+				CliSessionProvider string `json:"cliSessionProvider"`
+			}
+			if err := json.Unmarshal([]byte(ctxRaw.String), &sc); err != nil {
+				r.warn(s, rowid, "assistant_sessions row %d (id %s): context_json is not a JSON object (%v); expected clai's SessionContext", rowid, id, err)
+			}
+			s.Meta.Provider = sc.CliSessionProvider
+		}
+		r.addSession(s)
+	}
+	return rows.Err()
+}
+
+func (r *claiReader) addSession(s *corpus.Session) {
+	r.sessions = append(r.sessions, s)
+	r.byID[s.ID] = s
+	r.msgIndex[s] = map[string]int{}
+}
+
+func (r *claiReader) readLinks() error {
+	if r.cols["assistant_session_links"] == nil {
+		return nil
+	}
+	rows, err := r.tx.QueryContext(r.ctx, "SELECT rowid, child_session_id, parent_session_id FROM assistant_session_links ORDER BY rowid")
+	if err != nil {
+		return fmt.Errorf("assistant_session_links: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rowid int64
+		var child, parent string
+		if err := rows.Scan(&rowid, &child, &parent); err != nil {
+			return fmt.Errorf("assistant_session_links: %w", err)
+		}
+		s := r.byID[child]
+		if s == nil {
+			continue // the link of a deleted session: nothing to attach it to
+		}
+		s.Meta.Parent = parent
+		if r.byID[parent] == nil {
+			r.warn(s, rowid, "assistant_session_links row %d: parent session %s of session %s does not exist; expected a row in assistant_sessions", rowid, parent, child)
+		}
+	}
+	return rows.Err()
+}
+
+// readRuns takes a session's provider and model from its latest run.
+func (r *claiReader) readRuns() error {
+	t := "assistant_runs"
+	if r.cols[t] == nil || !r.cols[t]["session_id"] {
+		return nil
+	}
+	q := fmt.Sprintf("SELECT session_id, %s, %s FROM assistant_runs ORDER BY %s, rowid",
+		r.col(t, "provider_id", "protocol_id"), r.col(t, "model_id"), r.col(t, "started_at"))
+	rows, err := r.tx.QueryContext(r.ctx, q)
+	if err != nil {
+		return fmt.Errorf("assistant_runs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sid string
+		var provider, model sql.NullString
+		if err := rows.Scan(&sid, &provider, &model); err != nil {
+			return fmt.Errorf("assistant_runs: %w", err)
+		}
+		if s := r.byID[sid]; s != nil {
+			if provider.String != "" {
+				s.Meta.Provider = claiUnquote(provider.String)
+			}
+			if model.String != "" {
+				s.Meta.Model = claiUnquote(model.String)
+			}
+		}
+	}
+	return rows.Err()
+}
+
+// claiUnquote reads an enum column: clai stores serde_json::to_string of
+// the enum, a JSON string with its quotes ('"user"'). A few columns hold
+// bare words; those come back as they are.
+func claiUnquote(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		var out string
+		if json.Unmarshal([]byte(s), &out) == nil {
+			return out
+		}
+	}
+	return s
+}
+
+// claiTime converts clai's epoch milliseconds.
+func claiTime(ms int64) time.Time {
+	return time.UnixMilli(ms).UTC()
+}
+
+// sessionOf returns the session a row belongs to. A row whose session is
+// gone (clai does not guarantee cascades) gets a stand-in session, so its
+// data is still loaded and the gap is reported.
+func (r *claiReader) sessionOf(table string, rowid int64, sid string) *corpus.Session {
+	if s := r.byID[sid]; s != nil {
+		return s
+	}
+	s := &corpus.Session{ID: sid, Format: corpus.FormatClai, Path: r.path}
+	r.addSession(s)
+	r.warn(s, rowid, "%s row %d belongs to session %s, which has no assistant_sessions row (deleted without cascade); loaded as a session without metadata", table, rowid, sid)
+	return s
+}

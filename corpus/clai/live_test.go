@@ -1,0 +1,200 @@
+package clai_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/synth"
+)
+
+// TestClaiHelperProcess is not a test: the live-database tests run the test
+// binary again as a separate process that plays clai, a writer holding the
+// database open (SQLite locks are per process, so a connection in the test
+// process itself would not be a faithful writer).
+//
+//	CALIB_CLAI_HELPER=writer|exclusive CALIB_CLAI_DB=path CALIB_CLAI_SESSION=id
+//
+// It commits one message, then opens a write transaction with two more
+// uncommitted messages, prints "ready" and waits for its stdin to close. In
+// exclusive mode it holds the database in locking_mode=EXCLUSIVE, which
+// blocks every reader.
+func TestClaiHelperProcess(t *testing.T) {
+	mode := os.Getenv("CALIB_CLAI_HELPER")
+	if mode == "" {
+		t.Skip("helper process for the live clai database tests")
+	}
+	if err := claiHelper(mode, os.Getenv("CALIB_CLAI_DB"), os.Getenv("CALIB_CLAI_SESSION")); err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func claiHelper(mode, path, sid string) error {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	var n int
+	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM assistant_messages").Scan(&n); err != nil {
+		return err
+	}
+	if mode == "exclusive" {
+		if _, err := conn.ExecContext(ctx, "PRAGMA locking_mode=EXCLUSIVE"); err != nil {
+			return err
+		}
+	}
+	ins := `INSERT INTO assistant_messages (id, session_id, role, content_json, provider_metadata_json, created_at)
+		VALUES (?, ?, '"user"', '[{"type":"text","text":"written while clai runs"}]', NULL, 4102444800000)`
+	if _, err := conn.ExecContext(ctx, ins, "committed-by-writer", sid); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		return err
+	}
+	for _, id := range []string{"uncommitted-1", "uncommitted-2"} {
+		if _, err := conn.ExecContext(ctx, ins, id, sid); err != nil {
+			return err
+		}
+	}
+	fmt.Println("ready")
+	io.Copy(io.Discard, os.Stdin)
+	_, err = conn.ExecContext(ctx, "ROLLBACK")
+	return err
+}
+
+// claiHashes returns the sha256 of the database and its -wal and -shm
+// ("absent" for a missing file).
+func claiHashes(t *testing.T, path string) [3]string {
+	t.Helper()
+	var out [3]string
+	for i, suffix := range []string{"", "-wal", "-shm"} {
+		b, err := os.ReadFile(path + suffix)
+		if os.IsNotExist(err) {
+			out[i] = "absent"
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = fmt.Sprintf("%x", sha256.Sum256(b))
+	}
+	return out
+}
+
+func claiIDs(s *corpus.Session) map[string]bool {
+	ids := map[string]bool{}
+	for _, m := range s.Messages {
+		ids[m.ID] = true
+	}
+	return ids
+}
+
+// TestClaiLiveWriterInputsUntouched: clai is running and holds an open
+// write transaction. Loading sees every committed row (the newest only in
+// the -wal), none of the uncommitted ones, returns promptly, and leaves the
+// database, -wal and -shm byte-identical. Then the writer crashes, leaving
+// a stale -wal and -shm: the same holds.
+func TestClaiLiveWriterInputsUntouched(t *testing.T) {
+	path, hs := writeClai(t, claiSmall, 21)
+	cmd, _ := clai.WriterProcess(t, "writer", path, hs[0].SessionID)
+
+	for _, phase := range []string{"live writer", "after a crash"} {
+		before := claiHashes(t, path)
+		if before[1] == "absent" || before[2] == "absent" {
+			t.Fatalf("%s: expected -wal and -shm files, got %v", phase, before)
+		}
+		start := time.Now()
+		ss, err := load.Load([]string{path}, corpus.Options{})
+		elapsed := time.Since(start)
+		if err != nil {
+			t.Fatalf("%s: %v", phase, err)
+		}
+		if elapsed > 3*time.Second {
+			t.Errorf("%s: loading took %v; it must not wait for the writer", phase, elapsed)
+		}
+		ids := claiIDs(ss[0])
+		if !ids["committed-by-writer"] || ids["uncommitted-1"] || ids["uncommitted-2"] || len(ss[0].Messages) != len(hs[0].Messages)+1 {
+			t.Errorf("%s: %d messages; committed %v, uncommitted %v %v", phase, len(ss[0].Messages), ids["committed-by-writer"], ids["uncommitted-1"], ids["uncommitted-2"])
+		}
+		if after := claiHashes(t, path); after != before {
+			t.Errorf("%s: files changed by loading:\nbefore %v\nafter  %v", phase, before, after)
+		}
+		if phase == "live writer" {
+			cmd.Process.Kill() // a crash: the -wal and -shm stay behind
+			cmd.Wait()
+		}
+	}
+}
+
+// TestClaiClosedDatabaseUntouched: a database clai closed cleanly has no
+// -wal or -shm; loading must not create them (a plain mode=ro open would,
+// and would leave them behind).
+func TestClaiClosedDatabaseUntouched(t *testing.T) {
+	path, hs := writeClai(t, claiSmall, 22)
+	before := claiHashes(t, path)
+	if before[1] != "absent" || before[2] != "absent" {
+		t.Fatalf("generator left %v", before)
+	}
+	ss := Load(t, path)
+	if len(ss) != len(hs) {
+		t.Fatalf("%d sessions", len(ss))
+	}
+	if after := claiHashes(t, path); after != before {
+		t.Errorf("files changed by loading:\nbefore %v\nafter  %v", before, after)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !reflect.DeepEqual(names, []string{"data.sqlite"}) {
+		t.Errorf("folder holds %v after loading", names)
+	}
+}
+
+// TestClaiWALWithoutSHM: a -wal with no -shm (clai opened the database in
+// exclusive mode) is read from a private copy; rows only in the -wal are
+// seen and nothing is created beside the database.
+func TestClaiWALWithoutSHM(t *testing.T) {
+	path, hs := writeClai(t, synth.ClaiProfile{Sessions: 1, Turns: 2, UserBytes: 20, AssistantBytes: 20}, 23)
+	dir := t.TempDir()
+	copyPath := filepath.Join(dir, "data.sqlite")
+	// Make a database whose last commit lives only in the -wal: copy the
+	// files of a live writer, leaving the -shm out.
+	_, _ = clai.WriterProcess(t, "writer", path, hs[0].SessionID)
+	for _, suffix := range []string{"", "-wal"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(copyPath+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := claiHashes(t, copyPath)
+	ss := Load(t, copyPath)
+	if !claiIDs(ss[0])["committed-by-writer"] {
+		t.Error("the row committed only to the -wal was not read")
+	}
+	if after := claiHashes(t, copyPath); after != before {
+		t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
+	}
+}

@@ -1,0 +1,272 @@
+package claudecode_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
+)
+
+// warnLines renders warnings as "line: message" for exact comparison.
+func warnLines(ws []corpus.Warning) []string {
+	var out []string
+	for _, w := range ws {
+		out = append(out, fmt.Sprintf("%d: %s", w.Line, w.Message))
+	}
+	return out
+}
+
+func loadOne(t *testing.T, p string) []*corpus.Session {
+	t.Helper()
+	ss, err := load.Load([]string{p}, corpus.Options{})
+	if err != nil {
+		t.Fatalf("load %s: %v", p, err)
+	}
+	for _, s := range ss {
+		for _, w := range s.Warnings {
+			if w.File != p {
+				t.Errorf("warning names file %q, want %q", w.File, p)
+			}
+		}
+	}
+	return ss
+}
+
+// Each bad input loads (never fails) and gives exactly the warnings listed,
+// with the lines they point at.
+func TestClaudeCodeBadInput(t *testing.T) {
+	tests := []struct {
+		file     string
+		sessions []sessionCounts
+		warnings [][]string // per session
+	}{
+		{"cut_mid_line.jsonl",
+			[]sessionCounts{{"s-bad", 3, 0, 1, 1, 1, 0, 0}},
+			[][]string{{"4: the log is cut mid-line: the last line (57 bytes, no newline) is not complete JSON; line skipped"}}},
+		{"sidechain_result.jsonl",
+			[]sessionCounts{
+				{"s-bad", 3, 0, 1, 1, 2, 0, 0},
+				{"s-bad/sidechain-1", 3, 3, 0, 1, 0, 0, 0},
+			},
+			[][]string{
+				{"5: tool_result for toolu_ls answers a tool_use in a sidechain (subagent) run (line 4), not in its own thread"},
+				nil,
+			}},
+		{"boundary_unknown_ids.jsonl",
+			[]sessionCounts{{"s-bad", 5, 0, 2, 2, 2, 0, 1}},
+			[][]string{{"4: microcompact_boundary names 2 tool id(s) that do not occur before it in this thread (first: toolu_ghost)"}}},
+		{"unknown_type.jsonl",
+			[]sessionCounts{{"s-bad", 3, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				"3: unknown line type marble-origami-commit (3 occurrence(s), first at this line) skipped; the log may come from a newer Claude Code",
+				"4: unknown content block server_tool_use (1 occurrence(s), first at this line) skipped; the log may come from a newer Claude Code",
+			}}},
+		{"unpaired.jsonl",
+			[]sessionCounts{{"s-bad", 3, 0, 1, 2, 2, 0, 0}},
+			[][]string{{
+				"3: tool_use toolu_b (Bash) has no tool_result",
+				"5: invalid JSON (unexpected end of line); line skipped",
+				"6: tool_result for tool_use id toolu_nowhere, which never occurs in this log",
+			}}},
+		// A subagent file whose run compacts: the boundary (parentUuid null,
+		// no agentId) joins the run through logicalParentUuid.
+		{"subagent_compact.jsonl",
+			[]sessionCounts{{"s-sub/agent-z9", 6, 6, 1, 1, 1, 1, 1}},
+			[][]string{nil}},
+		{"empty_content.jsonl",
+			[]sessionCounts{{"s-empty", 2, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				"2: assistant message with no content blocks; line skipped",
+				"3: user message with no content blocks (the API never receives one); line skipped",
+			}}},
+		{"compact_2x.jsonl",
+			[]sessionCounts{{"s-bad", 7, 0, 1, 2, 2, 1, 1}},
+			[][]string{nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			ss := loadOne(t, filepath.Join("testdata", tt.file))
+			var got []sessionCounts
+			for _, s := range ss {
+				got = append(got, countSession(s))
+			}
+			if !slices.Equal(got, tt.sessions) {
+				t.Errorf("counts:\n got %+v\nwant %+v", got, tt.sessions)
+			}
+			for i, s := range ss {
+				if i < len(tt.warnings) && !slices.Equal(warnLines(s.Warnings), tt.warnings[i]) {
+					t.Errorf("session %s warnings:\n got %q\nwant %q", s.ID, warnLines(s.Warnings), tt.warnings[i])
+				}
+			}
+		})
+	}
+}
+
+func TestClaudeCodeStrictFailsOnWarning(t *testing.T) {
+	p := filepath.Join("testdata", "cut_mid_line.jsonl")
+	ss, err := load.Load([]string{p}, corpus.Options{Strict: true})
+	if err == nil || !strings.Contains(err.Error(), p+":4: the log is cut mid-line") {
+		t.Fatalf("err = %v, want the cut line named", err)
+	}
+	if len(ss) != 1 || len(ss[0].Messages) != 3 {
+		t.Errorf("strict load still returns what it read; got %d sessions", len(ss))
+	}
+}
+
+// A 2.x log: one API response over three lines, parallel results in
+// completion order, a tool_result holding text and an image, a manual
+// compact_boundary with postTokens and its summary, a synthetic message.
+func TestClaudeCode2x(t *testing.T) {
+	s := loadOne(t, filepath.Join("testdata", "compact_2x.jsonl"))[0]
+	var roles []string
+	for _, m := range s.Messages {
+		r := string(m.Role)
+		if m.Synthetic {
+			r += "*"
+		}
+		if m.Summary {
+			r += "+summary"
+		}
+		roles = append(roles, fmt.Sprintf("%s@%d", r, m.Line))
+	}
+	want := []string{"user@2", "assistant@3", "tool@6", "assistant@8", "user@9", "user+summary@11", "assistant*@12"}
+	if !slices.Equal(roles, want) {
+		t.Errorf("messages:\n got %v\nwant %v", roles, want)
+	}
+	a := s.Messages[1]
+	if len(a.Blocks) != 3 || a.Blocks[0].Kind != corpus.KindThinking || a.Blocks[0].Signature != "EqQBCkYIBxgC" ||
+		a.Blocks[1].ToolCallID != "toolu_p" || a.Blocks[2].ToolCallID != "toolu_q" {
+		t.Errorf("merged assistant message: %+v", a.Blocks)
+	}
+	if got := string(a.Blocks[1].Args); got != `{"file_path":"/work/p.png"}` {
+		t.Errorf("tool_use Args = %s, want the input bytes as recorded", got)
+	}
+	tool := s.Messages[2]
+	wantTool := []corpus.Block{
+		{Kind: corpus.KindToolResult, ToolCallID: "toolu_p"},
+		{Kind: corpus.KindImage, ToolCallID: "toolu_p", MediaType: "image/png", Source: "base64",
+			MediaRef: "929e08d597feae564ce98003c4a47ff5239a5b93681d186eda3a9871e5b62644"},
+		{Kind: corpus.KindToolResult, ToolCallID: "toolu_q", Text: "line one\nline two"},
+	}
+	if len(tool.Blocks) != len(wantTool) {
+		t.Fatalf("tool message blocks: %+v", tool.Blocks)
+	}
+	for i := range wantTool {
+		g, w := tool.Blocks[i], wantTool[i]
+		if g.Kind != w.Kind || g.ToolCallID != w.ToolCallID || g.Text != w.Text || g.MediaType != w.MediaType ||
+			g.Source != w.Source || g.MediaRef != w.MediaRef {
+			t.Errorf("tool block %d:\n got %+v\nwant %+v", i, g, w)
+		}
+	}
+	if len(s.Recorded.Compactions) != 1 {
+		t.Fatalf("compactions: %+v", s.Recorded.Compactions)
+	}
+	c := s.Recorded.Compactions[0]
+	if c.Strategy != "compact" || c.Trigger != "manual" || c.TokensBefore != 168165 || c.TokensAfter != 23456 ||
+		c.Line != 10 || c.AtMessage != 5 || c.SummaryID != "u5" || c.ID != "cb1" ||
+		!strings.HasPrefix(c.Summary, "This session is being continued") {
+		t.Errorf("compaction: %+v", c)
+	}
+}
+
+// A project folder: the main log and its subagent file load as two
+// sessions; other files in the folder are ignored.
+func TestClaudeCodeProjectFolder(t *testing.T) {
+	ss, err := load.Load([]string{filepath.Join("testdata", "project")}, corpus.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range ss {
+		got = append(got, fmt.Sprintf("%s parent=%q kind=%q model=%s msgs=%d sidechain=%v",
+			s.ID, s.Meta.Parent, s.Meta.Kind, s.Meta.Model, len(s.Messages), len(s.Messages) > 0 && s.Messages[0].Sidechain))
+	}
+	want := []string{
+		`s-main parent="" kind="" model=claude-opus-4-5-20251101 msgs=4 sidechain=false`,
+		`s-main/agent-a1b2c3 parent="s-main" kind="subagent" model=claude-haiku-4-5 msgs=4 sidechain=true`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sessions:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A folder of logs loads every file recognised by content, in lexical
+// order; SOURCES.md is not a log and is passed over.
+func TestClaudeCodeRealFolder(t *testing.T) {
+	dir := realFile(t, ".")
+	ss, err := load.Load([]string{dir}, corpus.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range ss {
+		ids = append(ids, s.ID)
+	}
+	// claude-code/*.jsonl (1.0.53 and 2.1.x), then claude-code/projects/<id>/
+	// (the phantom-reads sessions: 2.1.x subagents under <id>/subagents/,
+	// 2.0.x agent-*.jsonl beside the main file, which sorts first), then codex/.
+	want := []string{
+		"0a725fb5-6378-432a-9e84-9f3f49d4043d",
+		"0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-1",
+		"9034225e-c367-4ab6-b1eb-1f478a7ae27a/sidechain-2",
+		"b3533c53-3dba-422e-8f02-d0d42214ade0",
+		"f67ab274-e83b-41ac-ac85-77488d6b5c28",
+		"fc491683-57ba-4bbf-afd0-3362025e7aa7",
+		"0357781f-d024-4cef-8496-56501c76afb3",
+		"0357781f-d024-4cef-8496-56501c76afb3/agent-aee03d2",
+		"03aa9bb5-a3e8-4390-8f41-00dda0d7f947",
+		"27eaff45-a330-4a88-9213-3725c9f420d0",
+		"27eaff45-a330-4a88-9213-3725c9f420d0/agent-aca2626",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc/agent-99b9cd12",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc/agent-b0a81b9b",
+		"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc/agent-f905a488",
+		"504216d1-8285-4ec4-92be-0db8dc92a18a",
+		"504216d1-8285-4ec4-92be-0db8dc92a18a/agent-aa360a0",
+		"9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f",
+		"b151f674-388c-48f0-9b04-0384f5a0bfb1",
+		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-1698e3ad",
+		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-375bb764",
+		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-a382dbae",
+		"b6240830-5041-465e-aad0-910c13cd9b6c",
+		"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e",
+		"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e/agent-a57399f",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-a8ad886",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-a930f76",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-aae21dd",
+		"c172889a-aa67-452b-b5c9-81f1e500de7d/agent-ae12592",
+		"d9add9a6-f2cd-42f6-8ae9-135bf8af37ec",
+		"019b64e5-57fa-7463-b644-fba7e456f905",
+	}
+	if !slices.Equal(ids, want) {
+		t.Errorf("sessions:\n got %q\nwant %q", ids, want)
+	}
+}
+
+// An inline sidechain run is linked to the Task call that started it; it
+// does not inherit the main session's title.
+func TestClaudeCodeSidechainTitle(t *testing.T) {
+	ss := loadOne(t, filepath.Join("testdata", "sidechain_result.jsonl"))
+	if len(ss) != 2 || ss[1].Meta.Title != "Task toolu_task" || ss[1].Meta.Parent != "s-bad" || ss[0].Meta.Title != "" {
+		t.Errorf("titles: %q / %q (parent %q)", ss[0].Meta.Title, ss[1].Meta.Title, ss[1].Meta.Parent)
+	}
+	real, err := load.Load([]string{realFile(t, "claude-code/9034225e-c367-4ab6-b1eb-1f478a7ae27a.jsonl")}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles []string
+	for _, s := range real {
+		titles = append(titles, s.Meta.Title)
+	}
+	want := []string{"Universal VSLA Interface: C17, Backends, Testing Plan", "Task toolu_01PQL1jS54m4uJjYeqLqcom3", "Task toolu_01JcNTPMJy7Cqh2fCyr91zLz"}
+	if !slices.Equal(titles, want) {
+		t.Errorf("titles %q, want %q", titles, want)
+	}
+}

@@ -1,0 +1,321 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+)
+
+// ccLine is one line of a Claude Code project log. Only the fields calib
+// uses are declared; the rest (toolUseResult, usage, snapshots) are skipped
+// by the decoder without being kept.
+type ccLine struct {
+	Type       string  `json:"type"`
+	Subtype    string  `json:"subtype"`
+	UUID       string  `json:"uuid"`
+	ParentUUID *string `json:"parentUuid"`
+	// LogicalParentUUID links a compact_boundary (whose parentUuid is
+	// null) to the line before it.
+	LogicalParentUUID string `json:"logicalParentUuid"`
+	IsSidechain       bool   `json:"isSidechain"`
+	IsMeta            bool   `json:"isMeta"`
+	IsCompactSummary  bool   `json:"isCompactSummary"`
+	SessionID         string `json:"sessionId"`
+	AgentID           string `json:"agentId"`
+	Version           string `json:"version"`
+	Cwd               string `json:"cwd"`
+	Timestamp         string `json:"timestamp"`
+	// Summary is the title of a "summary" line.
+	Summary              string         `json:"summary"`
+	Message              *ccMessage     `json:"message"`
+	CompactMetadata      *ccCompactMeta `json:"compactMetadata"`
+	MicrocompactMetadata *ccCompactMeta `json:"microcompactMetadata"`
+}
+
+type ccMessage struct {
+	ID      string          `json:"id"`
+	Role    string          `json:"role"`
+	Model   string          `json:"model"`
+	Content json.RawMessage `json:"content"`
+}
+
+// ccCompactMeta is compactMetadata (compact_boundary) or
+// microcompactMetadata (microcompact_boundary); they share field names.
+type ccCompactMeta struct {
+	Trigger          string   `json:"trigger"`
+	PreTokens        int      `json:"preTokens"`
+	PostTokens       int      `json:"postTokens"`
+	TokensSaved      int      `json:"tokensSaved"`
+	CompactedToolIDs []string `json:"compactedToolIds"`
+}
+
+// ccBlock is one content block of an Anthropic API message as Claude Code
+// records it.
+type ccBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	Signature string          `json:"signature"`
+	Data      string          `json:"data"` // redacted_thinking
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+	Source    *ccSource       `json:"source"`
+	// Raw is the block's JSON (a span of the line, valid until the next
+	// line): kept, copied, for a block of an unknown type.
+	Raw []byte `json:"-"`
+}
+
+type ccSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+	URL       string `json:"url"`
+}
+
+// ccDecodeLine decodes one line into ln. Strings are copied; the raw
+// spans (message.content, tool inputs) point into b and are only valid
+// until the next line, so whatever is kept is copied from them.
+func ccDecodeLine(b []byte, ln *ccLine) error {
+	s := &ccScanner{b: b}
+	s.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			ln.Type = s.strOrNull()
+		case "subtype":
+			ln.Subtype = s.strOrNull()
+		case "uuid":
+			ln.UUID = s.strOrNull()
+		case "parentUuid":
+			if s.peek() == '"' {
+				v, _ := s.str()
+				ln.ParentUUID = &v
+			} else {
+				s.skip()
+			}
+		case "logicalParentUuid":
+			ln.LogicalParentUUID = s.strOrNull()
+		case "isSidechain":
+			ln.IsSidechain = s.boolean()
+		case "isMeta":
+			ln.IsMeta = s.boolean()
+		case "isCompactSummary":
+			ln.IsCompactSummary = s.boolean()
+		case "sessionId":
+			ln.SessionID = s.strOrNull()
+		case "agentId":
+			ln.AgentID = s.strOrNull()
+		case "version":
+			ln.Version = s.strOrNull()
+		case "cwd":
+			ln.Cwd = s.strOrNull()
+		case "timestamp":
+			ln.Timestamp = s.strOrNull()
+		case "summary":
+			ln.Summary = s.strOrNull()
+		case "message":
+			if s.peek() != '{' {
+				return s.skip()
+			}
+			m := &ccMessage{}
+			ln.Message = m
+			return s.object(func(key []byte) bool {
+				switch string(key) {
+				case "id":
+					m.ID = s.strOrNull()
+				case "role":
+					m.Role = s.strOrNull()
+				case "model":
+					m.Model = s.strOrNull()
+				case "content":
+					m.Content, _ = s.raw()
+				default:
+					return s.skip()
+				}
+				return true
+			})
+		case "compactMetadata", "microcompactMetadata":
+			raw, ok := s.raw()
+			if !ok {
+				return false
+			}
+			md := &ccCompactMeta{}
+			if err := json.Unmarshal(raw, md); err != nil {
+				md = nil
+			}
+			if string(key) == "compactMetadata" {
+				ln.CompactMetadata = md
+			} else {
+				ln.MicrocompactMetadata = md
+			}
+		default:
+			return s.skip()
+		}
+		return true
+	})
+	s.end()
+	return s.err
+}
+
+// ccContent decodes message.content (or a tool_result's content), which is
+// either a string or a list of blocks.
+func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err error) {
+	s := &ccScanner{b: raw}
+	switch s.peek() {
+	case 0, 'n':
+		return "", nil, false, nil
+	case '"':
+		text, _ = s.str()
+		return text, nil, true, s.err
+	}
+	s.array(func() bool {
+		var b ccBlock
+		s.ws()
+		start := s.i
+		ok := s.object(func(key []byte) bool {
+			switch string(key) {
+			case "type":
+				b.Type = s.strOrNull()
+			case "text":
+				b.Text = s.strOrNull()
+			case "thinking":
+				b.Thinking = s.strOrNull()
+			case "signature":
+				b.Signature = s.strOrNull()
+			case "data":
+				b.Data = s.strOrNull()
+			case "id":
+				b.ID = s.strOrNull()
+			case "name":
+				b.Name = s.strOrNull()
+			case "tool_use_id":
+				b.ToolUseID = s.strOrNull()
+			case "is_error":
+				b.IsError = s.boolean()
+			case "input":
+				in, ok := s.raw()
+				b.Input = bytes.Clone(in)
+				return ok
+			case "content":
+				b.Content, _ = s.raw()
+			case "source":
+				b.Source = &ccSource{}
+				return s.object(func(key []byte) bool {
+					switch string(key) {
+					case "type":
+						b.Source.Type = s.strOrNull()
+					case "media_type":
+						b.Source.MediaType = s.strOrNull()
+					case "data":
+						b.Source.Data = s.strOrNull()
+					case "url":
+						b.Source.URL = s.strOrNull()
+					default:
+						return s.skip()
+					}
+					return true
+				})
+			default:
+				return s.skip()
+			}
+			return true
+		})
+		b.Raw = raw[start:s.i]
+		blocks = append(blocks, b)
+		return ok
+	})
+	s.end()
+	return "", blocks, false, s.err
+}
+
+// ccBlocks maps the blocks of one message. A tool_result becomes a
+// tool_result block followed by the images and documents of its content,
+// which carry the same ToolCallID (as smith keeps a tool-produced image).
+func ccBlocks(in []ccBlock, line int, unknown jsonscan.UnknownKinds) ([]corpus.Block, error) {
+	out := make([]corpus.Block, 0, len(in))
+	for i := range in {
+		b := &in[i]
+		switch b.Type {
+		case "text":
+			out = append(out, corpus.Block{Kind: corpus.KindText, Text: b.Text})
+		case "thinking":
+			out = append(out, corpus.Block{Kind: corpus.KindThinking, Text: b.Thinking, Signature: b.Signature})
+		case "redacted_thinking":
+			out = append(out, corpus.Block{Kind: corpus.KindRedactedThinking, Text: b.Data})
+		case "tool_use":
+			out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: b.ID, ToolName: b.Name, Args: []byte(b.Input)})
+		case "tool_result":
+			res, media, err := ccToolResult(b, line, unknown)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, res)
+			out = append(out, media...)
+		case "image", "document":
+			out = append(out, ccMedia(b, ""))
+		default:
+			unknown.Add("content block "+b.Type, line)
+			out = append(out, corpus.Block{Kind: corpus.KindUnknown, Text: b.Type, Payload: bytes.Clone(b.Raw)})
+		}
+	}
+	return out, nil
+}
+
+// ccToolResult maps a tool_result whose content is a string or a list of
+// blocks: text blocks are joined with newlines into Text, images and
+// documents follow as their own blocks.
+func ccToolResult(b *ccBlock, line int, unknown jsonscan.UnknownKinds) (corpus.Block, []corpus.Block, error) {
+	res := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: b.ToolUseID, IsError: b.IsError}
+	text, parts, isString, err := ccContent(b.Content)
+	if err != nil {
+		return res, nil, fmt.Errorf("tool_result %s: content is neither a string nor a list of blocks: %v", b.ToolUseID, err)
+	}
+	if isString {
+		res.Text = text
+		return res, nil, nil
+	}
+	var texts []string
+	var media []corpus.Block
+	for i := range parts {
+		p := &parts[i]
+		switch p.Type {
+		case "text":
+			texts = append(texts, p.Text)
+		case "image", "document":
+			media = append(media, ccMedia(p, b.ToolUseID))
+		default:
+			unknown.Add("tool_result block "+p.Type, line)
+			media = append(media, corpus.Block{Kind: corpus.KindUnknown, Text: p.Type, ToolCallID: b.ToolUseID, Payload: bytes.Clone(p.Raw)})
+		}
+	}
+	res.Text = strings.Join(texts, "\n")
+	return res, media, nil
+}
+
+// ccMedia keeps an image or document's type and a content hash, not its
+// bytes: media_ref is sha256 of the base64 string, as smith names media.
+func ccMedia(b *ccBlock, toolID string) corpus.Block {
+	kind := corpus.KindImage
+	if b.Type == "document" {
+		kind = corpus.KindDocument
+	}
+	m := corpus.Block{Kind: kind, ToolCallID: toolID}
+	if b.Source != nil {
+		m.MediaType = b.Source.MediaType
+		m.Source = b.Source.Type
+		switch {
+		case b.Source.Data != "":
+			m.MediaRef = corpus.MediaHash(b.Source.Data)
+		case b.Source.URL != "":
+			m.Source = b.Source.URL
+		}
+	}
+	return m
+}

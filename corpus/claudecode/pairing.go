@@ -1,0 +1,102 @@
+package claudecode
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// sortResults puts the results of each tool message in tool_use order. A
+// result travels with the media blocks that follow it; results whose
+// tool_use is unknown keep their place at the end.
+func (t *ccThread) sortResults() {
+	for mi := range t.msgs {
+		m := &t.msgs[mi]
+		if m.Role != corpus.RoleTool || len(m.Blocks) < 2 {
+			continue
+		}
+		type group struct {
+			key    [2]int
+			blocks []corpus.Block
+		}
+		var groups []group
+		for _, b := range m.Blocks {
+			if b.Kind == corpus.KindToolResult || len(groups) == 0 {
+				key := [2]int{1 << 30, 0}
+				if u, ok := t.uses[b.ToolCallID]; ok {
+					key = [2]int{t.useList[u].msg, t.useList[u].block}
+				}
+				groups = append(groups, group{key: key})
+			}
+			g := &groups[len(groups)-1]
+			g.blocks = append(g.blocks, b)
+		}
+		if len(groups) < 2 {
+			continue
+		}
+		sort.SliceStable(groups, func(i, j int) bool {
+			a, b := groups[i].key, groups[j].key
+			return a[0] < b[0] || (a[0] == b[0] && a[1] < b[1])
+		})
+		blocks := make([]corpus.Block, 0, len(m.Blocks))
+		for _, g := range groups {
+			blocks = append(blocks, g.blocks...)
+		}
+		m.Blocks = blocks
+	}
+}
+
+// pairing checks that every tool_use of a thread has exactly one
+// tool_result in the same thread and vice versa.
+func (l *ccLoader) pairing(t *ccThread) []corpus.Warning {
+	var ws []corpus.Warning
+	w := func(line int, format string, args ...any) {
+		ws = append(ws, corpus.Warning{File: l.path, Line: line, Message: fmt.Sprintf(format, args...)})
+	}
+	for _, r := range t.results {
+		if u, ok := t.uses[r.id]; ok {
+			if t.useList[u].answered {
+				w(r.ln, "second tool_result for tool_use %s (line %d)", r.id, t.useList[u].ln)
+			}
+			t.useList[u].answered = true
+			continue
+		}
+		if other, ok := l.useThread[r.id]; ok {
+			where := "a sidechain (subagent) run"
+			if !other.sidechain {
+				where = "the main thread"
+			}
+			w(r.ln, "tool_result for %s answers a tool_use in %s (line %d), not in its own thread", r.id, where, l.useLine[r.id])
+			continue
+		}
+		w(r.ln, "tool_result for tool_use id %s, which never occurs in this log", r.id)
+	}
+	for _, u := range t.useList {
+		if !u.answered {
+			if _, elsewhere := l.useThread[u.id]; elsewhere && l.useThread[u.id] != t {
+				continue
+			}
+			if !l.answeredElsewhere(t, u.id) {
+				w(u.ln, "tool_use %s (%s) has no tool_result", u.id, u.name)
+			}
+		}
+	}
+	return ws
+}
+
+// answeredElsewhere reports whether another thread holds a result for id
+// (that result already has its own warning).
+func (l *ccLoader) answeredElsewhere(t *ccThread, id string) bool {
+	for _, o := range append([]*ccThread{l.main}, l.runs...) {
+		if o == t {
+			continue
+		}
+		for _, r := range o.results {
+			if r.id == id {
+				return true
+			}
+		}
+	}
+	return false
+}

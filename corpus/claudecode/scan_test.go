@@ -1,0 +1,151 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// realCorpusDir is shared/corpus-real beside the checkout, as in
+// real_test.go (an external test package, so its constant is not visible here).
+const realCorpusDir = "../../../shared/corpus-real"
+
+// The scanner decodes every line of the real logs and the fixtures exactly
+// as encoding/json does.
+func TestCCScannerMatchesEncodingJSON(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(realCorpusDir, "claude-code", "*.jsonl"))
+	fixtures, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
+	if len(files) == 0 {
+		t.Logf("real corpus not found at %s; checking the fixtures only", realCorpusDir)
+	}
+	lines := 0
+	for _, p := range append(files, fixtures...) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range bytes.Split(data, []byte("\n")) {
+			if len(b) == 0 {
+				continue
+			}
+			var want, got ccLine
+			werr := json.Unmarshal(b, &want)
+			gerr := ccDecodeLine(b, &got)
+			if (werr == nil) != (gerr == nil) {
+				t.Errorf("%s:%d: encoding/json err %v, scanner err %v", p, i+1, werr, gerr)
+				continue
+			}
+			if werr != nil {
+				continue
+			}
+			lines++
+			wm, gm := want.Message, got.Message
+			want.Message, got.Message = nil, nil
+			if !reflect.DeepEqual(want, got) {
+				t.Errorf("%s:%d: line\n got %+v\nwant %+v", p, i+1, got, want)
+			}
+			if (wm == nil) != (gm == nil) {
+				t.Errorf("%s:%d: message presence differs", p, i+1)
+				continue
+			}
+			if wm == nil {
+				continue
+			}
+			if wm.ID != gm.ID || wm.Role != gm.Role || wm.Model != gm.Model || !bytes.Equal(wm.Content, gm.Content) {
+				t.Errorf("%s:%d: message header differs", p, i+1)
+			}
+			compareContent(t, p, i+1, wm.Content, gm.Content)
+		}
+	}
+	t.Logf("%d lines compared", lines)
+}
+
+func compareContent(t *testing.T, p string, line int, wantRaw, gotRaw []byte) {
+	t.Helper()
+	text, blocks, isString, err := ccContent(gotRaw)
+	if err != nil {
+		t.Errorf("%s:%d: ccContent: %v", p, line, err)
+		return
+	}
+	if isString {
+		var want string
+		if err := json.Unmarshal(wantRaw, &want); err != nil || want != text {
+			t.Errorf("%s:%d: string content differs (%v)", p, line, err)
+		}
+		return
+	}
+	var want []ccBlock
+	if err := json.Unmarshal(wantRaw, &want); err != nil {
+		t.Errorf("%s:%d: %v", p, line, err)
+		return
+	}
+	if len(want) != len(blocks) {
+		t.Errorf("%s:%d: %d blocks, want %d", p, line, len(blocks), len(want))
+		return
+	}
+	for i := range want {
+		w, g := want[i], blocks[i]
+		if len(w.Input) == 0 {
+			w.Input = nil
+		}
+		if len(g.Input) == 0 {
+			g.Input = nil
+		}
+		wc, gc := w.Content, g.Content
+		w.Content, g.Content, w.Raw, g.Raw = nil, nil, nil, nil
+		if !reflect.DeepEqual(w, g) {
+			t.Errorf("%s:%d: block %d\n got %+v\nwant %+v", p, line, i, g, w)
+		}
+		if len(wc) > 0 {
+			compareContent(t, p, line, wc, gc)
+		}
+	}
+}
+
+func TestCCScannerStrings(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{`"plain"`, "plain", true},
+		{`"a\nb\t\"c\"\\d\/e"`, "a\nb\t\"c\"\\d/e", true},
+		{`"\u00e9\u2192 \ud83d\ude00"`, "é→ 😀", true},
+		{`"lone \ud83d here"`, "lone \uFFFD here", true},
+		{`"ends with \\"`, `ends with \`, true},
+		{`"bad \x escape"`, "", false},
+		{`"short \u12"`, "", false},
+		{`"unterminated`, "", false},
+	}
+	for _, tt := range tests {
+		s := &ccScanner{b: []byte(tt.in)}
+		got, ok := s.str()
+		var want string
+		wantOK := json.Unmarshal([]byte(tt.in), &want) == nil
+		if ok != tt.ok || got != tt.want || wantOK != tt.ok || (ok && got != want) {
+			t.Errorf("%s: got %q %v, want %q %v (encoding/json: %q %v)", tt.in, got, ok, tt.want, tt.ok, want, wantOK)
+		}
+	}
+}
+
+func TestCCDecodeLineErrors(t *testing.T) {
+	for _, in := range []string{
+		`{"type":"user","message":{"content":"cut`,
+		`{"type":"user",}`,
+		`{"type":"user" "uuid":"x"}`,
+		`{"type":"user","isMeta":tru}`,
+		`{"type":"user"} trailing`,
+		`["not","an","object"]`,
+		`{"type":"user","message":{"content":[{"type":"text","text":"x"}`,
+	} {
+		var ln ccLine
+		if err := ccDecodeLine([]byte(in), &ln); err == nil {
+			t.Errorf("%s: no error", in)
+		}
+		if json.Unmarshal([]byte(in), new(ccLine)) == nil {
+			t.Errorf("%s: encoding/json accepts it; the case is wrong", in)
+		}
+	}
+}

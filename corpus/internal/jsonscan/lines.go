@@ -1,0 +1,100 @@
+package jsonscan
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+)
+
+// JSONL input is split into lines two ways, with no line-length cap in
+// either (a 64 MB tool result is one line):
+//
+//   - forEachLine splits a whole file read into one buffer. The smith
+//     decoder keeps strings that point into that buffer (it unescapes in
+//     place), so a loaded transcript costs about its file size and nothing
+//     is copied (see jsonl_decode.go).
+//   - streamLines reads a stream a line at a time. The Claude Code and
+//     Codex readers copy the little they keep of each line (a Claude Code
+//     file repeats every file read in toolUseResult, which is dropped), so
+//     streaming keeps their peak memory below the file size.
+
+// readWhole reads a file into a buffer of exactly its size.
+func ReadWhole(p string) ([]byte, error) {
+	return os.ReadFile(p)
+}
+
+// readAllFrom reads a stream (standard input) to the end.
+func ReadAll(r io.Reader) ([]byte, error) {
+	return io.ReadAll(r)
+}
+
+// forEachLine calls fn for every line of buf that is not blank, with its
+// 1-based line number. unterminated is true for a last line with no
+// newline (a file cut off mid-write). Each line is capped (cap == len) so
+// that nothing can append past it into the next line.
+func ForEachLine(buf []byte, fn func(n int, line []byte, unterminated bool)) {
+	n := 0
+	for len(buf) > 0 {
+		n++
+		var line []byte
+		unterminated := false
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			line, buf = buf[:i:i], buf[i+1:]
+		} else {
+			line, buf = buf[:len(buf):len(buf)], nil
+			unterminated = true
+		}
+		if isBlank(line) {
+			continue
+		}
+		fn(n, line, unterminated)
+	}
+}
+
+// isBlank reports whether a line holds only JSON whitespace.
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// streamLines calls fn for every non-blank line of r, with its 1-based line
+// number. A line is only valid until fn returns: fn copies what it keeps.
+// final is true for a last line that has no terminating newline: a log cut
+// mid-write ends like that.
+func StreamLines(r io.Reader, fn func(lineNo int, line []byte, final bool) error) error {
+	br := bufio.NewReaderSize(r, 256<<10) // longer lines are assembled in long
+	var long []byte
+	lineNo := 0
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long[:0], line...)
+			for err == bufio.ErrBufferFull {
+				line, err = br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
+		}
+		if err != nil && err != io.EOF {
+			return err
+		}
+		if len(line) > 0 {
+			lineNo++
+			final := err == io.EOF && line[len(line)-1] != '\n'
+			trimmed := bytes.TrimRight(line, "\r\n")
+			if len(bytes.TrimSpace(trimmed)) > 0 {
+				if e := fn(lineNo, trimmed, final); e != nil {
+					return e
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+	}
+}

@@ -1,0 +1,102 @@
+package load_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
+)
+
+// Load across paths: what each kind of bad path costs, and that it costs
+// nothing else.
+func TestLoadBadPaths(t *testing.T) {
+	dir := t.TempDir()
+	good := writeFile(t, dir, "good.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\n")
+	empty := writeFile(t, dir, "empty.jsonl", "")
+	blank := writeFile(t, dir, "blank.jsonl", "\n\n  \n")
+	binary := writeFile(t, dir, "transcript.bin", "\x00\x01\x02ELF\xff\xfe garbage")
+	noSessions := filepath.Join(dir, "nothing")
+	writeFile(t, noSessions, "notes.txt", "just notes\n")
+	missing := filepath.Join(dir, "no-such-file.jsonl")
+	tests := []struct {
+		path string
+		want string
+	}{
+		{missing, missing + ": no such file or directory; expected a session file, a session folder or a clai workspace"},
+		{empty, empty + ": empty file; expected at least one JSON line or a SQLite database"},
+		{blank, blank + ": empty file; expected at least one JSON line or a SQLite database"},
+		{binary, binary + ": binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
+		{noSessions, noSessions + ": no sessions found: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs"},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.path), func(t *testing.T) {
+			ss, err := load.Load([]string{good, tt.path, good}, corpus.Options{})
+			if len(ss) != 2 {
+				t.Errorf("%d sessions loaded, want the 2 good ones", len(ss))
+			}
+			var fe *corpus.FileError
+			if !errors.As(err, &fe) || fe.Path != tt.path {
+				t.Fatalf("error %v, want a *FileError for %s", err, tt.path)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error:\n got %s\nwant %s", err, tt.want)
+			}
+		})
+	}
+	_, err := load.Load([]string{noSessions}, corpus.Options{})
+	if !errors.Is(err, corpus.ErrNoSessions) {
+		t.Errorf("a folder with no sessions: %v does not wrap ErrNoSessions", err)
+	}
+}
+
+func TestStrictMakesWarningsFatal(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "t.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\nnot json\n"+
+		`{"role":"tool","content":[{"type":"tool_result","text":"x","tool_call_id":"c","is_error":false}]}`+"\n")
+	ss, err := load.Load([]string{p}, corpus.Options{})
+	if err != nil || len(ss) != 1 || len(ss[0].Warnings) != 2 {
+		t.Fatalf("lenient: %v, %d sessions", err, len(ss))
+	}
+	_, err = load.Load([]string{p}, corpus.Options{Strict: true})
+	want := p + `:2: not valid JSON (invalid character 'o' in literal null (expecting 'u') at byte 2); expected one JSON object per line (a smith message: {"role":…,"content":[…]}); skipped (--strict makes warnings fatal; 2 warning(s) in this session)`
+	if err == nil || err.Error() != want {
+		t.Errorf("strict:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestLoadDirectoryOfTranscripts(t *testing.T) {
+	dir := t.TempDir()
+	line := `{"role":"user","content":[{"type":"text","text":"hi"}]}` + "\n"
+	writeFile(t, dir, "b.jsonl", line)
+	writeFile(t, dir, "a.jsonl", line+line)
+	writeFile(t, dir, "README.md", "# not a session\n")
+	writeFile(t, dir, "sub/transcript.jsonl", line)
+	ss, err := load.Load([]string{dir}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range ss {
+		got = append(got, s.ID)
+	}
+	if strings.Join(got, ",") != "a,b,sub" {
+		t.Errorf("sessions %v, want a,b,sub in name order", got)
+	}
+}
+
+// writeFile writes content to dir/name, creating folders, and returns the path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

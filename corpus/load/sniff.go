@@ -1,0 +1,142 @@
+package load
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/corpus/claudecode"
+	"github.com/calib-dev/calib/corpus/codex"
+	"github.com/calib-dev/calib/corpus/smith"
+)
+
+// format is one format Load reads: how its files are recognised and read.
+type format struct {
+	name string
+	// magic, when set, is the prefix that identifies a binary file.
+	magic string
+	// record recognises the format's first record (its line, starting at
+	// its opening bracket).
+	record func(first []byte) bool
+	// whole marks a single-document format (a session.json, an
+	// index.json): known by the start of the file only, never by a later
+	// line.
+	whole bool
+	load  func(p string, opts corpus.Options) ([]*corpus.Session, error)
+}
+
+// formats lists every format calib reads, in the order a file is tried
+// against them: the first that recognises it wins. A new format is one more
+// entry here (and its package).
+func formats() []format {
+	return []format{
+		{name: "clai", magic: "SQLite format 3\x00", load: clai.Load},
+		{name: "smith-index", record: smith.IsIndex, whole: true,
+			load: func(p string, opts corpus.Options) ([]*corpus.Session, error) {
+				return smith.LoadRoot(filepath.Dir(p), opts)
+			}},
+		{name: "smith-transcript", record: smith.IsTranscriptLine, load: smith.LoadTranscript},
+		{name: "codex", record: codex.IsRecord, load: codex.Load},
+		{name: "claude-code", record: claudecode.IsRecord, load: claudecode.Load},
+		{name: "smith-session", record: smith.IsSession, whole: true, load: smith.LoadSessionFile},
+		{name: "smith-transcript", record: smith.IsMessageLine, load: smith.LoadTranscript},
+	}
+}
+
+// sniffLen is how much of a file is read to recognise it. Lines may be many
+// megabytes, so detection looks only at the keys that open the first record,
+// which every format writes first.
+const sniffLen = 8 << 10
+
+var errBinary = errors.New("binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite")
+
+// sniffFile reports what a file holds, by content. An empty file is an
+// error; so is a binary file that is not SQLite.
+func sniffFile(p string) (*format, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &corpus.FileError{Path: p, Err: err}
+	}
+	defer f.Close()
+	buf := make([]byte, sniffLen)
+	n, err := io.ReadFull(f, buf)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return nil, &corpus.FileError{Path: p, Err: err}
+	}
+	buf = buf[:n]
+	if len(bytes.TrimSpace(buf)) == 0 {
+		return nil, &corpus.FileError{Path: p, Err: errors.New("empty file; expected at least one JSON line or a SQLite database")}
+	}
+	k := sniffBytes(buf)
+	if k == nil && looksBinary(buf) {
+		return nil, &corpus.FileError{Path: p, Err: errBinary}
+	}
+	return k, nil
+}
+
+// sniffBytes recognises a format from the first bytes of a file, or
+// returns nil. A JSONL file whose first record is damaged (a crash, a stray
+// line) is recognised by the next complete lines in the window, so one bad
+// line does not cost the whole file: the reader then warns about that line.
+func sniffBytes(b []byte) *format {
+	fs := formats()
+	for i := range fs {
+		if fs[i].magic != "" && bytes.HasPrefix(b, []byte(fs[i].magic)) {
+			return &fs[i]
+		}
+	}
+	b = bytes.TrimLeft(b, " \t\r\n\xef\xbb\xbf")
+	if len(b) == 0 {
+		return nil
+	}
+	f := sniffRecord(fs, b, true)
+	for rest := b; f == nil; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			break
+		}
+		rest = bytes.TrimLeft(rest[i+1:], " \t\r\n")
+		if bytes.IndexByte(rest, '\n') < 0 {
+			break // only whole lines count: the window may cut the last one
+		}
+		f = sniffRecord(fs, rest, false)
+	}
+	return f
+}
+
+// sniffRecord returns the first format that recognises the record b starts
+// with; single-document formats only at the start of the file.
+func sniffRecord(fs []format, b []byte, atStart bool) *format {
+	if b[0] != '{' && b[0] != '[' {
+		return nil
+	}
+	first := b
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		first = b[:i]
+	}
+	for i := range fs {
+		if fs[i].record != nil && (atStart || !fs[i].whole) && fs[i].record(first) {
+			return &fs[i]
+		}
+	}
+	return nil
+}
+
+func looksBinary(b []byte) bool {
+	if bytes.IndexByte(b, 0) >= 0 {
+		return true
+	}
+	// Allow a multi-byte character cut by the sniff window.
+	for len(b) > 0 && !utf8.Valid(b) {
+		if len(b) > utf8.UTFMax && !utf8.Valid(b[:len(b)-utf8.UTFMax]) {
+			return true
+		}
+		return false
+	}
+	return false
+}

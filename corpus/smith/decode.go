@@ -1,0 +1,449 @@
+package smith
+
+import (
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// Why a hand-written decoder: loading must run at least twice as fast as a
+// Python loop doing json.loads per line (~170 MB/s here). encoding/json
+// reaches ~130 MB/s on this shape and allocates a copy of every string
+// (go-style.md §6); faster libraries still copy every string, which puts
+// peak memory near 2x the input. smith's lines have one small, fixed shape,
+// so this decoder:
+//   - scans strings 8 bytes at a time (SWAR) for '"', '\\', control
+//     characters and non-ASCII bytes (validated as UTF-8 where they occur),
+//     so each byte of text is looked at once;
+//   - unescapes JSON strings in place (an unescaped string is never longer
+//     than its escaped form) and returns strings that point into the file's
+//     read buffer (unsafe.String), so text is never copied and a loaded
+//     transcript costs about its file size;
+//   - keeps tool_args as the exact bytes of the file (a sub-slice).
+//
+// It unescapes in place as it scans, after saving the line, and declines
+// (returns false, with the line restored) on anything unusual: a syntax
+// error, a wrong type, a duplicate or escaped key, a key encoding/json
+// might match case-insensitively, a null block, invalid UTF-8. The caller
+// then decodes the line with encoding/json (decodeSmithLineStd), which
+// gives the exact error, so on valid input both paths produce identical
+// results; the fuzz target and the differential test check exactly that.
+// Strings of a block whose type is unknown keep its raw JSON intact (it
+// becomes Payload) and are copied instead.
+//
+// Strings returned here alias the buffer: the buffer must never be written
+// again, which holds because each line is decoded once.
+
+// smithLine is one decoded message line (or session.json message) before
+// it becomes a Message.
+type smithLine struct {
+	Role         string
+	Blocks       []corpus.Block
+	Synthetic    bool
+	HasSynthetic bool
+	ID           string
+	HasID        bool
+}
+
+// Which string field a span fills.
+const (
+	fRole = iota
+	fID
+	fText
+	fToolCallID
+	fToolName
+	fSignature
+	fMediaType
+	fSource
+	fMediaRef
+	fType // validated at parse time, never stored
+)
+
+// strSpan is a string value found while scanning, materialised only once
+// the whole line is known to be good.
+type strSpan struct {
+	block int // -1 for the message itself
+	field uint8
+	// pending: escapes not decoded yet (the string was scanned before its
+	// block's type was known).
+	pending    bool
+	start, end int
+}
+
+// lineDecoder holds scratch space reused across lines.
+type lineDecoder struct {
+	b     []byte
+	i     int
+	spans []strSpan
+	// copyBlocks marks blocks of unknown type: their raw JSON is kept as
+	// Payload, so their strings must be copied, not unescaped in place.
+	copyBlocks []bool
+	// inPlace: strings of the current block may be unescaped as they are
+	// scanned (its type is known).
+	inPlace bool
+	// orig holds the line as it was before the first in-place write, so a
+	// decline can hand encoding/json the untouched line.
+	orig  []byte
+	saved bool
+	// anyKey: inside a skipped value, where keys are only validated, so
+	// escaped keys are fine.
+	anyKey bool
+}
+
+const maxFastDepth = 512
+
+// decode decodes one line into out. It returns false, leaving line
+// untouched, when the line must go to encoding/json instead. The line must
+// already be valid UTF-8.
+func (d *lineDecoder) decode(line []byte, out *smithLine) bool {
+	*out = smithLine{}
+	d.b, d.i, d.spans, d.copyBlocks, d.saved, d.anyKey = line, 0, d.spans[:0], d.copyBlocks[:0], false, false
+	d.ws()
+	if !d.message(out) || (d.peek() != 0 || d.i != len(d.b)) {
+		if d.saved {
+			copy(line, d.orig)
+		}
+		*out = smithLine{}
+		return false
+	}
+	d.materialize(out)
+	return true
+}
+
+func (d *lineDecoder) ws() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or 0 at the end.
+func (d *lineDecoder) peek() byte {
+	d.ws()
+	if d.i < len(d.b) {
+		return d.b[d.i]
+	}
+	return 0
+}
+
+func (d *lineDecoder) literal(s string) bool {
+	d.ws()
+	if len(d.b)-d.i >= len(s) && string(d.b[d.i:d.i+len(s)]) == s {
+		d.i += len(s)
+		return true
+	}
+	return false
+}
+
+// key reads an object key with no escapes and returns it (aliasing the
+// line; only compared, never kept).
+func (d *lineDecoder) key() (string, bool) {
+	if d.peek() != '"' {
+		return "", false
+	}
+	start, end, esc, ok := d.scanString(false)
+	if !ok || (esc && !d.anyKey) {
+		return "", false
+	}
+	d.ws()
+	if d.i >= len(d.b) || d.b[d.i] != ':' {
+		return "", false
+	}
+	d.i++
+	return unsafe.String(unsafe.SliceData(d.b[start:]), end-start), true
+}
+
+// object iterates over the members of an object, calling member after
+// each key; member must consume the value.
+func (d *lineDecoder) object(member func(k string) bool) bool {
+	if d.peek() != '{' {
+		return false
+	}
+	d.i++
+	if d.peek() == '}' {
+		d.i++
+		return true
+	}
+	for {
+		k, ok := d.key()
+		if !ok || !member(k) {
+			return false
+		}
+		if more, ok := d.sep('}'); !more {
+			return ok
+		}
+	}
+}
+
+// message parses {"role":…,"content":[…],"synthetic":…,"id":…}.
+func (d *lineDecoder) message(out *smithLine) bool {
+	var seen uint8
+	return d.object(func(k string) bool {
+		var bit uint8
+		switch k {
+		case "role":
+			bit = 1
+		case "content":
+			bit = 2
+		case "synthetic":
+			bit = 4
+		case "id":
+			bit = 8
+		default:
+			return d.unknownKey(k, messageKeys)
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch bit {
+		case 1:
+			return d.stringOrNull(-1, fRole)
+		case 2:
+			return d.content(out)
+		case 4:
+			switch {
+			case d.literal("true"):
+				out.Synthetic, out.HasSynthetic = true, true
+			case d.literal("false"):
+				out.Synthetic, out.HasSynthetic = false, true
+			case d.literal("null"):
+			default:
+				return false
+			}
+			return true
+		default:
+			if d.peek() == '"' {
+				out.HasID = true
+			}
+			return d.stringOrNull(-1, fID)
+		}
+	})
+}
+
+var (
+	messageKeys = []string{"role", "content", "synthetic", "id"}
+	blockKeys   = []string{"type", "text", "tool_call_id", "tool_name", "tool_args", "is_error",
+		"signature", "media_type", "source", "media_ref"}
+)
+
+// unknownKey skips the value of a key the model does not use, unless
+// encoding/json could match it to a known field case-insensitively (then
+// the line goes to encoding/json).
+func (d *lineDecoder) unknownKey(k string, known []string) bool {
+	for i := 0; i < len(k); i++ {
+		if k[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for _, kk := range known {
+		if asciiEqualFold(k, kk) {
+			return false
+		}
+	}
+	return d.skipValue(0)
+}
+
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// stringOrNull records a string value for (block, field), or accepts null,
+// which encoding/json treats as "leave unchanged".
+func (d *lineDecoder) stringOrNull(block int, field uint8) bool {
+	switch d.peek() {
+	case '"':
+		start, end, pending, ok := d.scanString(block < 0 || d.inPlace)
+		if !ok {
+			return false
+		}
+		d.spans = append(d.spans, strSpan{block: block, field: field, pending: pending, start: start, end: end})
+		return true
+	case 'n':
+		return d.literal("null")
+	}
+	return false
+}
+
+// content parses the block array, or null.
+func (d *lineDecoder) content(out *smithLine) bool {
+	switch d.peek() {
+	case 'n':
+		if !d.literal("null") {
+			return false
+		}
+		out.Blocks = nil
+		return true
+	case '[':
+	default:
+		return false
+	}
+	d.i++
+	if d.peek() == ']' {
+		d.i++
+		return true
+	}
+	for {
+		if d.peek() != '{' {
+			return false // null or a wrong type: encoding/json decides
+		}
+		if !d.block(out) {
+			return false
+		}
+		if more, ok := d.sep(']'); !more {
+			return ok
+		}
+	}
+}
+
+// block parses one content block object.
+func (d *lineDecoder) block(out *smithLine) bool {
+	idx := len(out.Blocks)
+	out.Blocks = append(out.Blocks, corpus.Block{})
+	d.copyBlocks = append(d.copyBlocks, false)
+	start := d.i
+	d.inPlace = false
+	var seen uint16
+	typeStart, typeEnd := -1, -1
+	ok := d.object(func(k string) bool {
+		var bit uint16
+		var field uint8
+		switch k {
+		case "type":
+			bit, field = 1<<0, fType
+		case "text":
+			bit, field = 1<<1, fText
+		case "tool_call_id":
+			bit, field = 1<<2, fToolCallID
+		case "tool_name":
+			bit, field = 1<<3, fToolName
+		case "signature":
+			bit, field = 1<<4, fSignature
+		case "media_type":
+			bit, field = 1<<5, fMediaType
+		case "source":
+			bit, field = 1<<6, fSource
+		case "media_ref":
+			bit, field = 1<<7, fMediaRef
+		case "tool_args":
+			bit = 1 << 8
+		case "is_error":
+			bit = 1 << 9
+		default:
+			return d.unknownKey(k, blockKeys)
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch bit {
+		case 1 << 0:
+			if d.peek() != '"' {
+				return d.literal("null")
+			}
+			s, e, esc, ok := d.scanString(false)
+			if !ok || esc {
+				return false
+			}
+			typeStart, typeEnd = s, e
+			_, d.inPlace = smithKind(unsafe.String(unsafe.SliceData(d.b[s:]), e-s))
+			return true
+		case 1 << 8:
+			d.ws()
+			vs := d.i
+			if !d.skipValue(0) {
+				return false
+			}
+			out.Blocks[idx].Args = d.b[vs:d.i:d.i]
+			return true
+		case 1 << 9:
+			switch {
+			case d.literal("true"):
+				out.Blocks[idx].IsError = true
+			case d.literal("false"):
+				out.Blocks[idx].IsError = false
+			case d.literal("null"):
+			default:
+				return false
+			}
+			return true
+		}
+		return d.stringOrNull(idx, field)
+	})
+	if !ok {
+		return false
+	}
+	typ := ""
+	if typeStart >= 0 {
+		typ = unsafe.String(unsafe.SliceData(d.b[typeStart:]), typeEnd-typeStart)
+	}
+	kind, known := smithKind(typ)
+	out.Blocks[idx].Kind = kind
+	if !known {
+		out.Blocks[idx].Payload = d.b[start:d.i:d.i]
+		d.copyBlocks[idx] = true
+	}
+	return true
+}
+
+// materialize turns the recorded spans into strings, unescaping in place.
+func (d *lineDecoder) materialize(out *smithLine) {
+	for _, sp := range d.spans {
+		var s string
+		switch {
+		case sp.end == sp.start:
+		case !sp.pending:
+			s = unsafe.String(&d.b[sp.start], sp.end-sp.start)
+		case sp.block >= 0 && d.copyBlocks[sp.block]:
+			// The raw block is kept as Payload: unescape into a copy.
+			s = string(unescape(append([]byte(nil), d.b[sp.start:sp.end]...)))
+		default:
+			u := unescape(d.b[sp.start:sp.end])
+			if len(u) > 0 {
+				s = unsafe.String(&u[0], len(u))
+			}
+		}
+		if sp.block < 0 {
+			if sp.field == fRole {
+				out.Role = s
+			} else {
+				out.ID = s
+			}
+			continue
+		}
+		b := &out.Blocks[sp.block]
+		switch sp.field {
+		case fText:
+			b.Text = s
+		case fToolCallID:
+			b.ToolCallID = s
+		case fToolName:
+			b.ToolName = s
+		case fSignature:
+			b.Signature = s
+		case fMediaType:
+			b.MediaType = s
+		case fSource:
+			b.Source = s
+		case fMediaRef:
+			b.MediaRef = s
+		}
+	}
+}

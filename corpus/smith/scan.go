@@ -1,0 +1,311 @@
+package smith
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+)
+
+// The scanning primitives of the fast line decoder (jsonl_decode.go).
+
+// scanString scans the string whose opening quote is at d.i, validating
+// it (escapes, no raw control characters, UTF-8). With inPlace it also
+// unescapes as it goes: once an escape has shortened the text by gap
+// bytes, every byte read at i is written back at i-gap (whole words in the
+// fast loop), and it returns the bounds of the decoded contents. The line
+// is saved before its first byte changes, so that a later decline can
+// restore it. Without inPlace nothing is written and pending reports
+// escapes left to decode.
+func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool) {
+	b := d.b
+	i := d.i + 1
+	start = i
+	gap := 0
+	for {
+		// Eight bytes at a time, find the first byte that is '"', '\\',
+		// below 0x20 or non-ASCII (see special).
+		if gap == 0 {
+			for i+16 <= len(b) {
+				if t := special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
+					i += bits.TrailingZeros64(t) >> 3
+					goto found
+				}
+				if t := special(binary.LittleEndian.Uint64(b[i+8:])); t != 0 {
+					i += 8 + bits.TrailingZeros64(t)>>3
+					goto found
+				}
+				i += 16
+			}
+		} else {
+			// Moving text left over the escapes seen so far. A clean word
+			// is stored whole: it only overwrites bytes already loaded.
+			for i+8 <= len(b) {
+				x := binary.LittleEndian.Uint64(b[i:])
+				if t := special(x); t != 0 {
+					for k := bits.TrailingZeros64(t) >> 3; k > 0; k-- {
+						b[i-gap] = b[i]
+						i++
+					}
+					goto found
+				}
+				binary.LittleEndian.PutUint64(b[i-gap:], x)
+				i += 8
+			}
+		}
+		for i < len(b) {
+			c := b[i]
+			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+				goto found
+			}
+			if gap > 0 {
+				b[i-gap] = c
+			}
+			i++
+		}
+		return 0, 0, false, false
+	found:
+		c := b[i]
+		switch {
+		case c >= utf8.RuneSelf:
+			size := utf8Len(b[i:])
+			if size == 0 {
+				return 0, 0, false, false
+			}
+			if gap > 0 {
+				copy(b[i-gap:], b[i:i+size])
+			}
+			i += size
+		case c == '"':
+			d.i = i + 1
+			if inPlace {
+				return start, i - gap, false, true
+			}
+			return start, i, pending, true
+		case c < 0x20:
+			return 0, 0, false, false
+		case !inPlace:
+			n := escapeLen(b[i:])
+			if n == 0 {
+				return 0, 0, false, false
+			}
+			pending = true
+			i += n
+		default: // a backslash, decoded here
+			if !d.saved {
+				d.orig = append(d.orig[:0], b...)
+				d.saved = true
+			}
+			// The common escapes (\n, \t, \", \\) inline; \u via unescapeOne.
+			if i+1 < len(b) {
+				if e := simpleEscape(b[i+1]); e != 0 {
+					b[i-gap] = e
+					i += 2
+					gap++
+					continue
+				}
+			}
+			if escapeLen(b[i:]) == 0 {
+				return 0, 0, false, false
+			}
+			wn, rn := unescapeOne(b[i-gap:], b[i:])
+			i += rn
+			gap += rn - wn
+		}
+	}
+}
+
+// utf8Len returns the length of the valid UTF-8 sequence b starts with, or
+// 0 if it is invalid. Two- and three-byte sequences (accents, dashes, CJK)
+// are checked inline; the rest goes to utf8.DecodeRune.
+func utf8Len(b []byte) int {
+	c := b[0]
+	switch {
+	case c >= 0xc2 && c <= 0xdf:
+		if len(b) >= 2 && b[1]&0xc0 == 0x80 {
+			return 2
+		}
+		return 0
+	case c >= 0xe1 && c <= 0xec, c == 0xee, c == 0xef:
+		if len(b) >= 3 && b[1]&0xc0 == 0x80 && b[2]&0xc0 == 0x80 {
+			return 3
+		}
+		return 0
+	}
+	r, size := utf8.DecodeRune(b)
+	if r == utf8.RuneError && size <= 1 {
+		return 0
+	}
+	return size
+}
+
+// simpleEscape returns the byte a two-byte escape \c stands for, or 0 when
+// c does not make one (\u, or not an escape at all).
+func simpleEscape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case '"', '\\', '/':
+		return c
+	case 't':
+		return '\t'
+	case 'r':
+		return '\r'
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	}
+	return 0
+}
+
+// escapeLen validates the escape at b[0] == '\\' and returns its length
+// (2 or 6), or 0 if it is not valid JSON.
+func escapeLen(b []byte) int {
+	_, n := jsonscan.DecodeEscape(b)
+	return min(n, 6)
+}
+
+// unescapeOne decodes the escape at src[0] (already validated) into dst,
+// which may overlap src at or before it, and returns the bytes written and
+// read.
+func unescapeOne(dst, src []byte) (written, read int) {
+	r, n := jsonscan.DecodeEscape(src)
+	return jsonscan.PutRune(dst, r), n
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special flags (in bit 7 of each byte) the bytes of x that end a run of
+// plain string text: '"', '\\', a control character (< 0x20) or a
+// non-ASCII byte. With the high bits masked off no byte can carry into the
+// next, so every flag is exact.
+func special(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	x7 := x & low7
+	ctl := x7 + lsb*(0x80-0x20)           // bit 7 set iff byte >= 0x20
+	quo := (x7 ^ lsb*'"') + low7          // bit 7 set iff byte != '"'
+	bsl := (x7 ^ lsb*'\\') + low7         // bit 7 set iff byte != '\\'
+	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
+}
+
+// sep consumes what follows an element of an object or array: a ',' (more
+// follows) or the closing byte (done, ok). Anything else is a syntax error.
+func (d *lineDecoder) sep(close byte) (more, ok bool) {
+	switch d.peek() {
+	case ',':
+		d.i++
+		return true, true
+	case close:
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
+// skipValue validates and skips any JSON value.
+func (d *lineDecoder) skipValue(depth int) bool {
+	if depth > maxFastDepth {
+		return false
+	}
+	switch c := d.peek(); c {
+	case '"':
+		_, _, _, ok := d.scanString(false)
+		return ok
+	case '{':
+		outer := d.anyKey
+		d.anyKey = true
+		ok := d.object(func(string) bool { return d.skipValue(depth + 1) })
+		d.anyKey = outer
+		return ok
+	case '[':
+		d.i++
+		if d.peek() == ']' {
+			d.i++
+			return true
+		}
+		for {
+			if !d.skipValue(depth + 1) {
+				return false
+			}
+			if more, ok := d.sep(']'); !more {
+				return ok
+			}
+		}
+	case 't':
+		return d.literal("true")
+	case 'f':
+		return d.literal("false")
+	case 'n':
+		return d.literal("null")
+	default:
+		return d.number()
+	}
+}
+
+// number validates a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (d *lineDecoder) number() bool {
+	b, i := d.b, d.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+	}
+	d.i = i
+	return true
+}
+
+// unescape decodes the escapes of a validated JSON string body in place
+// and returns the shortened slice.
+func unescape(b []byte) []byte {
+	w, r := 0, 0
+	for r < len(b) {
+		// Copy the run up to the next backslash in one move.
+		j := len(b)
+		if k := bytes.IndexByte(b[r:], '\\'); k >= 0 {
+			j = r + k
+		}
+		w += copy(b[w:], b[r:j])
+		if r = j; r >= len(b) {
+			break
+		}
+		ch, n := jsonscan.DecodeEscape(b[r:])
+		w += jsonscan.PutRune(b[w:], ch)
+		r += n
+	}
+	return b[:w]
+}
