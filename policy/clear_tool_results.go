@@ -169,6 +169,17 @@ func (p *ClearToolResults) fires(units int64) bool {
 	return float64(p.meter.Tokens(ctx)+p.overhead) >= p.triggerAt
 }
 
+// triggerUnit is what threshold counts, when it is not context tokens.
+func (p *ClearToolResults) triggerUnit() string {
+	switch p.trigger {
+	case TriggerResultTokens:
+		return "result tokens"
+	case TriggerResultCount:
+		return "results"
+	}
+	return ""
+}
+
 // threshold is the trigger in its own units, for reports.
 func (p *ClearToolResults) threshold() int {
 	if p.trigger == TriggerWindowFraction {
@@ -188,7 +199,7 @@ func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	before := p.meter.Tokens(ctx) + p.overhead
 	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
 		TriggerTokens: p.threshold(), TargetTokens: p.threshold(), MaxTokens: p.window,
-		ReachedTarget: true, Units: at.Units, Counted: at.Counted}
+		TriggerUnit: p.triggerUnit(), ReachedTarget: true, Units: at.Units, Counted: at.Counted}
 	if !at.Force && !p.fires(at.Units) {
 		return o
 	}

@@ -81,6 +81,10 @@ type Outcome struct {
 	AfterTokens   int
 	TargetTokens  int
 	TriggerTokens int
+	// TriggerUnit names what TriggerTokens counts when that is not the
+	// charged context ("result tokens", "results"); empty means context
+	// tokens, the unit of BeforeTokens, so plots draw the trigger only then.
+	TriggerUnit   string
 	MaxTokens     int
 	ReachedTarget bool
 	Exhausted     bool

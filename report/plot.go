@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -17,55 +16,109 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Plot sizes and resolution used by SavePlot when a Figure leaves them zero.
+// Plot sizes and resolution used when a Chart leaves them zero.
 const (
 	DefaultPlotWidth  = 8 * vg.Inch
 	DefaultPlotHeight = 5 * vg.Inch
 	// PlotDPI is the PNG resolution; 96 (gonum's default) looks blurry on
-	// high-density screens, 150 keeps files small.
+	// high-density screens, 150 keeps files small. An 8 × 5 inch chart is
+	// 1200 × 750 pixels.
 	PlotDPI = 150
+	// margin is the blank border around every chart, so that nothing
+	// (an axis label, the last tick label) touches the image edge.
+	margin = vg.Length(8)
 )
 
-// NewPlot returns a plot with a title, axis labels, a grid and Liberation
-// Sans on every text element. gonum's default is Liberation Serif, set
-// through the package-level plot.DefaultFont; calib sets the font on this
-// plot's own elements instead, so nothing global is mutated and plots made
-// concurrently cannot interfere.
-func NewPlot(title, xLabel, yLabel string) *plot.Plot {
+// Chart is a finished chart: a plot and, in a column to its right, what
+// explains it (a legend, a colour scale). Keeping the legend outside the
+// plot area means it never covers data, however many entries it has.
+type Chart struct {
+	plot *plot.Plot
+	// side draws the right-hand column; sideWidth is its width.
+	side      func(draw.Canvas)
+	sideWidth vg.Length
+	// below draws a strip under the plot (a legend too wide for the side
+	// column); belowHeight is its height.
+	below       func(draw.Canvas)
+	belowHeight vg.Length
+	// Width and Height default to DefaultPlotWidth × DefaultPlotHeight.
+	Width, Height vg.Length
+}
+
+// size returns the chart's size with the defaults applied.
+func (c Chart) size() (vg.Length, vg.Length) {
+	w, h := c.Width, c.Height
+	if w == 0 {
+		w = DefaultPlotWidth
+	}
+	if h == 0 {
+		h = DefaultPlotHeight
+	}
+	return w, h
+}
+
+// draw lays the chart out on dc: a margin all round, the title centred
+// over the whole width, the side column on the right, the plot in the
+// rest. The title is drawn here rather than by gonum, which would centre
+// it over the plot alone and clip a long one at the left edge.
+func (c Chart) draw(dc draw.Canvas) {
+	dc = inset(dc, margin)
+	if t := c.plot.Title.Text; t != "" {
+		sty := c.plot.Title.TextStyle
+		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y}, t)
+		dc.Max.Y -= sty.Height(t) + c.plot.Title.Padding
+		c.plot.Title.Text = ""
+		defer func() { c.plot.Title.Text = t }()
+	}
+	if c.below != nil {
+		strip := dc
+		strip.Max.Y = dc.Min.Y + c.belowHeight
+		dc.Min.Y = strip.Max.Y + margin
+		c.below(strip)
+	}
+	if c.side == nil {
+		c.plot.Draw(dc)
+		return
+	}
+	main, side := dc, dc
+	main.Max.X = dc.Max.X - c.sideWidth
+	side.Min.X = main.Max.X + margin
+	c.plot.Draw(main)
+	c.side(side)
+}
+
+func inset(c draw.Canvas, d vg.Length) draw.Canvas {
+	c.Min.X += d
+	c.Min.Y += d
+	c.Max.X -= d
+	c.Max.Y -= d
+	return c
+}
+
+// newPlot returns a plot with a title, axis labels, a light grid, round
+// ticks and Liberation Sans on every text element. gonum's default is
+// Liberation Serif, set through the package-level plot.DefaultFont; calib
+// sets the font on this plot's own elements instead, so nothing global is
+// mutated and plots made concurrently cannot interfere.
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
 	p.X.Label.Text = xLabel
 	p.Y.Label.Text = yLabel
-	setSans(&p.Title.TextStyle.Font)
-	setSans(&p.X.Label.TextStyle.Font)
-	setSans(&p.Y.Label.TextStyle.Font)
-	setSans(&p.X.Tick.Label.Font)
-	setSans(&p.Y.Tick.Label.Font)
-	setSans(&p.Legend.TextStyle.Font)
-	p.Title.Padding = vg.Points(6)
-	p.X.Tick.Marker = cleanTicks{}
-	p.Y.Tick.Marker = cleanTicks{}
-	p.Add(plotter.NewGrid())
-	return p
-}
-
-// cleanTicks is gonum's default tick placement with labels written without
-// trailing zeros ("750" rather than "750.00") and with thousands separators.
-type cleanTicks struct{}
-
-func (cleanTicks) Ticks(min, max float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(min, max)
-	for i, t := range ticks {
-		if t.Label == "" {
-			continue
-		}
-		s := strconv.FormatFloat(t.Value, 'f', -1, 64)
-		if len(s) > 10 { // float noise such as 0.30000000000000004
-			s = strconv.FormatFloat(t.Value, 'g', 6, 64)
-		}
-		ticks[i].Label = groupDigits(s)
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		setSans(f)
 	}
-	return ticks
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.Title.Padding = vg.Points(8)
+	p.X.Tick.Marker = roundTicks{}
+	p.Y.Tick.Marker = roundTicks{}
+	g := plotter.NewGrid()
+	g.Vertical.Color = gridColor
+	g.Horizontal.Color = gridColor
+	p.Add(g)
+	return p
 }
 
 // setSans switches a font to Liberation Sans, keeping its size. gonum
@@ -75,36 +128,28 @@ func setSans(f *font.Font) {
 	f.Typeface, f.Variant = "Liberation", "Sans"
 }
 
-// Figure is a plot to be saved under a name (without extension).
+// Figure is a chart to be saved under a name (without extension).
 type Figure struct {
-	Name          string
-	Plot          *plot.Plot
-	Width, Height vg.Length // zero: DefaultPlotWidth × DefaultPlotHeight
+	Name  string
+	Chart Chart
 }
 
 // SavePlots writes every figure as NAME.png and NAME.svg into dir (created
 // if missing) and returns the written paths in order. Names are sanitized
 // (see SanitizeName) so that a session id or parameter set can be used
-// directly. The files are byte-identical across runs for the same plot.
+// directly. The files are byte-identical across runs for the same chart.
 func SavePlots(dir string, figs ...Figure) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--plot %s: %w", dir, err)
+		return nil, fmt.Errorf("plot folder %s: %w", dir, err)
 	}
 	var paths []string
 	for _, f := range figs {
-		w, h := f.Width, f.Height
-		if w == 0 {
-			w = DefaultPlotWidth
-		}
-		if h == 0 {
-			h = DefaultPlotHeight
-		}
 		base := filepath.Join(dir, SanitizeName(f.Name))
-		if err := writeFile(base+".png", func(out io.Writer) error { return WritePNG(out, f.Plot, w, h) }); err != nil {
+		if err := writeFile(base+".png", func(out io.Writer) error { return WritePNG(out, f.Chart) }); err != nil {
 			return paths, err
 		}
 		paths = append(paths, base+".png")
-		if err := writeFile(base+".svg", func(out io.Writer) error { return WriteSVG(out, f.Plot, w, h) }); err != nil {
+		if err := writeFile(base+".svg", func(out io.Writer) error { return WriteSVG(out, f.Chart) }); err != nil {
 			return paths, err
 		}
 		paths = append(paths, base+".svg")
@@ -112,20 +157,22 @@ func SavePlots(dir string, figs ...Figure) ([]string, error) {
 	return paths, nil
 }
 
-// WritePNG draws p as a PNG of w × h at PlotDPI.
-func WritePNG(out io.Writer, p *plot.Plot, w, h vg.Length) error {
-	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PlotDPI))
-	p.Draw(draw.New(c))
-	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(out)
+// WritePNG draws c as a PNG at PlotDPI.
+func WritePNG(out io.Writer, c Chart) error {
+	w, h := c.size()
+	cv := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PlotDPI))
+	c.draw(draw.New(cv))
+	_, err := vgimg.PngCanvas{Canvas: cv}.WriteTo(out)
 	return err
 }
 
-// WriteSVG draws p as an SVG of w × h. Fonts are referenced by name
-// ("Liberation Sans"), not embedded: embedding costs ~500 KB per file.
-func WriteSVG(out io.Writer, p *plot.Plot, w, h vg.Length) error {
-	c := vgsvg.NewWith(vgsvg.UseWH(w, h))
-	p.Draw(draw.New(c))
-	_, err := c.WriteTo(out)
+// WriteSVG draws c as an SVG. Fonts are referenced by name ("Liberation
+// Sans"), not embedded: embedding costs ~500 KB per file.
+func WriteSVG(out io.Writer, c Chart) error {
+	w, h := c.size()
+	cv := vgsvg.NewWith(vgsvg.UseWH(w, h))
+	c.draw(draw.New(cv))
+	_, err := cv.WriteTo(out)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,46 +12,161 @@ import (
 	"testing"
 
 	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
 )
 
-// sampleFigures builds one plot of each kind, with the awkward inputs the
-// commands will feed them: many categories, an uneven grid with a NaN cell,
-// events on a line chart.
-func sampleFigures(t *testing.T) []Figure {
+// sampleCharts builds every chart kind calib draws, from fixed data shaped
+// like what the commands feed them: long session ids, 54 compactions, a
+// categorical parameter, an uneven grid with a NaN cell, a front with two
+// sets on one point, ten chains with bands and a budget.
+func sampleCharts(t *testing.T) map[string]Chart {
 	t.Helper()
-	var a, b plotter.XYs
+	var x, sq, root []float64
 	for i := 0; i < 20; i++ {
-		a = append(a, plotter.XY{X: float64(i), Y: float64(i * i)})
-		b = append(b, plotter.XY{X: float64(i), Y: 100 * math.Sqrt(float64(i))})
+		x = append(x, float64(i+1))
+		sq = append(sq, float64(i*i*1000))
+		root = append(root, 1000*math.Sqrt(float64(i)))
 	}
-	line, err := LineChart{Title: "digest bytes per rotation", XLabel: "rotation", YLabel: "bytes",
-		Series: []Series{{Name: "legacy", Points: a}, {Name: "fixed", Points: b}},
-		Events: []Event{{X: 5, Label: "compaction 1"}, {X: 12, Label: "compaction 2"}}}.Plot()
-	if err != nil {
-		t.Fatal(err)
+	charts := map[string]Chart{}
+	add := func(name string, c Chart, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		charts[name] = c
 	}
-	cats := []string{"demo/smith/a", "demo/smith/b", "demo/clai/c", "d", "e", "f", "g"}
-	bars, err := StackedBars{Title: "bytes by role", YLabel: "bytes", Categories: cats, Stacks: []Stack{
-		{Name: "user", Values: []float64{10, 20, 30, 5, 6, 7, 8}},
-		{Name: "assistant", Values: []float64{40, 10, 5, 5, 6, 7, 8}},
-		{Name: "tool", Values: []float64{100, 0, 50, 5, 6, 7, 8}},
+	ids := ShortIDs([]string{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
+		"session-1786205678-d4e5f6", "session-1786201234-a1b2c3", "9034225e-c367-4ab6-b1eb-1f478a7ae27a"})
+	c, err := StackedBars{Title: "Content by role", CategoryLabel: "session", ValueLabel: "KiB", Categories: ids, Stacks: []Stack{
+		{Name: "user", Values: []float64{10, 20, 30, 5, 6}},
+		{Name: "assistant", Values: []float64{40, 10, 5, 5, 6}},
+		{Name: "tool", Values: []float64{100, 0, 50, 5, 6}},
 	}}.Plot()
-	if err != nil {
-		t.Fatal(err)
+	add("inspect-bars", c, err)
+
+	var cats []string
+	summ, thin := make([]float64, 54), make([]float64, 54)
+	for i := range 54 {
+		cats = append(cats, FormatInt(int64(100+i*37)))
+		summ[i], thin[i] = float64(30000+i*100), float64(i%5*500)
 	}
-	heat, err := HeatMap{Title: "tokens saved", XLabel: "cap", YLabel: "window",
+	c, err = StackedBars{Title: "0a725fb5: tokens reclaimed per compaction (smith-staged)", CategoryLabel: "compaction at request",
+		ValueLabel: "tokens reclaimed", Categories: cats, Stacks: []Stack{{Name: "thinking", Values: thin}, {Name: "summarize", Values: summ}}}.Plot()
+	add("reclaim-bars", c, err)
+
+	var events []Event
+	for i := 3; i < 20; i += 4 {
+		events = append(events, Event{X: float64(i), Label: "S"})
+	}
+	c, err = LineChart{Title: "0a725fb5: context per request (smith-staged)", XLabel: "request", YLabel: "context tokens",
+		IntegerX: true, ZeroY: true, Series: []Series{{Name: "before compaction", X: x, Y: sq}, {Name: "sent", X: x, Y: sq}},
+		Refs:   []RefLine{{Y: 96000, Label: "trigger 96,000"}, {Y: 60000, Label: "target 60,000"}},
+		Events: events, EventName: "compaction (S summarized)"}.Plot()
+	add("context-line", c, err)
+
+	c, err = LineChart{Title: "tokens_sent by variant (clai-rotation)", XLabel: "variant", YLabel: "tokens_sent",
+		Categories: []string{"legacy", "fixed"}, Series: []Series{{X: []float64{0, 1}, Y: []float64{2315618, 2314867}}}}.Plot()
+	add("sweep-categorical", c, err)
+
+	c, err = LineChart{Title: "tokens_sent by compact_at (smith-staged)", XLabel: "compact_at", YLabel: "tokens_sent", Markers: true,
+		Series: []Series{{Name: "window_turns=1", X: []float64{0.6, 0.7, 0.8}, Y: []float64{7.9e6, 8.1e6, 8.7e6}},
+			{Name: "window_turns=2", X: []float64{0.6, 0.7, 0.8}, Y: []float64{7.4e6, 8.1e6, 8.7e6}}}}.Plot()
+	add("sweep-line", c, err)
+
+	c, err = HeatMap{Title: "tokens_sent over cap × window", XLabel: "cap", YLabel: "window", ValueLabel: "tokens_sent",
 		XTicks: []string{"10", "20", "50", "100"}, YTicks: []string{"1", "3"},
-		Z: [][]float64{{1, 2, 3, 4}, {5, math.NaN(), 7, 8}}, CellPrec: 0}.Plot()
+		Z: [][]float64{{7401675, 8180178, 8629142, 8966169}, {7456142, math.NaN(), 8771100, 8721390}}, CellPrec: 0}.Plot()
+	add("heat-map", c, err)
+
+	c, err = Pareto{Title: "Pareto front: tokens_sent vs results_mangled", XLabel: "tokens_sent", YLabel: "results_mangled",
+		FrontName: "Pareto front, labeled compact_at, window_turns", Points: []ParetoPoint{
+			{X: 7401675, Y: 4, Label: "0.6, 3", Front: true}, {X: 7401675, Y: 4, Label: "0.6, 4", Front: true},
+			{X: 8629142, Y: 0, Label: "0.8, 3", Front: true}, {X: 7939380, Y: 43}, {X: 8966169, Y: 39}, {X: 8137237, Y: 4}}}.Plot()
+	add("pareto", c, err)
+
+	low, high := make([]float64, len(x)), make([]float64, len(x))
+	for i := range x {
+		low[i], high[i] = sq[i]*0.5, sq[i]*2
+	}
+	c, err = LineChart{Title: "Digest size per rotation", XLabel: "rotation", YLabel: "digest bytes", IntegerX: true, ZeroY: true, Markers: true,
+		Series: []Series{{Name: "legacy (5 chains)", X: x, Y: sq, Low: low, High: high}, {Name: "fixed (5 chains)", X: x, Y: root, Low: root, High: root}},
+		Refs:   []RefLine{{Y: 96000, Label: "budget 96,000 bytes"}}}.Plot()
+	add("digest-growth", c, err)
+
+	ones := make([]float64, len(x))
+	for i := range ones {
+		ones[i] = 1
+	}
+	c, err = LineChart{Title: "Preamble nesting per rotation", XLabel: "rotation", YLabel: "copies", IntegerX: true, ZeroY: true, Markers: true,
+		Series: []Series{{Name: "legacy", X: x, Y: x}, {Name: "fixed", X: x, Y: ones}, {Name: "fixed, other chain", X: x, Y: ones}}}.Plot()
+	add("nesting", c, err)
+
+	var rot []string
+	pre, content := make([]float64, 20), make([]float64, 20)
+	for i := range 20 {
+		rot = append(rot, fmt.Sprint(i+1))
+		pre[i], content[i] = float64(1000*(i+1)), float64(42000-1000*i)
+	}
+	c, err = StackedBars{Title: "766d96dd legacy: what the CLI head is made of", CategoryLabel: "rotation", ValueLabel: "bytes",
+		Categories: rot, Stacks: []Stack{{Name: "stacked preamble copies", Values: pre}, {Name: "content", Values: content}}}.Plot()
+	add("cli-head", c, err)
+	return charts
+}
+
+func figures(charts map[string]Chart) []Figure {
+	var figs []Figure
+	for _, name := range []string{"inspect-bars", "reclaim-bars", "context-line", "sweep-categorical", "sweep-line",
+		"heat-map", "pareto", "digest-growth", "nesting", "cli-head"} {
+		figs = append(figs, Figure{Name: name, Chart: charts[name]})
+	}
+	return figs
+}
+
+func checkPlotFile(t *testing.T, path string) {
+	t.Helper()
+	if err := CheckPlotFile(path); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestEveryChartKind renders each chart kind calib draws to PNG and SVG and
+// checks each file decodes and has the expected size. CALIB_PLOT_SAMPLES=DIR
+// also writes them to DIR, to look at.
+func TestEveryChartKind(t *testing.T) {
+	charts := sampleCharts(t)
+	dir := t.TempDir()
+	paths, err := SavePlots(dir, figures(charts)...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc, err := Scatter{Title: "recall vs saved", XLabel: "saved", YLabel: "recall",
-		Series: []Series{{Name: "smith", Points: a[:5]}, {Name: "clai", Points: b[:5]}}}.Plot()
-	if err != nil {
-		t.Fatal(err)
+	if len(paths) != 2*len(charts) {
+		t.Fatalf("wrote %d files for %d charts", len(paths), len(charts))
 	}
-	return []Figure{{Name: "line", Plot: line}, {Name: "bars", Plot: bars}, {Name: "heat", Plot: heat}, {Name: "scatter", Plot: sc}}
+	for _, p := range paths {
+		checkPlotFile(t, p)
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "pareto.svg"))
+	if !strings.Contains(string(svg), "Liberation Sans") || strings.Contains(string(svg), "Liberation Serif") {
+		t.Error("pareto.svg does not use Liberation Sans throughout")
+	}
+	if out := os.Getenv("CALIB_PLOT_SAMPLES"); out != "" {
+		if _, err := SavePlots(out, figures(charts)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestCheckPlotFileRejects(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{"a.png": "not a png", "b.svg": "<html></html>", "c.svg": "<svg", "d.txt": "x"} {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		if err := CheckPlotFile(p); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+	if err := CheckPlotFile(filepath.Join(dir, "missing.png")); err == nil {
+		t.Error("a missing file accepted")
+	}
 }
 
 func hashDir(t *testing.T, dir string) map[string]string {
@@ -71,37 +187,29 @@ func hashDir(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// TestSavePlotsDeterministic saves the same plots twice, from freshly built
-// plot values, and requires byte-identical PNG and SVG files.
+// TestSavePlotsDeterministic saves every chart kind twice, from freshly
+// built charts, and requires byte-identical PNG and SVG files; saving one
+// chart twice must also give the same bytes (drawing must not change it).
 func TestSavePlotsDeterministic(t *testing.T) {
 	d1, d2 := t.TempDir(), filepath.Join(t.TempDir(), "nested", "plots")
-	p1, err := SavePlots(d1, sampleFigures(t)...)
-	if err != nil {
+	figs := figures(sampleCharts(t))
+	if _, err := SavePlots(d1, figs...); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SavePlots(d2, sampleFigures(t)...); err != nil {
+	if _, err := SavePlots(d2, figures(sampleCharts(t))...); err != nil {
 		t.Fatal(err)
 	}
-	if len(p1) != 8 {
-		t.Fatalf("wrote %d files, want 8: %v", len(p1), p1)
+	d3 := t.TempDir()
+	if _, err := SavePlots(d3, figs...); err != nil {
+		t.Fatal(err)
 	}
-	h1, h2 := hashDir(t, d1), hashDir(t, d2)
+	h1, h2, h3 := hashDir(t, d1), hashDir(t, d2), hashDir(t, d3)
+	if len(h1) != 2*len(figs) {
+		t.Fatalf("%d files", len(h1))
+	}
 	for name, h := range h1 {
-		if h2[name] != h {
+		if h2[name] != h || h3[name] != h {
 			t.Errorf("%s differs between two saves", name)
-		}
-	}
-	png, _ := os.ReadFile(filepath.Join(d1, "bars.png"))
-	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
-		t.Error("bars.png is not a PNG")
-	}
-	svg, _ := os.ReadFile(filepath.Join(d1, "bars.svg"))
-	if !strings.Contains(string(svg), "Liberation Sans") || strings.Contains(string(svg), "Liberation Serif") {
-		t.Error("bars.svg does not use Liberation Sans throughout")
-	}
-	if dir := os.Getenv("CALIB_PLOT_SAMPLES"); dir != "" {
-		if _, err := SavePlots(dir, sampleFigures(t)...); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
@@ -110,12 +218,12 @@ func TestSavePlotsDeterministic(t *testing.T) {
 // mutating gonum's package-level default.
 func TestNewPlotLeavesDefaultsAlone(t *testing.T) {
 	before := plot.DefaultFont
-	p := NewPlot("t", "x", "y")
+	p := newPlot("t", "x", "y")
 	if plot.DefaultFont != before {
-		t.Error("NewPlot changed plot.DefaultFont")
+		t.Error("newPlot changed plot.DefaultFont")
 	}
 	if p.Title.TextStyle.Font.Variant != "Sans" || p.X.Tick.Label.Font.Variant != "Sans" || p.Legend.TextStyle.Font.Variant != "Sans" {
-		t.Error("NewPlot left a serif font on the plot")
+		t.Error("newPlot left a serif font on the plot")
 	}
 }
 
@@ -137,18 +245,138 @@ func TestHeatMapErrors(t *testing.T) {
 	}
 }
 
-func TestSanitizeName(t *testing.T) {
-	tests := map[string]string{
-		"inspect-bytes":           "inspect-bytes",
-		"demo/smith/a b":          "demo-smith-a-b",
-		"../../etc/passwd":        "etc-passwd",
-		"compact_at=0.8,window=3": "compact_at-0.8-window-3",
-		"":                        "plot",
-		"é":                       "plot",
+func TestChartInputErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		plot func() (Chart, error)
+		want string
+	}{
+		{"line lengths", LineChart{Series: []Series{{Name: "a", X: []float64{1}, Y: nil}}}.Plot, `series "a": 1 x values for 0 y values`},
+		{"band", LineChart{Series: []Series{{Name: "a", X: []float64{1}, Y: []float64{1}, Low: []float64{1}}}}.Plot, `series "a": band of 1/0 values for 1 points`},
+		{"no points", LineChart{}.Plot, "line chart: no points"},
+		{"bars", StackedBars{}.Plot, "stacked bars: no categories"},
+		{"stack", StackedBars{Categories: []string{"a"}, Stacks: []Stack{{Name: "s"}}}.Plot, `stack "s" has 0 values for 1 categories`},
+		{"pareto", Pareto{}.Plot, "pareto: no points"},
 	}
-	for in, want := range tests {
-		if got := SanitizeName(in); got != want {
-			t.Errorf("SanitizeName(%q) = %q, want %q", in, got, want)
+	for _, tt := range tests {
+		_, err := tt.plot()
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
 	}
+}
+
+// TestRoundTicks checks labels fall on round values with separators:
+// 0, 200,000, … rather than 250,000/750,000/1,250,000, and whole rotations
+// 5, 10, 15, 20 rather than 4, 12, 20.
+func TestRoundTicks(t *testing.T) {
+	tests := []struct {
+		min, max float64
+		integer  bool
+		want     string
+	}{
+		{0, 1300000, false, "0 200,000 400,000 600,000 800,000 1,000,000 1,200,000"},
+		{1, 20, true, "5 10 15 20"},
+		{0, 5, true, "0 1 2 3 4 5"},
+		{7.4e6, 8.97e6, false, "7,400,000 7,600,000 7,800,000 8,000,000 8,200,000 8,400,000 8,600,000 8,800,000"},
+		{0.55, 0.95, false, "0.6 0.7 0.8 0.9"},
+		{0, 0.05, false, "0.00 0.01 0.02 0.03 0.04 0.05"},
+		{3, 3, false, "3"},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, tk := range (roundTicks{integer: tt.integer}).Ticks(tt.min, tt.max) {
+			if tk.Label != "" {
+				got = append(got, tk.Label)
+			}
+		}
+		if g := strings.Join(got, " "); g != tt.want {
+			t.Errorf("ticks(%v, %v) = %q, want %q", tt.min, tt.max, g, tt.want)
+		}
+	}
+}
+
+func TestShortIDs(t *testing.T) {
+	in := []string{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
+		"session-1786205678-d4e5f6", "session-1786201234-a1b2c3", "abcdefgh-1", "abcdefgh-2", "short",
+		"0a725fb5-6378-432a-9e84-9f3f49d4043d"}
+	want := []string{"0a725fb5", "0a725fb5/sidechain-1", "17862056", "17862012", "abcdefgh-1", "abcdefgh-2", "short", "0a725fb5"}
+	got := ShortIDs(in)
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("ShortIDs(%q) = %q, want %q", in[i], got[i], want[i])
+		}
+	}
+}
+
+// TestThinnedTicks: 54 labels on a short axis keep the last one and leave
+// gaps between the others; 5 labels on a wide axis are all kept.
+func TestThinnedTicks(t *testing.T) {
+	p := newPlot("", "", "")
+	var many []string
+	for i := range 54 {
+		many = append(many, FormatInt(int64(1000+i)))
+	}
+	ticks := thinnedTicks(many, 400, p.X.Tick.Label)
+	shown := 0
+	for _, tk := range ticks {
+		if tk.Label != "" {
+			shown++
+		}
+	}
+	if shown == 0 || shown > 20 || ticks[53].Label != "1,053" {
+		t.Errorf("54 labels on 400 points: %d shown, last %q", shown, ticks[53].Label)
+	}
+	for _, tk := range thinnedTicks([]string{"a", "b", "c", "d", "e"}, 400, p.X.Tick.Label) {
+		if tk.Label == "" {
+			t.Error("5 short labels thinned on a wide axis")
+		}
+	}
+}
+
+// TestHeatMapCellText checks separators and contrast: dark cells (both ends
+// of the blue-red scale) get white text, the light middle black.
+func TestHeatMapCellText(t *testing.T) {
+	c, err := HeatMap{XTicks: []string{"a", "b", "c"}, YTicks: []string{"r"}, Z: [][]float64{{1000000, 1500000, 2000000}}, CellPrec: 0}.Plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := WriteSVG(&svg, c); err != nil {
+		t.Fatal(err)
+	}
+	s := svg.String()
+	for _, want := range []string{">1,000,000<", ">1,500,000<", ">2,000,000<"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("cell text %s missing", want)
+		}
+	}
+	if luminance(colorAt(t, 1000000, 1000000, 2000000)) >= 0.5 || luminance(colorAt(t, 1500000, 1000000, 2000000)) < 0.5 {
+		t.Error("the scale's ends should be dark and its middle light")
+	}
+}
+
+// TestLegendOutside checks a legend never shares the plot's area: the
+// chart gets a side column or a strip under the plot.
+func TestLegendOutside(t *testing.T) {
+	charts := sampleCharts(t)
+	for _, name := range []string{"inspect-bars", "reclaim-bars", "context-line", "digest-growth", "nesting", "pareto", "heat-map"} {
+		c := charts[name]
+		if c.side == nil && c.below == nil {
+			t.Errorf("%s: no side column or strip", name)
+		}
+	}
+	if c := charts["sweep-categorical"]; c.side != nil || c.below != nil {
+		t.Error("a single unnamed series got a legend")
+	}
+}
+
+func colorAt(t *testing.T, v, lo, hi float64) interface{ RGBA() (r, g, b, a uint32) } {
+	t.Helper()
+	cm := heatColours(lo, hi)
+	c, err := cm.At(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -2,67 +2,51 @@ package main
 
 import (
 	"fmt"
+	"sort"
 
-	"gonum.org/v1/plot/plotter"
-
+	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/report"
 )
 
-// growthFigures draws the digest chain: digest bytes per rotation (every
-// session and variant on one chart, with the budget), preamble nesting per
-// rotation, and for each chain the composition of the head a fresh CLI
-// session is seeded with (stacked preamble copies vs content).
-func growthFigures(out growthJSON, traces []*replay.Trace) ([]report.Figure, error) {
-	bytes := report.LineChart{Title: "Digest size per rotation", XLabel: "rotation", YLabel: "digest bytes"}
-	nest := report.LineChart{Title: "Preamble nesting per rotation", XLabel: "rotation", YLabel: "copies of the summary preamble (p1)"}
-	var figs []report.Figure
-	maxRot := 0
+// maxChainLines is how many chains the growth charts draw one line each
+// for; with more, each variant becomes one median line with a band from
+// the smallest to the largest chain, so the legend stays short and
+// colours never repeat.
+const maxChainLines = 4
+
+// growthFigures draws the digest chain: digest bytes per rotation with the
+// budget, preamble nesting per rotation, and for each chain the
+// composition of the head a fresh CLI session is seeded with (stacked
+// preamble copies vs content).
+func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
+	var chains []growthSessionJSON
 	for _, s := range out.Sessions {
-		maxRot = max(maxRot, len(s.Rotations))
-	}
-	budget := 0
-	for _, p := range out.Policy.Params {
-		if p.Name == "budget" {
-			fmt.Sscan(p.Value, &budget)
+		if len(s.Rotations) > 0 {
+			chains = append(chains, s)
 		}
 	}
-	if budget > 0 && maxRot > 0 {
-		bytes.Series = append(bytes.Series, report.Series{Name: fmt.Sprintf("budget %d", budget),
-			Points: plotter.XYs{{X: 1, Y: float64(budget)}, {X: float64(maxRot), Y: float64(budget)}}})
-	}
-	for _, s := range out.Sessions {
-		if len(s.Rotations) == 0 {
-			continue
-		}
-		name := s.ID
-		if s.Variant != "" {
-			name += " " + s.Variant
-		}
-		b := make(plotter.XYs, len(s.Rotations))
-		n := make(plotter.XYs, len(s.Rotations))
-		head := report.StackedBars{Title: name + ": what the CLI head is made of", XLabel: "rotation", YLabel: "bytes of the seeded head"}
-		pre := report.Stack{Name: "stacked preamble copies"}
-		content := report.Stack{Name: "content"}
-		for i, r := range s.Rotations {
-			b[i] = plotter.XY{X: float64(r.Rotation), Y: float64(r.DigestBytes)}
-			n[i] = plotter.XY{X: float64(r.Rotation), Y: float64(r.P1)}
-			head.Categories = append(head.Categories, fmt.Sprint(r.Rotation))
-			pre.Values = append(pre.Values, float64(r.CLIHeadPreamble))
-			content.Values = append(content.Values, float64(max(0, r.CLIHeadBytes-r.CLIHeadPreamble)))
-		}
-		bytes.Series = append(bytes.Series, report.Series{Name: name, Points: b})
-		nest.Series = append(nest.Series, report.Series{Name: name, Points: n})
-		head.Stacks = []report.Stack{pre, content}
-		hp, err := head.Plot()
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, report.Figure{Name: "digest-growth-" + name + "-cli-head", Plot: hp})
-	}
-	if len(nest.Series) == 0 {
+	if len(chains) == 0 {
 		return nil, nil
 	}
+	ids := make([]string, len(chains))
+	for i, s := range chains {
+		ids[i] = s.ID
+	}
+	short := report.ShortIDs(ids)
+	note := ""
+	if len(chains) > maxChainLines {
+		note = " (line: median of the chains, band: min to max)"
+	}
+	bytes := report.LineChart{Title: "Digest size per rotation" + note, XLabel: "rotation", YLabel: "digest bytes",
+		IntegerX: true, ZeroY: true, Markers: true,
+		Series: growthSeries(chains, short, func(r metrics.RotationRow) int { return r.DigestBytes })}
+	if budget := growthBudget(out); budget > 0 {
+		bytes.Refs = []report.RefLine{{Y: float64(budget), Label: "budget " + report.FormatInt(int64(budget)) + " bytes"}}
+	}
+	nest := report.LineChart{Title: "Preamble nesting per rotation" + note, XLabel: "rotation", YLabel: "copies of the summary preamble (p1)",
+		IntegerX: true, ZeroY: true, Markers: true,
+		Series: growthSeries(chains, short, func(r metrics.RotationRow) int { return r.P1 })}
 	bp, err := bytes.Plot()
 	if err != nil {
 		return nil, err
@@ -71,5 +55,113 @@ func growthFigures(out growthJSON, traces []*replay.Trace) ([]report.Figure, err
 	if err != nil {
 		return nil, err
 	}
-	return append([]report.Figure{{Name: "digest-growth-bytes", Plot: bp}, {Name: "digest-growth-nesting", Plot: np}}, figs...), nil
+	figs := []report.Figure{{Name: "digest-growth-bytes", Chart: bp}, {Name: "digest-growth-nesting", Chart: np}}
+	for i, s := range chains {
+		hp, err := cliHeadBars(s, short[i]).Plot()
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, report.Figure{Name: sessionPlotName("digest-growth", chainName(s.ID, s.Variant), "cli-head"), Chart: hp})
+	}
+	return figs, nil
+}
+
+// growthBudget is the digest budget the chains were held to, if any.
+func growthBudget(out growthJSON) int {
+	budget := 0
+	for _, p := range out.Policy.Params {
+		if p.Name == "budget" {
+			fmt.Sscan(p.Value, &budget)
+		}
+	}
+	return budget
+}
+
+func chainName(id, variant string) string {
+	if variant == "" {
+		return id
+	}
+	return id + " " + variant
+}
+
+// growthSeries is one line per chain when there are few, otherwise one
+// per variant: the median over the chains at each rotation, with a band
+// from their minimum to their maximum.
+func growthSeries(chains []growthSessionJSON, short []string, val func(metrics.RotationRow) int) []report.Series {
+	if len(chains) <= maxChainLines {
+		var out []report.Series
+		for i, s := range chains {
+			var x, y []float64
+			for _, r := range s.Rotations {
+				x, y = append(x, float64(r.Rotation)), append(y, float64(val(r)))
+			}
+			out = append(out, report.Series{Name: chainName(short[i], s.Variant), X: x, Y: y})
+		}
+		return out
+	}
+	var variants []string
+	byVariant := map[string]map[int][]float64{}
+	count := map[string]int{}
+	for _, s := range chains {
+		if byVariant[s.Variant] == nil {
+			byVariant[s.Variant] = map[int][]float64{}
+			variants = append(variants, s.Variant)
+		}
+		count[s.Variant]++
+		for _, r := range s.Rotations {
+			byVariant[s.Variant][r.Rotation] = append(byVariant[s.Variant][r.Rotation], float64(val(r)))
+		}
+	}
+	var out []report.Series
+	for _, v := range variants {
+		rots := make([]int, 0, len(byVariant[v]))
+		for r := range byVariant[v] {
+			rots = append(rots, r)
+		}
+		sort.Ints(rots)
+		s := report.Series{Name: fmt.Sprintf("%s (%d chains)", nonEmpty(v, "all"), count[v])}
+		for _, r := range rots {
+			vals := byVariant[v][r]
+			sort.Float64s(vals)
+			s.X = append(s.X, float64(r))
+			s.Y = append(s.Y, median(vals))
+			s.Low = append(s.Low, vals[0])
+			s.High = append(s.High, vals[len(vals)-1])
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// median of sorted values.
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return sorted[n/2]
+	}
+	return (sorted[n/2-1] + sorted[n/2]) / 2
+}
+
+// cliHeadBars is one bar per rotation of a chain: the bytes of the head a
+// fresh CLI session is seeded with, split into stacked preamble copies and
+// content.
+func cliHeadBars(s growthSessionJSON, short string) report.StackedBars {
+	head := report.StackedBars{Title: chainName(short, s.Variant) + ": what the CLI head is made of",
+		CategoryLabel: "rotation", ValueLabel: "bytes of the seeded head"}
+	pre := report.Stack{Name: "stacked preamble copies"}
+	content := report.Stack{Name: "content"}
+	for _, r := range s.Rotations {
+		head.Categories = append(head.Categories, fmt.Sprint(r.Rotation))
+		pre.Values = append(pre.Values, float64(r.CLIHeadPreamble))
+		content.Values = append(content.Values, float64(max(0, r.CLIHeadBytes-r.CLIHeadPreamble)))
+	}
+	head.Stacks = []report.Stack{pre, content}
+	return head
 }

@@ -2,50 +2,73 @@ package main
 
 import (
 	"fmt"
-
-	"gonum.org/v1/plot/plotter"
+	"sort"
+	"strings"
 
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/report"
 )
 
-// replayFigures draws, for one session: the context per request with the
-// trigger and target lines and each compaction marked, and a stacked bar of
-// what each stage reclaimed in each compaction.
+// replayFigures draws, for one session: the context per request with each
+// compaction marked and the trigger and target lines when they are in
+// context tokens, and a stacked bar of what each stage reclaimed in each
+// compaction.
 func replayFigures(t *replay.Trace) ([]report.Figure, error) {
 	if len(t.Requests) == 0 {
 		return nil, nil
 	}
-	before := make(plotter.XYs, len(t.Requests))
-	sent := make(plotter.XYs, len(t.Requests))
+	n := len(t.Requests)
+	x, before, sent := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, r := range t.Requests {
-		before[i] = plotter.XY{X: float64(r.Index), Y: float64(r.Tokens)}
-		sent[i] = plotter.XY{X: float64(r.Index), Y: float64(r.Sent)}
+		x[i], before[i], sent[i] = float64(r.Index), float64(r.Tokens), float64(r.Sent)
 	}
+	short := report.ShortIDs([]string{t.Session.ID})[0]
 	chart := report.LineChart{
-		Title:  fmt.Sprintf("%s: context per request (%s)", t.Session.ID, t.Policy),
-		XLabel: "request", YLabel: "tokens",
-		Series: []report.Series{{Name: "context before compaction", Points: before}, {Name: "sent", Points: sent}},
+		Title:  fmt.Sprintf("%s: context per request (%s)", short, t.Policy),
+		XLabel: "request", YLabel: "context tokens", IntegerX: true, ZeroY: true,
+		Series: []report.Series{{Name: "before compaction", X: x, Y: before}, {Name: "sent", X: x, Y: sent}},
 	}
-	last := float64(t.Requests[len(t.Requests)-1].Index)
-	for _, e := range t.Events {
-		o := e.Outcome
-		if o.TriggerTokens > 0 && len(chart.Series) == 2 {
-			chart.Series = append(chart.Series,
-				report.Series{Name: fmt.Sprintf("trigger %d", o.TriggerTokens), Points: plotter.XYs{{X: 0, Y: float64(o.TriggerTokens)}, {X: last, Y: float64(o.TriggerTokens)}}},
-				report.Series{Name: fmt.Sprintf("target %d", o.TargetTokens), Points: plotter.XYs{{X: 0, Y: float64(o.TargetTokens)}, {X: last, Y: float64(o.TargetTokens)}}})
+	if len(t.Events) > 0 {
+		o := t.Events[0].Outcome
+		// A trigger counted in another unit (tool-result tokens, results)
+		// has no place on an axis of context tokens.
+		if o.TriggerTokens > 0 && o.TriggerUnit == "" {
+			if o.TargetTokens > 0 && o.TargetTokens != o.TriggerTokens {
+				chart.Refs = append(chart.Refs,
+					report.RefLine{Y: float64(o.TriggerTokens), Label: "trigger " + report.FormatInt(int64(o.TriggerTokens))},
+					report.RefLine{Y: float64(o.TargetTokens), Label: "target " + report.FormatInt(int64(o.TargetTokens))})
+			} else {
+				chart.Refs = append(chart.Refs, report.RefLine{Y: float64(o.TriggerTokens), Label: "trigger " + report.FormatInt(int64(o.TriggerTokens))})
+			}
 		}
-		chart.Events = append(chart.Events, report.Event{X: float64(e.Request), Label: strategyMark(string(o.Strategy))})
 	}
+	marks := map[string]bool{}
+	for _, e := range t.Events {
+		s := string(e.Outcome.Strategy)
+		marks[s] = true
+		chart.Events = append(chart.Events, report.Event{X: float64(e.Request), Label: strategyMark(s)})
+	}
+	chart.EventName = "compaction (" + markLegend(marks) + ")"
 	p, err := chart.Plot()
 	if err != nil {
 		return nil, err
 	}
-	figs := []report.Figure{{Name: "replay-" + t.Session.ID + "-context", Plot: p}}
+	figs := []report.Figure{{Name: sessionPlotName("replay", t.Session.ID, "context"), Chart: p}}
 
-	if len(t.Events) == 0 {
+	bars, ok := reclaimBars(t, short)
+	if !ok {
 		return figs, nil
 	}
+	bp, err := bars.Plot()
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "reclaim"), Chart: bp}), nil
+}
+
+// reclaimBars is one bar per compaction, stacked by the tokens each stage
+// reclaimed, stages in the order the policy ran them.
+func reclaimBars(t *replay.Trace, short string) (report.StackedBars, bool) {
 	var names []string
 	idx := map[string]int{}
 	for _, e := range t.Events {
@@ -57,28 +80,24 @@ func replayFigures(t *replay.Trace) ([]report.Figure, error) {
 		}
 	}
 	if len(names) == 0 {
-		return figs, nil
+		return report.StackedBars{}, false
 	}
 	bars := report.StackedBars{
-		Title:  fmt.Sprintf("%s: tokens reclaimed per stage (%s)", t.Session.ID, t.Policy),
-		XLabel: "compaction (request)", YLabel: "tokens reclaimed",
+		Title:         fmt.Sprintf("%s: tokens reclaimed per compaction (%s)", short, t.Policy),
+		CategoryLabel: "compaction at request", ValueLabel: "tokens reclaimed",
 	}
 	stacks := make([]report.Stack, len(names))
 	for i, n := range names {
 		stacks[i] = report.Stack{Name: n, Values: make([]float64, len(t.Events))}
 	}
 	for j, e := range t.Events {
-		bars.Categories = append(bars.Categories, fmt.Sprintf("#%d r%d", j+1, e.Request))
+		bars.Categories = append(bars.Categories, report.FormatInt(int64(e.Request)))
 		for _, s := range e.Outcome.Stages {
 			stacks[idx[s.Name]].Values[j] += float64(s.BeforeTokens - s.AfterTokens)
 		}
 	}
 	bars.Stacks = stacks
-	bp, err := bars.Plot()
-	if err != nil {
-		return nil, err
-	}
-	return append(figs, report.Figure{Name: "replay-" + t.Session.ID + "-reclaim", Plot: bp}), nil
+	return bars, true
 }
 
 // strategyMark is the one-letter label of a compaction on charts.
@@ -86,5 +105,15 @@ func strategyMark(s string) string {
 	if s == "" {
 		return "?"
 	}
-	return string(s[0] - 'a' + 'A')
+	return strings.ToUpper(s[:1])
+}
+
+// markLegend explains the marks used: "S summarized, T truncated".
+func markLegend(used map[string]bool) string {
+	var parts []string
+	for s := range used {
+		parts = append(parts, strategyMark(s)+" "+s)
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

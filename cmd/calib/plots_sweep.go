@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-
-	"gonum.org/v1/plot/plotter"
+	"strings"
 
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/report"
@@ -35,12 +34,15 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 	}
 	var figs []report.Figure
 
-	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric}
+	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true}
 	numeric := true
 	for _, v := range x.Values {
 		if _, err := strconv.ParseFloat(v, 64); err != nil {
 			numeric = false
 		}
+	}
+	if !numeric { // a categorical parameter (variant=legacy,fixed): one slot per value
+		line.Categories = x.Values
 	}
 	xval := func(i int) float64 {
 		if numeric {
@@ -50,22 +52,22 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 		return float64(i)
 	}
 	series := func(name string, second string) {
-		var pts plotter.XYs
+		var xs, ys []float64
 		for i, v := range x.Values {
 			k := []string{v}
 			if second != "" {
 				k = append(k, second)
 			}
 			if y, ok := bySet[key(k)]; ok {
-				pts = append(pts, plotter.XY{X: xval(i), Y: y})
+				xs, ys = append(xs, xval(i)), append(ys, y)
 			}
 		}
-		if len(pts) > 0 {
-			line.Series = append(line.Series, report.Series{Name: name, Points: pts})
+		if len(xs) > 0 {
+			line.Series = append(line.Series, report.Series{Name: name, X: xs, Y: ys})
 		}
 	}
 	if len(rep.Grid) == 1 {
-		series(metric, "")
+		series("", "") // the y axis names the metric; no legend needed
 	} else {
 		for _, v := range rep.Grid[1].Values {
 			series(rep.Grid[1].Name+"="+v, v)
@@ -75,14 +77,14 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 	if err != nil {
 		return nil, err
 	}
-	figs = append(figs, report.Figure{Name: "sweep-" + metric + "-by-" + x.Name, Plot: lp})
+	figs = append(figs, report.Figure{Name: "sweep-" + metric + "-by-" + x.Name, Chart: lp})
 
 	if len(rep.Grid) >= 2 {
 		y := rep.Grid[1]
 		hm := report.HeatMap{Title: fmt.Sprintf("%s over %s × %s (%s)", metric, x.Name, y.Name, rep.Policy),
-			XLabel: x.Name, YLabel: y.Name, XTicks: x.Values, YTicks: y.Values, CellPrec: -1}
+			XLabel: x.Name, YLabel: y.Name, ValueLabel: metric, XTicks: x.Values, YTicks: y.Values, CellPrec: -1}
 		if len(x.Values)*len(y.Values) <= 64 {
-			hm.CellPrec = 0
+			hm.CellPrec = cellPrec(rep, metric)
 		}
 		for _, yv := range y.Values {
 			row := make([]float64, len(x.Values))
@@ -99,26 +101,46 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{Name: "sweep-" + metric + "-heatmap", Plot: hp})
+		figs = append(figs, report.Figure{Name: "sweep-" + metric + "-heatmap", Chart: hp})
 	}
 
 	if len(rep.View.Pareto) == 2 {
-		a, b := rep.View.Pareto[0], rep.View.Pareto[1]
-		var all, front plotter.XYs
-		for _, r := range rep.Sets {
-			pt := plotter.XY{X: r.Metrics[a], Y: r.Metrics[b]}
-			all = append(all, pt)
-			if r.Pareto {
-				front = append(front, pt)
-			}
-		}
-		sc := report.Scatter{Title: fmt.Sprintf("Pareto front: %s vs %s (%s)", a, b, rep.Policy), XLabel: a, YLabel: b,
-			Series: []report.Series{{Name: "parameter sets", Points: all}, {Name: "Pareto front", Points: front}}}
-		sp, err := sc.Plot()
+		sp, err := paretoChart(rep).Plot()
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{Name: "sweep-pareto", Plot: sp})
+		figs = append(figs, report.Figure{Name: "sweep-pareto", Chart: sp})
 	}
 	return figs, nil
+}
+
+// paretoChart is every set on the two --pareto metrics, the front labeled
+// with each set's values.
+func paretoChart(rep *metrics.SweepReport) report.Pareto {
+	a, b := rep.View.Pareto[0], rep.View.Pareto[1]
+	names := make([]string, len(rep.Grid))
+	for i, g := range rep.Grid {
+		names[i] = g.Name
+	}
+	c := report.Pareto{Title: fmt.Sprintf("Pareto front: %s vs %s (%s)", a, b, rep.Policy), XLabel: a, YLabel: b,
+		FrontName: "Pareto front, labeled " + strings.Join(names, ", ")}
+	for _, r := range rep.Sets {
+		vals := make([]string, len(r.Params))
+		for i, p := range r.Params {
+			vals[i] = p.Value
+		}
+		c.Points = append(c.Points, report.ParetoPoint{X: r.Metrics[a], Y: r.Metrics[b], Label: strings.Join(vals, ", "), Front: r.Pareto})
+	}
+	return c
+}
+
+// cellPrec is how many decimals the heat map writes: none for a metric
+// whose values are all whole numbers (tokens, counts), 3 otherwise.
+func cellPrec(rep *metrics.SweepReport, metric string) int {
+	for _, r := range rep.Sets {
+		if v := r.Metrics[metric]; v != math.Trunc(v) {
+			return 3
+		}
+	}
+	return 0
 }

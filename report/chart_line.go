@@ -1,0 +1,296 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one named line: Y[i] at X[i]. Low and High, when set (as long
+// as X), draw a shaded band behind the line, such as the range across the
+// sessions a median line stands for.
+type Series struct {
+	Name      string
+	X, Y      []float64
+	Low, High []float64
+}
+
+func (s Series) check() error {
+	if len(s.X) != len(s.Y) {
+		return fmt.Errorf("series %q: %d x values for %d y values", s.Name, len(s.X), len(s.Y))
+	}
+	if (s.Low != nil || s.High != nil) && (len(s.Low) != len(s.X) || len(s.High) != len(s.X)) {
+		return fmt.Errorf("series %q: band of %d/%d values for %d points", s.Name, len(s.Low), len(s.High), len(s.X))
+	}
+	return nil
+}
+
+func xys(x, y []float64) plotter.XYs {
+	pts := make(plotter.XYs, len(x))
+	for i := range x {
+		pts[i] = plotter.XY{X: x[i], Y: y[i]}
+	}
+	return pts
+}
+
+// Event marks an x position on a line chart (a compaction, a rotation)
+// with a thin vertical line and a short label at the top.
+type Event struct {
+	X     float64
+	Label string
+}
+
+// RefLine is a horizontal reference line (a budget, a trigger), drawn in
+// black, a colour no series uses, and labeled on the plot.
+type RefLine struct {
+	Y     float64
+	Label string
+}
+
+// LineChart is a line chart of named series, with marked events and
+// reference levels.
+type LineChart struct {
+	Title, XLabel, YLabel string
+	Series                []Series
+	Events                []Event
+	// EventName is the legend entry of the event lines, explaining their
+	// labels ("compaction (S summarized)").
+	EventName string
+	Refs      []RefLine
+	// Categories, when set, makes the x axis categorical: each X value is
+	// an index into it. Use it for parameters that are not numbers.
+	Categories []string
+	// IntegerX puts x ticks at whole numbers only (rotations, requests).
+	IntegerX bool
+	// Markers draws a glyph at every point (a sweep's sets).
+	Markers bool
+	// ZeroY starts the y axis at zero (sizes), instead of at the data.
+	ZeroY bool
+}
+
+// Plot builds the chart. Series differ in colour, dash pattern and glyph,
+// and earlier series are drawn wider, so series that coincide stay visible
+// as a coloured outline around the later ones. The legend sits beside the
+// plot.
+func (c LineChart) Plot() (Chart, error) {
+	p := newPlot(c.Title, c.XLabel, c.YLabel)
+	lg := newLegend()
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	see := func(x, y float64) {
+		xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+	}
+	n := len(c.Series)
+	for i, s := range c.Series {
+		if err := s.check(); err != nil {
+			return Chart{}, err
+		}
+		if len(s.X) == 0 {
+			continue
+		}
+		var thumbs []plot.Thumbnailer
+		col := seriesColor(i)
+		if s.Low != nil {
+			band, err := bandPolygon(s)
+			if err != nil {
+				return Chart{}, err
+			}
+			band.Color = color.NRGBA{col.R, col.G, col.B, 0x40}
+			band.LineStyle.Width = 0
+			p.Add(band)
+			thumbs = append(thumbs, band)
+			for j := range s.X {
+				see(s.X[j], s.Low[j])
+				see(s.X[j], s.High[j])
+			}
+		}
+		// Points on a categorical axis are not joined: a line would
+		// suggest values between the categories.
+		if len(c.Categories) == 0 {
+			l, err := plotter.NewLine(xys(s.X, s.Y))
+			if err != nil {
+				return Chart{}, fmt.Errorf("series %q: %w", s.Name, err)
+			}
+			l.LineStyle.Color = col
+			l.LineStyle.Dashes = seriesDashes(i)
+			l.LineStyle.Width = vg.Points(1.5)
+			if n <= 4 {
+				l.LineStyle.Width = vg.Points(1.5 + 1.2*float64(n-1-i))
+			}
+			p.Add(l)
+			thumbs = append(thumbs, l)
+		}
+		if c.Markers || len(c.Categories) > 0 {
+			sc, err := plotter.NewScatter(xys(s.X, s.Y))
+			if err != nil {
+				return Chart{}, err
+			}
+			sc.GlyphStyle.Color = col
+			sc.GlyphStyle.Shape = plotutil.Shape(i)
+			sc.GlyphStyle.Radius = vg.Points(math.Max(2, 3.5-0.5*float64(i)))
+			if len(c.Categories) > 0 {
+				// Few, unjoined points: large filled glyphs with their
+				// values written beside them.
+				sc.GlyphStyle.Shape = filledShapes[i%len(filledShapes)]
+				sc.GlyphStyle.Radius = vg.Points(5)
+				texts := make([]string, len(s.Y))
+				for j, y := range s.Y {
+					texts[j] = formatNumber(y, 3)
+				}
+				lb, err := labels(xys(s.X, s.Y), texts, vg.Points(9), draw.XLeft, draw.YCenter)
+				if err != nil {
+					return Chart{}, err
+				}
+				lb.Offset = vg.Point{X: vg.Points(9)}
+				p.Add(lb)
+			}
+			p.Add(sc)
+			thumbs = append(thumbs, sc)
+		}
+		for j := range s.X {
+			see(s.X[j], s.Y[j])
+		}
+		if s.Name != "" {
+			lg.add(s.Name, thumbs...)
+		}
+	}
+	if math.IsInf(xmin, 0) {
+		return Chart{}, errors.New("line chart: no points")
+	}
+	for _, lv := range c.Refs {
+		ymin, ymax = math.Min(ymin, lv.Y), math.Max(ymax, lv.Y)
+	}
+	if c.ZeroY && ymin >= 0 {
+		ymin = 0
+	}
+	if ymax == ymin {
+		ymax = ymin + 1
+	}
+	top := ymax
+	if len(c.Events) > 0 {
+		top = ymax + 0.07*(ymax-ymin) // room for the event labels
+	}
+	bottom := ymin
+	if !(c.ZeroY && ymin == 0) { // room below the lowest point's glyph
+		bottom = ymin - 0.03*(ymax-ymin)
+	}
+	p.Y.Min, p.Y.Max = bottom, top+0.03*(ymax-ymin)
+	if len(c.Categories) > 0 {
+		p.X.Tick.Marker = categoryTicks(c.Categories)
+		p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5
+	} else {
+		p.X.Tick.Marker = roundTicks{integer: c.IntegerX}
+		pad := 0.0
+		if c.Markers || len(c.Events) > 0 {
+			pad = 0.02 * math.Max(xmax-xmin, 1)
+		}
+		p.X.Min, p.X.Max = xmin-pad, xmax+pad
+		if xmax == xmin {
+			p.X.Min, p.X.Max = xmin-1, xmax+1
+		}
+	}
+	if err := addRefs(p, lg, c.Refs, p.X.Min, p.X.Max); err != nil {
+		return Chart{}, err
+	}
+	if err := addEvents(p, lg, c.EventName, c.Events, ymin, ymax, p.X.Max-p.X.Min); err != nil {
+		return Chart{}, err
+	}
+	ch := Chart{plot: p}
+	lg.attach(&ch)
+	return ch, nil
+}
+
+// filledShapes mark the series on a categorical axis.
+var filledShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}}
+
+// bandPolygon is the closed outline of a series' band: along High, back
+// along Low.
+func bandPolygon(s Series) (*plotter.Polygon, error) {
+	idx := make([]int, len(s.X))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return s.X[idx[a]] < s.X[idx[b]] })
+	pts := make(plotter.XYs, 0, 2*len(idx))
+	for _, i := range idx {
+		pts = append(pts, plotter.XY{X: s.X[i], Y: s.High[i]})
+	}
+	for k := len(idx) - 1; k >= 0; k-- {
+		pts = append(pts, plotter.XY{X: s.X[idx[k]], Y: s.Low[idx[k]]})
+	}
+	return plotter.NewPolygon(pts)
+}
+
+// addRefs draws each reference line across the plot in black (long
+// dashes for the first, dash-dot for the second, so a trigger and a target
+// differ), labeled just above the line's right end.
+func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64) error {
+	dashes := [][]vg.Length{{10, 4}, {10, 3, 2, 3}, {2, 3}}
+	for i, lv := range refs {
+		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: lv.Y}, {X: x1, Y: lv.Y}})
+		if err != nil {
+			return fmt.Errorf("level %q: %w", lv.Label, err)
+		}
+		l.LineStyle.Color = levelColor
+		l.LineStyle.Width = vg.Points(1.25)
+		l.LineStyle.Dashes = dashes[i%len(dashes)]
+		p.Add(l)
+		lb, err := labels([]plotter.XY{{X: x1, Y: lv.Y}}, []string{lv.Label}, vg.Points(9), draw.XRight, draw.YBottom)
+		if err != nil {
+			return err
+		}
+		lb.Offset = vg.Point{X: vg.Points(-3), Y: vg.Points(2)}
+		p.Add(lb)
+		lg.add(lv.Label, l)
+	}
+	return nil
+}
+
+// addEvents draws each event as a thin grey vertical line over the data's
+// y range, labeled above it. Labels closer than 1/40 of the x range to the
+// previous label are left out, so many events never smear into each other.
+func addEvents(p *plot.Plot, lg *legend, name string, events []Event, ymin, ymax, xspan float64) error {
+	var pts []plotter.XY
+	var texts []string
+	last := math.Inf(-1)
+	var first *plotter.Line
+	for _, e := range events {
+		l, err := plotter.NewLine(plotter.XYs{{X: e.X, Y: ymin}, {X: e.X, Y: ymax}})
+		if err != nil {
+			return fmt.Errorf("event %q: %w", e.Label, err)
+		}
+		l.LineStyle.Color = eventColor
+		l.LineStyle.Dashes = []vg.Length{vg.Points(3), vg.Points(3)}
+		l.LineStyle.Width = vg.Points(0.75)
+		p.Add(l)
+		if first == nil {
+			first = l
+		}
+		if e.Label != "" && e.X-last >= xspan/40 {
+			pts = append(pts, plotter.XY{X: e.X, Y: ymax})
+			texts = append(texts, e.Label)
+			last = e.X
+		}
+	}
+	if first != nil && name != "" {
+		lg.add(name, first)
+	}
+	if len(texts) == 0 {
+		return nil
+	}
+	lb, err := labels(pts, texts, vg.Points(8), draw.XCenter, draw.YBottom)
+	if err != nil {
+		return err
+	}
+	lb.Offset = vg.Point{Y: vg.Points(2)}
+	p.Add(lb)
+	return nil
+}

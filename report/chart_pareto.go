@@ -1,0 +1,155 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// ParetoPoint is one parameter set: its two metrics, its label (the set's
+// values) and whether it is on the Pareto front.
+type ParetoPoint struct {
+	X, Y  float64
+	Label string
+	Front bool
+}
+
+// Pareto is a scatter of every parameter set with the Pareto front drawn
+// as a line through its points, each front point labeled with its set.
+type Pareto struct {
+	Title, XLabel, YLabel string
+	Points                []ParetoPoint
+	// FrontName is the legend entry of the front; say there what the
+	// labels list ("Pareto front (compact_at, window_turns)").
+	FrontName string
+}
+
+// maxFrontLabels is how many front points are labeled at most; on a longer
+// front every k-th is, so labels do not pile up.
+const maxFrontLabels = 16
+
+// Plot builds the chart. The other sets are small grey rings drawn first;
+// the front (line, filled markers, labels) is drawn over them, so it is
+// never hidden. Both axes have a margin so the extremes are drawn whole.
+func (c Pareto) Plot() (Chart, error) {
+	if len(c.Points) == 0 {
+		return Chart{}, errors.New("pareto: no points")
+	}
+	p := newPlot(c.Title, c.XLabel, c.YLabel)
+	lg := newLegend()
+	var rest, front plotter.XYs
+	var frontLabels []string
+	at := map[plotter.XY]int{}
+	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, pt := range c.Points {
+		xmin, xmax = math.Min(xmin, pt.X), math.Max(xmax, pt.X)
+		ymin, ymax = math.Min(ymin, pt.Y), math.Max(ymax, pt.Y)
+		if pt.Front {
+			// Sets with the same two metrics share a point and one label.
+			if k, ok := at[plotter.XY{X: pt.X, Y: pt.Y}]; ok {
+				frontLabels[k] += " | " + pt.Label
+				continue
+			}
+			at[plotter.XY{X: pt.X, Y: pt.Y}] = len(front)
+			front = append(front, plotter.XY{X: pt.X, Y: pt.Y})
+			frontLabels = append(frontLabels, pt.Label)
+		} else {
+			rest = append(rest, plotter.XY{X: pt.X, Y: pt.Y})
+		}
+	}
+	if len(rest) > 0 {
+		sc, err := plotter.NewScatter(rest)
+		if err != nil {
+			return Chart{}, err
+		}
+		sc.GlyphStyle.Color = color.Gray{0x99}
+		sc.GlyphStyle.Radius = vg.Points(3)
+		p.Add(sc)
+		lg.add(fmt.Sprintf("other sets (%s)", FormatInt(int64(len(rest)))), sc)
+	}
+	xspan, yspan := math.Max(xmax-xmin, math.Abs(xmax)*0.01+1e-9), math.Max(ymax-ymin, math.Abs(ymax)*0.01+1e-9)
+	if len(front) > 0 {
+		order := make([]int, len(front))
+		for i := range order {
+			order[i] = i
+		}
+		sort.SliceStable(order, func(a, b int) bool {
+			if front[order[a]].X != front[order[b]].X {
+				return front[order[a]].X < front[order[b]].X
+			}
+			return front[order[a]].Y < front[order[b]].Y
+		})
+		sorted := make(plotter.XYs, len(front))
+		texts := make([]string, len(front))
+		for i, k := range order {
+			sorted[i], texts[i] = front[k], frontLabels[k]
+		}
+		line, err := plotter.NewLine(sorted)
+		if err != nil {
+			return Chart{}, err
+		}
+		line.LineStyle.Color = seriesColor(0)
+		line.LineStyle.Width = vg.Points(1.5)
+		sc, err := plotter.NewScatter(sorted)
+		if err != nil {
+			return Chart{}, err
+		}
+		sc.GlyphStyle.Color = seriesColor(0)
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(4)
+		p.Add(line, sc)
+		lg.add(c.FrontName, line, sc)
+		if err := addFrontLabels(p, sorted, texts, xmin+xspan*0.6); err != nil {
+			return Chart{}, err
+		}
+	}
+	// 6% of margin on each side, more on the right for the labels.
+	p.X.Min, p.X.Max = xmin-0.06*xspan, xmax+0.12*xspan
+	p.Y.Min, p.Y.Max = ymin-0.08*yspan, ymax+0.08*yspan
+	ch := Chart{plot: p}
+	lg.attach(&ch)
+	return ch, nil
+}
+
+// addFrontLabels writes each front point's set beside it: to the right of
+// points in the left part of the plot, to the left of the others, so no
+// label runs off the plot.
+func addFrontLabels(p *plot.Plot, pts plotter.XYs, texts []string, split float64) error {
+	k := (len(pts) + maxFrontLabels - 1) / maxFrontLabels
+	var left, right []plotter.XY
+	var leftT, rightT []string
+	for i, pt := range pts {
+		if i%k != 0 && i != len(pts)-1 {
+			continue
+		}
+		if pt.X < split {
+			right, rightT = append(right, pt), append(rightT, texts[i])
+		} else {
+			left, leftT = append(left, pt), append(leftT, texts[i])
+		}
+	}
+	for _, side := range []struct {
+		pts   []plotter.XY
+		texts []string
+		align draw.XAlignment
+		dx    vg.Length
+	}{{right, rightT, draw.XLeft, 6}, {left, leftT, draw.XRight, -6}} {
+		if len(side.pts) == 0 {
+			continue
+		}
+		lb, err := labels(side.pts, side.texts, vg.Points(8), side.align, draw.YBottom)
+		if err != nil {
+			return err
+		}
+		lb.Offset = vg.Point{X: side.dx, Y: 3}
+		p.Add(lb)
+	}
+	return nil
+}

@@ -1,0 +1,252 @@
+package report
+
+import (
+	"image/color"
+	"math"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// seriesColors is the Okabe-Ito palette (without its yellow, which is
+// unreadable on white): distinct for the common forms of colour blindness.
+// Reference lines (a budget, a trigger) are drawn in black, which no series
+// uses, so a budget never shares a colour with a series.
+var seriesColors = []color.RGBA{
+	{0x00, 0x72, 0xB2, 0xff}, // blue
+	{0xE6, 0x9F, 0x00, 0xff}, // orange
+	{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	{0x88, 0x88, 0x88, 0xff}, // grey
+	{0x33, 0x22, 0x88, 0xff}, // indigo (Paul Tol)
+}
+
+var (
+	gridColor  = color.Gray{0xe0}
+	levelColor = color.Gray{0x20}
+	eventColor = color.Gray{0x90}
+)
+
+func seriesColor(i int) color.RGBA { return seriesColors[i%len(seriesColors)] }
+
+// seriesDashes gives the i-th series its dash pattern, so that series stay
+// apart in greyscale and when colours repeat past the palette.
+func seriesDashes(i int) []vg.Length {
+	pats := [][]vg.Length{nil, {6, 3}, {2, 2}, {8, 3, 2, 3}, {4, 4}, {1, 3}}
+	return pats[(i/len(seriesColors)+i)%len(pats)]
+}
+
+// roundTicks places major ticks at 1, 2 or 5 times a power of ten (about
+// five of them), minor ticks halfway, and writes labels with thousands
+// separators and only the decimals the step needs: "250,000", "0.05".
+type roundTicks struct{ integer bool }
+
+func (t roundTicks) Ticks(min, max float64) []plot.Tick {
+	if !(max > min) || math.IsInf(max-min, 0) {
+		return []plot.Tick{{Value: min, Label: tickLabel(min, 0)}}
+	}
+	step := roundStep((max - min) / 5)
+	if t.integer && step < 1 {
+		step = 1
+	}
+	dec := max0(-int(math.Floor(math.Log10(step) + 1e-9)))
+	var ticks []plot.Tick
+	first := math.Ceil(min/step - 1e-9)
+	for k := first; k*step <= max+step*1e-9; k++ {
+		v := k * step
+		ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, dec)})
+		if half := v + step/2; half <= max && !(t.integer && step < 2) {
+			ticks = append(ticks, plot.Tick{Value: half})
+		}
+	}
+	if first*step-step/2 >= min && !(t.integer && step < 2) {
+		ticks = append(ticks, plot.Tick{Value: first*step - step/2})
+	}
+	return ticks
+}
+
+func max0(n int) int { return max(0, n) }
+
+// roundStep is the 1, 2 or 5 × 10^k nearest to raw (on a log scale).
+func roundStep(raw float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(raw)))
+	best := p
+	for _, m := range []float64{2, 5, 10} {
+		if math.Abs(math.Log(m*p/raw)) < math.Abs(math.Log(best/raw)) {
+			best = m * p
+		}
+	}
+	return best
+}
+
+func tickLabel(v float64, dec int) string {
+	if math.Abs(v) < 1e-12 {
+		v = 0
+	}
+	return groupDigits(FormatFloat(v, dec))
+}
+
+// categoryTicks labels positions 0, 1, 2, … with the given labels, for
+// categorical axes (a variant, a set of values that are not numbers).
+func categoryTicks(labels []string) plot.ConstantTicks {
+	t := make(plot.ConstantTicks, len(labels))
+	for i, l := range labels {
+		t[i] = plot.Tick{Value: float64(i), Label: l}
+	}
+	return t
+}
+
+// thinnedTicks labels every k-th category, counting back from the last, so that labels never overlap
+// however many categories there are (54 compactions): k is the smallest
+// step at which the widest label fits in its share of the axis.
+func thinnedTicks(labels []string, axis vg.Length, sty text.Style) plot.ConstantTicks {
+	widest := vg.Length(0)
+	for _, l := range labels {
+		widest = max(widest, sty.Width(l))
+	}
+	k := 1
+	if n := len(labels); n > 0 && axis > 0 {
+		k = max(1, int(math.Ceil(float64(n)*float64(widest+sty.Font.Size)/float64(axis))))
+	}
+	t := make(plot.ConstantTicks, 0, len(labels))
+	for i, l := range labels {
+		if (len(labels)-1-i)%k != 0 { // the last bar is always labeled
+			l = ""
+		}
+		t = append(t, plot.Tick{Value: float64(i), Label: l})
+	}
+	return t
+}
+
+// legend is a legend drawn in the chart's side column, outside the data.
+// gonum keeps a legend's entries private, so legend records their texts
+// to size the column.
+type legend struct {
+	plot.Legend
+	texts []string
+}
+
+func newLegend() *legend {
+	l := &legend{Legend: plot.NewLegend()}
+	setSans(&l.TextStyle.Font)
+	l.TextStyle.Font.Size = vg.Points(10)
+	l.Top, l.Left = true, true
+	l.Padding = vg.Points(3)
+	return l
+}
+
+func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
+	l.Legend.Add(name, thumbs...)
+	l.texts = append(l.texts, name)
+}
+
+// attach puts the legend in c's side column, or under the plot when the
+// column would take more than 30% of the chart's width (nothing when the
+// legend is empty).
+func (l *legend) attach(c *Chart) {
+	w := vg.Length(0)
+	for _, t := range l.texts {
+		w = max(w, l.TextStyle.Width(" "+t))
+	}
+	if w == 0 {
+		return
+	}
+	w += l.ThumbnailWidth + 2
+	if cw, _ := c.size(); w > cw*0.3 {
+		h := vg.Length(len(l.texts)) * (l.TextStyle.Height("Ag") + l.Padding)
+		c.below = func(dc draw.Canvas) {
+			dc.Min.X += vg.Inch // under the data, not under the y axis label
+			l.Draw(dc)
+		}
+		c.belowHeight = h
+		return
+	}
+	c.side = func(dc draw.Canvas) { l.Draw(dc) }
+	c.sideWidth = w
+}
+
+// shortLabel cuts a long label in the middle ("0a725fb5-6378…sidechain-1"),
+// keeping both ends, which is where ids and paths differ.
+func shortLabel(s string, max int) string {
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	head := (max - 1) / 2
+	tail := max - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+// labels is a text layer: small Liberation Sans labels at data points.
+func labels(pts []plotter.XY, texts []string, size vg.Length, xalign draw.XAlignment, yalign draw.YAlignment) (*plotter.Labels, error) {
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: texts})
+	if err != nil {
+		return nil, err
+	}
+	for i := range lb.TextStyle {
+		setSans(&lb.TextStyle[i].Font)
+		lb.TextStyle[i].Font.Size = size
+		lb.TextStyle[i].XAlign = xalign
+		lb.TextStyle[i].YAlign = yalign
+	}
+	return lb, nil
+}
+
+// formatNumber writes v with separators and at most prec decimals
+// (trailing zeros dropped): 1234567 → "1,234,567", 0.25 → "0.25".
+func formatNumber(v float64, prec int) string {
+	s := strconv.FormatFloat(v, 'f', prec, 64)
+	if prec > 0 {
+		for s[len(s)-1] == '0' {
+			s = s[:len(s)-1]
+		}
+		if s[len(s)-1] == '.' {
+			s = s[:len(s)-1]
+		}
+	}
+	if s == "-0" {
+		s = "0"
+	}
+	return groupDigits(s)
+}
+
+// ShortIDs shortens session ids for chart labels, git-style: the first 8
+// characters of each id, after a word prefix all of them share ("session-")
+// or that would leave them alike; a sidechain suffix ("/sidechain-1") is
+// kept. Ids that would still collide stay whole.
+func ShortIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	seen := map[string]map[string]bool{} // short form → the ids it stands for
+	for i, id := range ids {
+		head, tail, _ := strings.Cut(id, "/")
+		if w, rest, ok := strings.Cut(head, "-"); ok && len(rest) >= 8 && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") == "" && len(w) > 0 && !isHex(w) {
+			head = rest
+		}
+		if r := []rune(head); len(r) > 8 {
+			head = string(r[:8])
+		}
+		if tail != "" {
+			head += "/" + tail
+		}
+		out[i] = head
+		if seen[head] == nil {
+			seen[head] = map[string]bool{}
+		}
+		seen[head][id] = true
+	}
+	for i, s := range out {
+		if len(seen[s]) > 1 {
+			out[i] = ids[i]
+		}
+	}
+	return out
+}
+
+func isHex(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
