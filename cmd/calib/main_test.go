@@ -33,10 +33,11 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": cmdExitcode,
-			"writebin": cmdWritebin,
-			"writeq":   cmdWriteq,
-			"mksqlite": cmdMksqlite,
+			"exitcode":  cmdExitcode,
+			"writebin":  cmdWritebin,
+			"writeq":    cmdWriteq,
+			"mksqlite":  cmdMksqlite,
+			"plotfiles": cmdPlotfiles,
 		},
 	})
 }

@@ -17,12 +17,34 @@ func replayFigures(t *replay.Trace) ([]report.Figure, error) {
 	if len(t.Requests) == 0 {
 		return nil, nil
 	}
+	short := report.ShortIDs([]string{t.Session.ID})[0]
+	chart := contextChart(t, short)
+	p, err := chart.Plot()
+	if err != nil {
+		return nil, err
+	}
+	figs := []report.Figure{{Name: sessionPlotName("replay", t.Session.ID, "context"), Chart: p}}
+
+	bars, ok := reclaimBars(t, short)
+	if !ok {
+		return figs, nil
+	}
+	bp, err := bars.Plot()
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "reclaim"), Chart: bp}), nil
+}
+
+// contextChart is the context per request: before compaction and sent,
+// each compaction marked with its strategy's letter, and the trigger and
+// target when the policy counts them in context tokens.
+func contextChart(t *replay.Trace, short string) report.LineChart {
 	n := len(t.Requests)
 	x, before, sent := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, r := range t.Requests {
 		x[i], before[i], sent[i] = float64(r.Index), float64(r.Tokens), float64(r.Sent)
 	}
-	short := report.ShortIDs([]string{t.Session.ID})[0]
 	chart := report.LineChart{
 		Title:  fmt.Sprintf("%s: context per request (%s)", short, t.Policy),
 		XLabel: "request", YLabel: "context tokens", IntegerX: true, ZeroY: true,
@@ -49,21 +71,7 @@ func replayFigures(t *replay.Trace) ([]report.Figure, error) {
 		chart.Events = append(chart.Events, report.Event{X: float64(e.Request), Label: strategyMark(s)})
 	}
 	chart.EventName = "compaction (" + markLegend(marks) + ")"
-	p, err := chart.Plot()
-	if err != nil {
-		return nil, err
-	}
-	figs := []report.Figure{{Name: sessionPlotName("replay", t.Session.ID, "context"), Chart: p}}
-
-	bars, ok := reclaimBars(t, short)
-	if !ok {
-		return figs, nil
-	}
-	bp, err := bars.Plot()
-	if err != nil {
-		return nil, err
-	}
-	return append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "reclaim"), Chart: bp}), nil
+	return chart
 }
 
 // reclaimBars is one bar per compaction, stacked by the tokens each stage

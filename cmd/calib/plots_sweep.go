@@ -13,8 +13,8 @@ import (
 // sweepFigures draws the sweep: a heat map of one metric over the first two
 // swept parameters (index coordinates, so uneven grids keep equal cells), a
 // line chart of the metric against the first parameter (one line per value
-// of the second, if any), and with --pareto a scatter of every set with the
-// Pareto front highlighted.
+// of the second, if any), and with --pareto every set on the two metrics
+// with the Pareto front drawn as a line, its points labeled with their set.
 func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, error) {
 	if len(rep.Sets) == 0 || len(rep.Grid) == 0 {
 		return nil, nil
@@ -34,45 +34,7 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 	}
 	var figs []report.Figure
 
-	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true}
-	numeric := true
-	for _, v := range x.Values {
-		if _, err := strconv.ParseFloat(v, 64); err != nil {
-			numeric = false
-		}
-	}
-	if !numeric { // a categorical parameter (variant=legacy,fixed): one slot per value
-		line.Categories = x.Values
-	}
-	xval := func(i int) float64 {
-		if numeric {
-			f, _ := strconv.ParseFloat(x.Values[i], 64)
-			return f
-		}
-		return float64(i)
-	}
-	series := func(name string, second string) {
-		var xs, ys []float64
-		for i, v := range x.Values {
-			k := []string{v}
-			if second != "" {
-				k = append(k, second)
-			}
-			if y, ok := bySet[key(k)]; ok {
-				xs, ys = append(xs, xval(i)), append(ys, y)
-			}
-		}
-		if len(xs) > 0 {
-			line.Series = append(line.Series, report.Series{Name: name, X: xs, Y: ys})
-		}
-	}
-	if len(rep.Grid) == 1 {
-		series("", "") // the y axis names the metric; no legend needed
-	} else {
-		for _, v := range rep.Grid[1].Values {
-			series(rep.Grid[1].Name+"="+v, v)
-		}
-	}
+	line := sweepLine(rep, metric, bySet, key)
 	lp, err := line.Plot()
 	if err != nil {
 		return nil, err
@@ -143,4 +105,51 @@ func cellPrec(rep *metrics.SweepReport, metric string) int {
 		}
 	}
 	return 0
+}
+
+// sweepLine is the metric against the first swept parameter, one line per
+// value of the second. A parameter whose values are not all numbers
+// (variant=legacy,fixed) gets a categorical axis.
+func sweepLine(rep *metrics.SweepReport, metric string, bySet map[string]float64, key func([]string) string) report.LineChart {
+	x := rep.Grid[0]
+	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true}
+	numeric := true
+	for _, v := range x.Values {
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			numeric = false
+		}
+	}
+	if !numeric { // a categorical parameter (variant=legacy,fixed): one slot per value
+		line.Categories = x.Values
+	}
+	xval := func(i int) float64 {
+		if numeric {
+			f, _ := strconv.ParseFloat(x.Values[i], 64)
+			return f
+		}
+		return float64(i)
+	}
+	series := func(name string, second string) {
+		var xs, ys []float64
+		for i, v := range x.Values {
+			k := []string{v}
+			if second != "" {
+				k = append(k, second)
+			}
+			if y, ok := bySet[key(k)]; ok {
+				xs, ys = append(xs, xval(i)), append(ys, y)
+			}
+		}
+		if len(xs) > 0 {
+			line.Series = append(line.Series, report.Series{Name: name, X: xs, Y: ys})
+		}
+	}
+	if len(rep.Grid) == 1 {
+		series("", "") // the y axis names the metric; no legend needed
+	} else {
+		for _, v := range rep.Grid[1].Values {
+			series(rep.Grid[1].Name+"="+v, v)
+		}
+	}
+	return line
 }
