@@ -23,18 +23,12 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 		return nil, fmt.Errorf("--plot-metric %s: no such metric (have: %v)", metric, metrics.MetricNames(rep.Sets))
 	}
 	x := rep.Grid[0]
-	bySet := map[string]float64{}
-	key := func(ps []string) string { return fmt.Sprint(ps) }
-	for _, r := range rep.Sets {
-		vals := make([]string, len(r.Params))
-		for i, p := range r.Params {
-			vals[i] = p.Value
-		}
-		bySet[key(vals[:min(2, len(vals))])] = r.Metrics[metric]
-	}
+	bySet := setValues(rep, metric)
+	held := heldParams(rep)
 	var figs []report.Figure
 
-	line := sweepLine(rep, metric, bySet, key)
+	line := sweepLine(rep, metric, bySet)
+	line.Title += held
 	lp, err := line.Plot()
 	if err != nil {
 		return nil, err
@@ -43,7 +37,7 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 
 	if len(rep.Grid) >= 2 {
 		y := rep.Grid[1]
-		hm := report.HeatMap{Title: fmt.Sprintf("%s over %s × %s (%s)", metric, x.Name, y.Name, rep.Policy),
+		hm := report.HeatMap{Title: fmt.Sprintf("%s over %s × %s (%s)", metric, x.Name, y.Name, rep.Policy) + held,
 			XLabel: x.Name, YLabel: y.Name, ValueLabel: metric, XTicks: x.Values, YTicks: y.Values, CellPrec: -1}
 		if len(x.Values)*len(y.Values) <= 64 {
 			hm.CellPrec = cellPrec(rep, metric)
@@ -51,7 +45,7 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 		for _, yv := range y.Values {
 			row := make([]float64, len(x.Values))
 			for i, xv := range x.Values {
-				v, ok := bySet[key([]string{xv, yv})]
+				v, ok := bySet[setKey([]string{xv, yv})]
 				if !ok {
 					v = math.NaN()
 				}
@@ -96,6 +90,42 @@ func paretoChart(rep *metrics.SweepReport) report.Pareto {
 	return c
 }
 
+// setKey identifies a set by the values of its first two swept parameters.
+func setKey(vals []string) string { return fmt.Sprint(vals) }
+
+// setValues maps each set's first two swept values (setKey) to its metric.
+// The charts have room for two parameters; any further ones are held at
+// their first value (heldParams says so in the titles), so each point is
+// one set.
+func setValues(rep *metrics.SweepReport, metric string) map[string]float64 {
+	bySet := map[string]float64{}
+	for _, r := range rep.Sets {
+		vals := make([]string, len(r.Params))
+		first := true
+		for i, p := range r.Params {
+			vals[i] = p.Value
+			first = first && (i < 2 || i >= len(rep.Grid) || p.Value == rep.Grid[i].Values[0])
+		}
+		if first {
+			bySet[setKey(vals[:min(2, len(vals))])] = r.Metrics[metric]
+		}
+	}
+	return bySet
+}
+
+// heldParams says, for a title, at which value the swept parameters past
+// the second are held: " at old_result_bytes=256"; "" for up to two.
+func heldParams(rep *metrics.SweepReport) string {
+	if len(rep.Grid) <= 2 {
+		return ""
+	}
+	var parts []string
+	for _, g := range rep.Grid[2:] {
+		parts = append(parts, g.Name+"="+g.Values[0])
+	}
+	return " at " + strings.Join(parts, ", ")
+}
+
 // cellPrec is how many decimals the heat map writes: none for a metric
 // whose values are all whole numbers (tokens, counts), 3 otherwise.
 func cellPrec(rep *metrics.SweepReport, metric string) int {
@@ -110,7 +140,7 @@ func cellPrec(rep *metrics.SweepReport, metric string) int {
 // sweepLine is the metric against the first swept parameter, one line per
 // value of the second. A parameter whose values are not all numbers
 // (variant=legacy,fixed) gets a categorical axis.
-func sweepLine(rep *metrics.SweepReport, metric string, bySet map[string]float64, key func([]string) string) report.LineChart {
+func sweepLine(rep *metrics.SweepReport, metric string, bySet map[string]float64) report.LineChart {
 	x := rep.Grid[0]
 	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true}
 	numeric := true
@@ -136,7 +166,7 @@ func sweepLine(rep *metrics.SweepReport, metric string, bySet map[string]float64
 			if second != "" {
 				k = append(k, second)
 			}
-			if y, ok := bySet[key(k)]; ok {
+			if y, ok := bySet[setKey(k)]; ok {
 				xs, ys = append(xs, xval(i)), append(ys, y)
 			}
 		}

@@ -103,14 +103,12 @@ func TestSweepLineAxis(t *testing.T) {
 	if err != nil || len(figs) != 1 || figs[0].Name != "sweep-tokens_sent-by-variant" {
 		t.Fatalf("figures %v, err %v", figs, err)
 	}
-	bySet := map[string]float64{"[legacy]": 1000, "[fixed]": 999}
-	key := func(ps []string) string { return fmt.Sprint(ps) }
-	c := sweepLine(rep, "tokens_sent", bySet, key)
+	c := sweepLine(rep, "tokens_sent", setValues(rep, "tokens_sent"))
 	if fmt.Sprint(c.Categories) != "[legacy fixed]" || fmt.Sprint(c.Series[0].X) != "[0 1]" {
 		t.Errorf("categorical: categories %v, x %v", c.Categories, c.Series[0].X)
 	}
 	num := sweepReport(metrics.GridAxis{Name: "compact_at", Values: []string{"0.6", "0.7"}})
-	c = sweepLine(num, "tokens_sent", map[string]float64{"[0.6]": 1, "[0.7]": 2}, key)
+	c = sweepLine(num, "tokens_sent", setValues(num, "tokens_sent"))
 	if c.Categories != nil || fmt.Sprint(c.Series[0].X) != "[0.6 0.7]" {
 		t.Errorf("numeric: categories %v, x %v", c.Categories, c.Series[0].X)
 	}
@@ -172,5 +170,23 @@ func TestGrowthSeries(t *testing.T) {
 	}
 	if growthBudget(out) != 96000 {
 		t.Error("budget not read")
+	}
+}
+
+// TestSetValuesThirdParameter: with three swept parameters the charts show
+// the sets whose third is at its first value, and say so.
+func TestSetValuesThirdParameter(t *testing.T) {
+	rep := &metrics.SweepReport{SweepHeader: metrics.SweepHeader{Policy: "p", Grid: []metrics.GridAxis{
+		{Name: "a", Values: []string{"1"}}, {Name: "b", Values: []string{"2"}}, {Name: "c", Values: []string{"256", "512"}}}}}
+	for i, c := range []string{"256", "512"} {
+		rep.Sets = append(rep.Sets, metrics.SweepRow{Params: policy.Params{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}, {Name: "c", Value: c}},
+			Metrics: map[string]float64{"m": float64(10 + i)}})
+	}
+	// The 512 set comes last: before, it overwrote the 256 one.
+	if got := setValues(rep, "m"); len(got) != 1 || got["[1 2]"] != 10 {
+		t.Errorf("setValues = %v, want the c=256 set", got)
+	}
+	if got := heldParams(rep); got != " at c=256" {
+		t.Errorf("heldParams = %q", got)
 	}
 }
