@@ -71,6 +71,7 @@ func (c StackedBars) Plot() (Chart, error) {
 		at = func(i int) int { return n - 1 - i }
 	}
 	var below *plotter.BarChart
+	var drawn []*plotter.BarChart
 	for i, s := range c.Stacks {
 		if len(s.Values) != n {
 			return Chart{}, fmt.Errorf("stack %q has %d values for %d categories", s.Name, len(s.Values), n)
@@ -91,7 +92,16 @@ func (c StackedBars) Plot() (Chart, error) {
 		}
 		below = b
 		p.Add(b)
-		lg.add(s.Name, b)
+		drawn = append(drawn, b)
+	}
+	// The legend lists the layers in the order the eye meets them: top
+	// layer first on vertical bars, left layer first on horizontal ones.
+	for i := range drawn {
+		k := i
+		if !horizontal {
+			k = len(drawn) - 1 - i
+		}
+		lg.add(c.Stacks[k].Name, drawn[k])
 	}
 	placed := make([]string, n)
 	for i, l := range labels {

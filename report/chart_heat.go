@@ -54,8 +54,10 @@ func (c HeatMap) Plot() (Chart, error) {
 	hm := plotter.NewHeatMap(g, cm.Palette(255))
 	hm.Min, hm.Max = lo, hi
 	p.Add(hm)
-	p.X.Tick.Marker = categoryTicks(c.XTicks)
-	p.Y.Tick.Marker = categoryTicks(c.YTicks)
+	// Long grids (41 values of compact_at) label every k-th column and row.
+	w, h := DefaultPlotWidth, DefaultPlotHeight
+	p.X.Tick.Marker = thinnedTicks(c.XTicks, w-vg.Inch-scaleWidth, p.X.Tick.Label)
+	p.Y.Tick.Marker = thinnedTicks(c.YTicks, (h-1.5*vg.Inch)*2, p.Y.Tick.Label) // labels are wider than tall
 	p.X.Padding, p.Y.Padding = vg.Points(6), vg.Points(6)
 	if c.CellPrec >= 0 {
 		if err := addCellText(p, c, cm); err != nil {
@@ -119,6 +121,9 @@ func luminance(c color.Color) float64 {
 	return (0.299*float64(r) + 0.587*float64(g) + 0.114*float64(b)) / 0xffff
 }
 
+// scaleWidth is the width of the colour scale column, tick labels included.
+const scaleWidth = vg.Length(130)
+
 // colourScale draws the heat map's colour bar with round ticks and the
 // value label, for the chart's side column.
 func colourScale(cm palette.ColorMap, label string) (func(draw.Canvas), vg.Length) {
@@ -126,12 +131,11 @@ func colourScale(cm palette.ColorMap, label string) (func(draw.Canvas), vg.Lengt
 	bar.HideX()
 	bar.Add(&plotter.ColorBar{ColorMap: cm, Vertical: true})
 	bar.Y.Padding = 0
-	width := vg.Points(130)
 	return func(c draw.Canvas) {
 		c.Min.Y += vg.Points(40) // level with the heat map's cells, above its x axis
-		c.Max.X = c.Min.X + width
+		c.Max.X = c.Min.X + scaleWidth
 		bar.Draw(c)
-	}, width
+	}, scaleWidth
 }
 
 // heatGrid adapts a HeatMap to plotter.GridXYZ on index coordinates.

@@ -123,7 +123,7 @@ func (c LineChart) Plot() (Chart, error) {
 			l.LineStyle.Dashes = seriesDashes(i)
 			l.LineStyle.Width = vg.Points(1.5)
 			if n <= 4 {
-				l.LineStyle.Width = vg.Points(1.5 + 1.2*float64(n-1-i))
+				l.LineStyle.Width = vg.Points(1.5 + 0.75*float64(n-1-i))
 			}
 			p.Add(l)
 			thumbs = append(thumbs, l)
