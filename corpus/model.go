@@ -112,6 +112,12 @@ type Message struct {
 	Line int
 }
 
+// RealTurn reports whether m starts a real turn: a user message the agent
+// did not write itself. It is the one turn test the policies and the replay
+// share (smith's window_start, clai's turn count, the replay's Turn);
+// inspect narrows it further (metrics.IsRealTurn).
+func (m *Message) RealTurn() bool { return m.Role == RoleUser && !m.Synthetic }
+
 // Block is one content block. Strings and byte slices are shared, never
 // copied, between the loaded session and every replayed history.
 type Block struct {
@@ -212,6 +218,24 @@ type Compaction struct {
 	CreatedAt   time.Time
 	CompletedAt time.Time
 	Line        int // line or rowid of the record
+}
+
+// Clearing reports whether c cleared tool results in place (a Claude Code
+// microcompact) rather than replacing the history: the one notion of
+// "clearing" that replay's agreement and the commands share.
+func (c *Compaction) Clearing() bool {
+	return c.Strategy == "microcompact" || len(c.ClearedIDs) > 0
+}
+
+// HasClearing reports whether s recorded any clearing event to compare a
+// policy with.
+func (s *Session) HasClearing() bool {
+	for i := range s.Recorded.Compactions {
+		if s.Recorded.Compactions[i].Clearing() {
+			return true
+		}
+	}
+	return false
 }
 
 // DigestKind classifies a stored summary text.

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 
 	"github.com/calib-dev/calib/replay"
@@ -61,11 +60,10 @@ func Growth(t *replay.Trace) GrowthRow {
 		if d == nil {
 			continue
 		}
-		sum := sha256.Sum256([]byte(d.Text))
 		r := RotationRow{Rotation: len(g.Rotations) + 1, Checkpoint: e.Request, WindowMessages: d.WindowMessages,
-			Msg0Bytes: d.Msg0Bytes, DigestBytes: len(d.Text), Growth: len(d.Text) - prev, P1: d.P1, P2: d.P2,
+			Msg0Bytes: d.Msg0Bytes, DigestBytes: d.Bytes, Growth: d.Bytes - prev, P1: d.P1, P2: d.P2,
 			OmissionMarkers: d.Omissions, CLIHeadBytes: d.CLIHeadBytes, CLIHeadPreamble: d.CLIHeadPreambleBytes,
-			OverBudget: d.OverBudget, SHA256: hex.EncodeToString(sum[:])}
+			OverBudget: d.OverBudget, SHA256: hex.EncodeToString(d.SHA256[:])}
 		prev = r.DigestBytes
 		g.MaxNesting = max(g.MaxNesting, r.P1, r.P2)
 		g.MaxDigestBytes = max(g.MaxDigestBytes, r.DigestBytes)

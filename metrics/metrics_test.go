@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"crypto/sha256"
 	"math"
 	"testing"
 
@@ -32,7 +33,7 @@ func chain(sizes []int, nest func(i int) int) *replay.Trace {
 	for i, n := range sizes {
 		text := make([]byte, n)
 		tr.Events = append(tr.Events, replay.Event{Index: i, Request: i * 3, Outcome: policy.Outcome{
-			Strategy: policy.Rotated, Digest: &policy.Digest{Text: string(text), P1: nest(i), P2: nest(i), WindowMessages: 25}}})
+			Strategy: policy.Rotated, Digest: &policy.Digest{Text: string(text), Bytes: n, SHA256: sha256.Sum256(text), P1: nest(i), P2: nest(i), WindowMessages: 25}}})
 	}
 	return tr
 }

@@ -203,6 +203,13 @@ func (c *ClaiRotation) Name() string { return ClaiRotationName }
 // Config returns the resolved parameters.
 func (c *ClaiRotation) Config() ClaiParams { return c.p }
 
+// Variant is the variant the policy models (Varianted).
+func (c *ClaiRotation) Variant() string { return c.p.Variant }
+
+// RederiveParams are the parameters clai's stored digests are checked
+// against (Rederiver).
+func (c *ClaiRotation) RederiveParams() ClaiParams { return c.p }
+
 // Params implements Policy. clamp and strip are reported as the on/off
 // they resolved to, not as "auto".
 func (c *ClaiRotation) Params() Params {
@@ -398,7 +405,8 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	d := &Digest{Text: text, WindowMessages: n, Msg0Bytes: msg0, P1: p1, P2: p2,
 		Omissions: ClaiCountOmissions(text), CLIHeadBytes: len(head),
 		CLIHeadPreambleBytes: ClaiPreambleBytes(text, len(head)),
-		OverBudget:           len(text) > p.Budget+ClaiDigestOverhead}
+		OverBudget:           len(text) > p.Budget+ClaiDigestOverhead,
+		Bytes:                len(text), SHA256: sha256.Sum256([]byte(text))}
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
 		BeforeTokens: before, AfterTokens: c.charged(hist, units),

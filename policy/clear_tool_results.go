@@ -417,3 +417,6 @@ func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint
 // emptyArgs replaces a cleared tool input: still valid JSON, as providers
 // require an object.
 const emptyArgs = "{}"
+
+// Stub is the text that replaces a cleared result (Clearer).
+func (p *ClearToolResults) Stub() string { return p.stub }

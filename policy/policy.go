@@ -121,4 +121,28 @@ type Digest struct {
 	CLIHeadBytes         int
 	CLIHeadPreambleBytes int
 	OverBudget           bool
+	// Bytes and SHA256 identify Text, which a replay trace drops (it must
+	// not hold every digest of a chain).
+	Bytes  int
+	SHA256 [32]byte
+}
+
+// Clearer is implemented by policies that clear tool results in place:
+// Stub is the text a cleared result gets. Agreement applies the agent's
+// recorded clears with it, so that the policy sees its own stub as cleared.
+type Clearer interface {
+	Stub() string
+}
+
+// Varianted is implemented by policies that come in variants
+// (clai-rotation's legacy and fixed): reports label their rows by it.
+type Varianted interface {
+	Variant() string
+}
+
+// Rederiver is implemented by policies whose agent stores digests that can
+// be derived again from the recording (clai-rotation): RederiveParams are
+// the parameters to render them with.
+type Rederiver interface {
+	RederiveParams() ClaiParams
 }

@@ -72,53 +72,45 @@ type EventAgreement struct {
 	PredictedSaved  int
 }
 
-// isClearing reports whether a recorded compaction is a tool-result
-// clearing event.
-func isClearing(c *corpus.Compaction) bool {
-	return c.Strategy == "microcompact" || len(c.ClearedIDs) > 0
-}
-
 // Agree judges a policy against every recorded clearing event of a
 // session. The scan is linear in the session plus the work of the policy's
 // own decisions (O(1) at a checkpoint where it does not trigger).
 func Agree(s *corpus.Session, p policy.Policy) Agreement {
 	a := Agreement{Session: s.ID, Policy: p.Name(), Params: p.Params()}
-	stub := p.Params().Get("stub")
-	if stub == "" {
-		stub = policy.ClaudeCodeStub
+	stub := policy.ClaudeCodeStub
+	if c, ok := p.(policy.Clearer); ok {
+		stub = c.Stub()
 	}
 	clearing := map[int][]int{} // AtMessage -> recorded clearing events
 	resets := map[int]bool{}    // AtMessage of recorded full compactions
 	for i := range s.Recorded.Compactions {
 		c := &s.Recorded.Compactions[i]
 		switch {
-		case isClearing(c):
+		case c.Clearing():
 			clearing[c.AtMessage] = append(clearing[c.AtMessage], i)
 		case c.AtMessage >= 0:
 			resets[c.AtMessage] = true
 		}
 	}
 
-	var w agreeWorking
-	var prev *corpus.Message
-	turn, requests := 0, 0
+	w := newWalker(s, p, followRecording)
 	for i := 0; i <= len(s.Messages); i++ {
 		if resets[i] {
-			w = agreeWorking{}
+			w.reset()
 		}
 		var m *corpus.Message
 		if i < len(s.Messages) {
-			if m = &s.Messages[i]; m.Sidechain {
+			if m = &s.Messages[i]; w.skips(m) {
 				continue
 			}
 		}
-		isCP := m != nil && p.Checkpoint(prev, m)
+		isCP := m != nil && w.checks(m)
 		events := clearing[i]
 		if isCP || len(events) > 0 {
-			at := policy.Checkpoint{Request: requests, Raw: len(w.h), Turn: turn, Units: w.units, Counted: w.counted, Session: s}
+			at := w.at()
 			acted := p.Compact(w.h, at).Strategy != policy.None
 			if isCP {
-				requests++
+				w.request()
 				a.Checkpoints++
 				if acted {
 					a.PolicyActed++
@@ -134,7 +126,7 @@ func Agree(s *corpus.Session, p policy.Policy) Agreement {
 				ev := judge(c, e, w.h, p.Compact(w.h, at))
 				ev.Checkpoint, ev.Fired = isCP, acted
 				a.Events = append(a.Events, ev)
-				w.clear(p, c.ClearedIDs, stub)
+				w.clear(c.ClearedIDs, stub)
 				at.Units, at.Counted = w.units, w.counted
 				at.Force = false
 				acted = p.Compact(w.h, at).Strategy != policy.None
@@ -143,11 +135,7 @@ func Agree(s *corpus.Session, p policy.Policy) Agreement {
 		if m == nil {
 			break
 		}
-		if m.Role == corpus.RoleUser && !m.Synthetic {
-			turn++
-		}
-		w.add(p, m)
-		prev = m
+		w.add(m)
 	}
 	return a
 }
@@ -208,61 +196,4 @@ func judge(c *corpus.Compaction, e int, h []corpus.Message, o policy.Outcome) Ev
 		ev.PredictedSaved = 0
 	}
 	return ev
-}
-
-// agreeWorking is the agent's working history with its running measure.
-type agreeWorking struct {
-	h       []corpus.Message
-	units   int64
-	counted int
-}
-
-func (w *agreeWorking) add(p policy.Policy, m *corpus.Message) {
-	w.h = append(w.h, *m)
-	u, c := p.Measure(m)
-	w.units += u
-	if c {
-		w.counted++
-	}
-}
-
-// clear applies the agent's recorded clears: the named results get the
-// stub (new block slices, the session is never written to), and the
-// measure is adjusted by the touched messages' deltas.
-func (w *agreeWorking) clear(p policy.Policy, ids []string, stub string) {
-	if len(ids) == 0 {
-		return
-	}
-	set := make(map[string]bool, len(ids))
-	for _, id := range ids {
-		set[id] = true
-	}
-	for i := range w.h {
-		m := &w.h[i]
-		copied := false
-		for j := range m.Blocks {
-			b := &m.Blocks[j]
-			if b.Kind != corpus.KindToolResult || !set[b.ToolCallID] || b.Text == stub {
-				continue
-			}
-			if !copied {
-				u, c := p.Measure(m)
-				w.units -= u
-				if c {
-					w.counted--
-				}
-				m.Blocks = append([]corpus.Block(nil), m.Blocks...)
-				copied = true
-				b = &m.Blocks[j]
-			}
-			b.Text, b.Payload = stub, nil
-		}
-		if copied {
-			u, c := p.Measure(m)
-			w.units += u
-			if c {
-				w.counted++
-			}
-		}
-	}
 }

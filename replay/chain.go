@@ -10,92 +10,56 @@ import (
 
 // Extender returns a copy of a session with turns synthetic turns of the
 // session's own profile appended (corpus/synth.Extend). It must be
-// deterministic: the same session and count give the same messages.
+// deterministic and prefix-stable: the same session and count give the
+// same messages, and the messages for k turns are a prefix of those for
+// more, so that a chain can go on walking where it stopped.
 type Extender func(s *corpus.Session, turns int) *corpus.Session
 
-// maxExtraTurns bounds how far a chain is extended before giving up: a
-// policy that never rotates would otherwise extend forever. clai rotates
-// every 20–40 turns at its defaults, so this allows several hundred
-// rotations.
-const maxExtraTurns = 20_000
+// maxExtraTurns bounds how far a chain is extended without a single
+// rotation before giving up (a policy that never triggers on the session
+// would otherwise extend forever), and maxTurnsPerRotation how many
+// synthetic turns a chain may need per rotation asked for. clai rotates
+// every 20–40 turns at its defaults.
+const (
+	maxExtraTurns       = 20_000
+	maxTurnsPerRotation = 400
+)
 
 // Chain replays a session until the policy has rotated n times, extending
 // the session with synthetic turns when the recording is too short, so that
-// a CI job can test 50 rotations from a small fixture. The trace is cut
-// right after the n-th rotation. n <= 0 replays the session as recorded.
+// a CI job can test 50 rotations from a small fixture. The trace ends right
+// after the n-th rotation's request. n <= 0 replays the session as recorded.
+//
+// The walk never restarts: when the session runs out, Chain asks for a
+// longer extension and feeds only its new messages to the same walker, so
+// a chain holds one working history (and the latest extension), whatever
+// n is.
 func Chain(ctx context.Context, s *corpus.Session, p policy.Policy, n int, extend Extender, opts Options) (*Trace, error) {
+	if n <= 0 {
+		return Run(ctx, s, p, opts)
+	}
+	r := newRun(s, p, opts)
 	cur, added := s, 0
+	limit := max(maxExtraTurns, n*maxTurnsPerRotation)
 	for {
-		t, err := Run(ctx, cur, p, opts)
-		if err != nil {
-			return t, err
+		if err := r.feed(ctx, cur.Messages[r.fed:], n); err != nil {
+			return r.t, err
 		}
-		r := rotations(t)
-		if n <= 0 || r >= n {
-			cutAfterRotation(t, n)
-			t.Session = s
-			return t, nil
+		if r.rotations >= n {
+			return r.t, nil
 		}
 		if extend == nil {
-			return t, fmt.Errorf("session %s: %d rotation(s) recorded, %d asked for, and no extender to lengthen it", s.ID, r, n)
+			return r.t, fmt.Errorf("session %s: %d rotation(s) recorded, %d asked for, and no extender to lengthen it", s.ID, r.rotations, n)
 		}
-		if added >= maxExtraTurns {
-			return t, fmt.Errorf("session %s: only %d of %d rotations after adding %d synthetic turns; does the policy ever trigger on this session? (check its trigger parameters)", s.ID, r, n, added)
+		if added >= limit || (r.rotations == 0 && added >= maxExtraTurns) {
+			return r.t, fmt.Errorf("session %s: only %d of %d rotations after adding %d synthetic turns; does the policy ever trigger on this session? (check its trigger parameters)", s.ID, r.rotations, n, added)
 		}
-		turns := realTurns(cur)
+		turns := max(r.w.turn, 1)
 		more := max(32, turns) // no rotation yet: double the session
-		if r > 0 {
-			more = max(8, (n-r)*turns/r*5/4+1)
+		if r.rotations > 0 {
+			more = max(8, (n-r.rotations)*turns/r.rotations*5/4+1)
 		}
-		added = min(added+more, maxExtraTurns)
+		added = min(added+more, limit)
 		cur = extend(s, added)
-	}
-}
-
-func rotations(t *Trace) int {
-	n := 0
-	for _, e := range t.Events {
-		if e.Outcome.Digest != nil {
-			n++
-		}
-	}
-	return n
-}
-
-func realTurns(s *corpus.Session) int {
-	n := 0
-	for i := range s.Messages {
-		if m := &s.Messages[i]; m.Role == corpus.RoleUser && !m.Synthetic && !m.Sidechain {
-			n++
-		}
-	}
-	return max(n, 1)
-}
-
-// cutAfterRotation drops everything after the n-th rotation's request.
-func cutAfterRotation(t *Trace, n int) {
-	if n <= 0 {
-		return
-	}
-	seen := 0
-	for i, e := range t.Events {
-		if e.Outcome.Digest == nil {
-			continue
-		}
-		seen++
-		if seen == n {
-			t.Events = t.Events[:i+1]
-			t.Requests = t.Requests[:e.Request+1]
-			t.Messages = e.Raw
-			kept := t.Violations[:0]
-			for _, v := range t.Violations {
-				if v.Request <= e.Request {
-					kept = append(kept, v)
-				}
-			}
-			t.Violations = kept
-			t.Final = nil
-			return
-		}
 	}
 }

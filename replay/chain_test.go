@@ -92,3 +92,59 @@ func TestChainGivesUpOnAPolicyThatNeverRotates(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func rotations(t *Trace) int {
+	n := 0
+	for _, e := range t.Events {
+		if e.Outcome.Digest != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// A chain walks on where it stopped instead of replaying from the start:
+// its trace must equal a single replay of the fully extended session, cut
+// after the n-th rotation.
+func TestChainEqualsOneReplayOfTheExtendedSession(t *testing.T) {
+	s := chatSession(3)
+	p := rotator{limit: 2000}
+	tr, err := Chain(context.Background(), s, p, 7, extendChat, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := Run(context.Background(), extendChat(s, 200), p, Options{})
+	last := tr.Events[len(tr.Events)-1]
+	want := full.Requests[:last.Request+1]
+	if fmt.Sprint(tr.Requests) != fmt.Sprint(want) || len(tr.Events) != 7 || tr.Messages != last.Raw {
+		t.Fatalf("chain requests %v\nwant %v", tr.Requests, want)
+	}
+}
+
+// FirstChanged is where each prompt stops matching the previous one: the
+// previous prompt's length while messages are only appended (the chat
+// appends a user and an assistant message between requests), 0 after a
+// rotation (the digest replaces message 0).
+func TestFirstChanged(t *testing.T) {
+	tr, err := Run(context.Background(), chatSession(12), rotator{limit: 2000}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rotations(tr) < 2 {
+		t.Fatalf("only %d rotations: the test needs several", rotations(tr))
+	}
+	prompt := 0 // length of the previous request's prompt
+	for i, r := range tr.Requests {
+		want, cur := prompt, prompt+2
+		if i == 0 {
+			cur = 0
+		}
+		if r.Event >= 0 {
+			want, cur = 0, tr.Events[r.Event].HistoryAfter
+		}
+		if r.FirstChanged != want {
+			t.Fatalf("request %d: first changed %d, want %d", i, r.FirstChanged, want)
+		}
+		prompt = cur
+	}
+}

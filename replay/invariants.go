@@ -41,8 +41,19 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	h := out.History
 
 	before, after := pairCounts(c.before, in), pairCounts(c.after, h)
-	for id, a := range after {
-		if a.uses != a.results {
+	// In history order, not map order: the report must be deterministic.
+	for i := range h {
+		for j := range h[i].Blocks {
+			b := &h[i].Blocks[j]
+			if b.Kind != corpus.KindToolUse && b.Kind != corpus.KindToolResult {
+				continue
+			}
+			id := b.ToolCallID
+			a, ok := after[id]
+			if !ok || a.uses == a.results {
+				continue
+			}
+			delete(after, id) // report each id once
 			if b := before[id]; b != a {
 				add(RulePairing, "tool call %q has %d tool_use and %d tool_result after compaction (before: %d and %d)", id, a.uses, a.results, b.uses, b.results)
 			}

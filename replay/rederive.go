@@ -63,6 +63,21 @@ type Rederived struct {
 // it byte for byte with the stored text. It never panics on broken rows:
 // dangling, failed, deleted or unlinked rows are reported in Notes.
 func RederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
+	return rederiveClai(s, p)
+}
+
+// Rederive re-derives the digests s recorded with p's parameters when p
+// models an agent whose digests can be derived again (policy.Rederiver);
+// nil otherwise, or when s recorded no compaction.
+func Rederive(s *corpus.Session, p policy.Policy) []Rederived {
+	r, ok := p.(policy.Rederiver)
+	if !ok || len(s.Recorded.Compactions) == 0 {
+		return nil
+	}
+	return rederiveClai(s, r.RederiveParams())
+}
+
+func rederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
 	byID := make(map[string]int, len(s.Messages))
 	for i := range s.Messages {
 		byID[s.Messages[i].ID] = i

@@ -12,87 +12,107 @@ type Options struct {
 	// KeepFinal keeps the final working history in Trace.Final (for
 	// comparisons with what the agent recorded).
 	KeepFinal bool
+	// Observe, when set, sees every request as it is recorded, with its
+	// compaction (nil when the policy did not compact): the hook for
+	// progress and for per-request models (a prompt cache reads
+	// Request.FirstChanged). It runs on the replaying goroutine.
+	Observe func(r Request, e *Event)
 }
 
 // Run replays one session through one policy. For each raw message of the
-// main thread, in order, it asks the policy whether the agent checks here;
-// if so the policy decides on the working history before the message is
-// appended. The running measure of the working history is kept by deltas,
-// so a checkpoint that does not trigger costs O(1) and the whole replay is
-// linear in the session (plus the work of the compactions themselves).
+// thread, in order, it asks the policy whether the agent checks here; if so
+// the policy decides on the working history before the message is
+// appended. The walk is linear in the session plus the work of the
+// compactions themselves (see walker).
 //
 // Run returns an error only when ctx is cancelled; broken invariants are
 // recorded in Trace.Violations.
 func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) (*Trace, error) {
-	t := &Trace{Session: s, Policy: p.Name(), Params: p.Params()}
-	working := make([]corpus.Message, 0, min(len(s.Messages), 1024))
-	var units int64
-	var counted int
-	var prev *corpus.Message
-	turn := 0
-	chk := newChecker()
-	skipSide := hasMainThread(s)
-	for i := range s.Messages {
-		m := &s.Messages[i]
-		if (m.Sidechain && skipSide) || (m.Summary && t.Messages > 0) {
-			// Sidechains inline in a main thread are not part of it (a
-			// subagent's own session is all sidechain and is replayed).
-			// A recorded summary is a product of the agent's own
-			// compaction, which the policy replaces with its own; only a
-			// summary that starts the log (a smith log seeded from a
-			// compacted session) is history.
-			continue
-		}
-		if i&1023 == 0 {
-			if err := ctx.Err(); err != nil {
-				return t, err
-			}
-		}
-		if p.Checkpoint(prev, m) {
-			at := policy.Checkpoint{Request: len(t.Requests), Raw: t.Messages, Turn: turn,
-				Units: units, Counted: counted, Session: s}
-			out := p.Compact(working, at)
-			req := Request{Index: at.Request, Raw: at.Raw, Turn: turn,
-				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1}
-			if out.Strategy != policy.None {
-				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: turn,
-					HistoryBefore: len(working), HistoryAfter: len(out.History)}
-				t.Violations = append(t.Violations, chk.check(p, working, out, at.Request, &ev)...)
-				ev.Outcome = out
-				ev.Outcome.History = nil
-				req.Event = ev.Index
-				t.Events = append(t.Events, ev)
-				working = out.History
-				units, counted = out.Units, out.Counted
-			} else if v := checkUnchanged(working, out, at.Request); v != nil {
-				t.Violations = append(t.Violations, *v)
-			}
-			t.Requests = append(t.Requests, req)
-		}
-		if m.Role == corpus.RoleUser && !m.Synthetic {
-			turn++
-		}
-		working = append(working, *m)
-		u, c := p.Measure(m)
-		units += u
-		if c {
-			counted++
-		}
-		prev = m
-		t.Messages++
+	r := newRun(s, p, opts)
+	if err := r.feed(ctx, s.Messages, 0); err != nil {
+		return r.t, err
 	}
 	if opts.KeepFinal {
-		t.Final = working
+		r.t.Final = r.w.h
 	}
-	return t, nil
+	return r.t, nil
 }
 
-// hasMainThread reports whether any message of s is on the main thread.
-func hasMainThread(s *corpus.Session) bool {
-	for i := range s.Messages {
-		if !s.Messages[i].Sidechain {
-			return true
+// run is one replay in progress: the walker, the trace it writes and the
+// invariant checker. Chain feeds it more messages as it extends a session.
+type run struct {
+	w   *walker
+	t   *Trace
+	chk *checker
+	// fed is how many messages of the session (skipped ones included)
+	// have been fed.
+	fed       int
+	rotations int
+	observe   func(Request, *Event)
+}
+
+func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
+	return &run{w: newWalker(s, p, followPolicy), chk: newChecker(), observe: opts.Observe,
+		t: &Trace{Session: s, Policy: p.Name(), Params: p.Params()}}
+}
+
+// feed walks msgs. With stopAt > 0 it stops right after the request of
+// the stopAt-th rotation (what Chain cuts at) and reports it in r.rotations.
+func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error {
+	w, t, p := r.w, r.t, r.w.p
+	for i := range msgs {
+		m := &msgs[i]
+		if i&1023 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 		}
+		r.fed++
+		if w.skips(m) {
+			continue
+		}
+		if w.checks(m) {
+			at := w.at()
+			out := p.Compact(w.h, at)
+			req := Request{Index: at.Request, Raw: at.Raw, Turn: at.Turn,
+				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1}
+			if out.Strategy != policy.None {
+				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,
+					HistoryBefore: len(w.h), HistoryAfter: len(out.History)}
+				t.Violations = append(t.Violations, r.chk.check(p, w.h, out, at.Request, &ev)...)
+				ev.Outcome = out
+				ev.Outcome.History = nil
+				if d := out.Digest; d != nil {
+					// The trace keeps each digest's size and hash, not its
+					// text: a legacy chain's digests grow by tens of KB per
+					// rotation, and keeping them all is quadratic in the
+					// chain (the working history holds the current one).
+					dd := *d
+					dd.Text = ""
+					ev.Outcome.Digest = &dd
+					r.rotations++
+				}
+				req.Event = ev.Index
+				t.Events = append(t.Events, ev)
+				w.adopt(out)
+			} else if v := checkUnchanged(w.h, out, at.Request); v != nil {
+				t.Violations = append(t.Violations, *v)
+			}
+			req.FirstChanged = w.request()
+			t.Requests = append(t.Requests, req)
+			if r.observe != nil {
+				var e *Event
+				if req.Event >= 0 {
+					e = &t.Events[req.Event]
+				}
+				r.observe(req, e)
+			}
+			if stopAt > 0 && r.rotations >= stopAt {
+				return nil
+			}
+		}
+		w.add(m)
+		t.Messages++
 	}
-	return false
+	return nil
 }

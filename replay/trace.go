@@ -39,6 +39,12 @@ type Request struct {
 	// Event is the index into Trace.Events of the compaction at this
 	// request, or -1.
 	Event int
+	// FirstChanged is the index of the first message of this prompt that
+	// differs from the previous request's prompt (0 for the first request
+	// and after a rotation; the previous prompt's length when only
+	// messages were appended): where a provider's prompt cache stops
+	// matching.
+	FirstChanged int
 }
 
 // Event is one compaction.
@@ -50,8 +56,8 @@ type Event struct {
 	// HistoryBefore and HistoryAfter are message counts.
 	HistoryBefore int
 	HistoryAfter  int
-	// Outcome is the policy's outcome with its History dropped (the trace
-	// must not hold every intermediate history).
+	// Outcome is the policy's outcome with its History (and a digest's
+	// Text) dropped: the trace must not hold every intermediate history.
 	Outcome policy.Outcome
 	// CurrentTurnResultsCut counts tool results of the current turn that
 	// the policy shortened (smith's last resort does this by design).

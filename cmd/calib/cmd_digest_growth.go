@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -134,7 +135,14 @@ func growthRuns(o *growthOptions) ([]growthRun, error) {
 		if err != nil {
 			return nil, &usageError{err}
 		}
-		return []growthRun{{variant: "", p: p}}, nil
+		// The variant column is filled however the variant was chosen
+		// (--set variant=…, or the default), so that a baseline written
+		// with --variants matches.
+		variant := ""
+		if v, ok := p.(policy.Varianted); ok {
+			variant = v.Variant()
+		}
+		return []growthRun{{variant: variant, p: p}}, nil
 	}
 	if _, ok := set["variant"]; ok {
 		return nil, usageErrorf("give the variant either with --set variant=… or with --variants, not both")
@@ -173,34 +181,98 @@ func needsRotation(name, what string) error {
 	return nil
 }
 
-func readBaseline(path string) (map[string]metrics.GrowthRow, error) {
+// baselineRows are the chains of a --baseline report, by key (session and
+// variant) and by session alone (for a baseline of another variant).
+type baselineRows struct {
+	byKey map[string]growthSessionJSON
+	byID  map[string]growthSessionJSON
+}
+
+// readBaseline reads a digest-growth JSON report. Any other JSON (a sweep
+// or replay report, say) is named as such rather than failing on a field
+// type deep inside the decoder.
+func readBaseline(path string) (*baselineRows, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--baseline: %w", err)}
 	}
+	expect := "expected a digest-growth JSON report of an earlier run (write one with calib digest-growth ... --format json > FILE)"
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, &usageError{fmt.Errorf("--baseline %s: not a JSON object (%v); %s", path, err, expect)}
+	}
 	var b growthJSON
-	if err := json.Unmarshal(data, &b); err != nil {
-		return nil, &usageError{fmt.Errorf("--baseline %s: not a digest-growth JSON report (write one with --format json): %v", path, err)}
+	if _, ok := top["sessions"]; !ok || top["gates"] == nil || json.Unmarshal(data, &b) != nil {
+		keys := make([]string, 0, len(top))
+		for k := range top {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return nil, &usageError{fmt.Errorf("--baseline %s: not a digest-growth report (its top-level fields are %s); %s", path, strings.Join(keys, ", "), expect)}
 	}
-	if b.Sessions == nil {
-		return nil, &usageError{fmt.Errorf("--baseline %s: no \"sessions\" in it; expected a digest-growth JSON report", path)}
-	}
-	m := make(map[string]metrics.GrowthRow, len(b.Sessions))
+	r := &baselineRows{byKey: map[string]growthSessionJSON{}, byID: map[string]growthSessionJSON{}}
 	for _, s := range b.Sessions {
-		m[s.key()] = s.GrowthRow
+		r.byKey[s.key()] = s
+		if _, ok := r.byID[s.ID]; !ok {
+			r.byID[s.ID] = s
+		}
 	}
-	return m, nil
+	return r, nil
+}
+
+// find returns the baseline chain for row: the same session and variant,
+// else the same session under another variant (compared, with a warning,
+// since a legacy baseline makes a fixed run look good and vice versa).
+func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, bool) {
+	if r, ok := b.byKey[row.key()]; ok {
+		return r.GrowthRow, "", true
+	}
+	r, ok := b.byID[row.ID]
+	if !ok {
+		return metrics.GrowthRow{}, "", false
+	}
+	return r.GrowthRow, fmt.Sprintf("session %s: the baseline's chain is variant %q and this run's %q; compared anyway", row.ID, r.Variant, row.Variant), true
+}
+
+// maxRotations bounds --rotations. A legacy chain's digest grows linearly,
+// so the work grows with the square of the rotations and the memory
+// linearly: measured on the demo (5 sessions, 2 cores), 200 rotations take
+// 27 s and 0.74 GB peak.
+const maxRotations = 500
+
+// checkGrowthFlags refuses values no gate or chain can honour, before any
+// work.
+func checkGrowthFlags(o *growthOptions) error {
+	switch {
+	case o.rotations < 0:
+		return usageErrorf("--rotations %d: expected 0 (as recorded) or more", o.rotations)
+	case o.rotations > maxRotations:
+		f := float64(o.rotations) / 200
+		return usageErrorf("--rotations %d: at most %d; a legacy digest grows with every rotation, so the time grows with the square of the chain and the memory with its length (the demo takes 27 s and 0.74 GB at 200 rotations; %d would take about %.0f min and %.1f GB)",
+			o.rotations, maxRotations, o.rotations, 27*f*f/60, 0.74*f)
+	case o.gates.MaxDigestBytes < 0:
+		return usageErrorf("--max-digest-bytes %d: expected a size in bytes (0: off)", o.gates.MaxDigestBytes)
+	case o.gates.MaxGrowthBytes < 0:
+		return usageErrorf("--max-growth-bytes %g: expected bytes per rotation (0: off)", o.gates.MaxGrowthBytes)
+	case o.gates.MaxNesting < 0:
+		return usageErrorf("--max-nesting %d: expected a number of copies (0: off)", o.gates.MaxNesting)
+	case o.gates.Tolerance < 0:
+		return usageErrorf("--tolerance %g: expected a fraction of 0 or more (0.05 allows 5%% worse than --baseline)", o.gates.Tolerance)
+	case o.jobs < 0:
+		return usageErrorf("--jobs %d: expected 0 (one per core) or more", o.jobs)
+	}
+	return nil
 }
 
 func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []string) error {
+	if err := checkGrowthFlags(o); err != nil {
+		return err
+	}
 	runs, err := growthRuns(o)
 	if err != nil {
 		return err
 	}
-	if o.rotations < 0 {
-		return usageErrorf("--rotations %d: expected 0 (as recorded) or more", o.rotations)
-	}
-	var baseline map[string]metrics.GrowthRow
+	var baseline *baselineRows
 	if o.baseline != "" {
 		if baseline, err = readBaseline(o.baseline); err != nil {
 			return err
@@ -211,6 +283,8 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		return err
 	}
 	n := len(l.Sessions)
+	bar := a.progress(len(runs)*n*max(o.rotations, 1), "digest-growth")
+	defer bar.Finish()
 	type result struct {
 		row   growthSessionJSON
 		trace *replay.Trace
@@ -218,14 +292,23 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	results, _, err := replay.Map(ctx, len(runs)*n, o.jobs, func(ctx context.Context, i int) (result, error) {
 		run, s := runs[i/n], l.Sessions[i%n]
 		extend := func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }
-		t, err := replay.Chain(ctx, s, run.p, o.rotations, extend, replay.Options{})
+		opts := replay.Options{}
+		if o.rotations > 0 {
+			opts.Observe = func(_ replay.Request, e *replay.Event) {
+				if e != nil && e.Outcome.Digest != nil {
+					bar.Add(1)
+				}
+			}
+		}
+		t, err := replay.Chain(ctx, s, run.p, o.rotations, extend, opts)
 		if err != nil {
 			return result{}, err
 		}
-		row := growthSessionJSON{GrowthRow: metrics.Growth(t), Variant: run.variant, Params: run.p.Params()}
-		if c, ok := run.p.(*policy.ClaiRotation); ok && len(s.Recorded.Compactions) > 0 {
-			row.Recorded = replay.RederiveClai(s, c.Config())
+		if o.rotations == 0 {
+			bar.Add(1)
 		}
+		row := growthSessionJSON{GrowthRow: metrics.Growth(t), Variant: run.variant, Params: run.p.Params()}
+		row.Recorded = replay.Rederive(s, run.p)
 		return result{row: row, trace: t}, nil
 	}, nil)
 	if err != nil {
@@ -245,8 +328,13 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		row := r.row
 		g := o.gates
 		if baseline != nil {
-			if b, ok := baseline[row.key()]; ok {
+			if b, warn, ok := baseline.find(row); ok {
 				g.Baseline = map[string]metrics.GrowthRow{row.ID: b}
+				if warn != "" {
+					if !a.flags.quiet {
+						fmt.Fprintf(a.IO.ErrOut, "calib: warning: --baseline %s: %s\n", o.baseline, warn)
+					}
+				}
 			}
 		}
 		g.Apply(&row.GrowthRow)

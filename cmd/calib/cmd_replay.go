@@ -189,12 +189,12 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
 			r.session.Compare = &d
 		}
-		if o.compareRecorded && hasClearing(s) {
+		if o.compareRecorded && s.HasClearing() {
 			a := replay.Agree(s, p)
 			r.agreement = &a
 		}
-		if c, ok := p.(*policy.ClaiRotation); ok && o.compareRecorded && len(s.Recorded.Compactions) > 0 {
-			r.session.Rederived = replay.RederiveClai(s, c.Config())
+		if o.compareRecorded {
+			r.session.Rederived = replay.Rederive(s, p)
 		}
 		t.Final = nil // keep only what the plots need
 		return r, nil
@@ -335,17 +335,6 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		tables = append(tables, agreementTables(out.Agreement)...)
 	}
 	return tables
-}
-
-// hasClearing reports whether a session recorded tool-result clearing
-// events (Claude Code microcompact boundaries) to compare a policy with.
-func hasClearing(s *corpus.Session) bool {
-	for _, c := range s.Recorded.Compactions {
-		if len(c.ClearedIDs) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func agreementTables(a *agreementJSON) []*report.Table {

@@ -217,7 +217,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	measure := func(j replay.Job, p policy.Policy, t *replay.Trace) metrics.SweepRow {
 		s := l.Sessions[j.Session]
 		m := metrics.SweepMetrics(t)
-		if o.compare && hasClearing(s) {
+		if o.compare && s.HasClearing() {
 			for k, v := range metrics.AgreementMetrics(replay.Agree(s, p)) {
 				m[k] = v
 			}

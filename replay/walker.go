@@ -1,0 +1,175 @@
+package replay
+
+import (
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// walker is the working history an agent holds while a session is walked
+// message by message: the one place that decides which raw messages belong
+// to the thread, counts real turns and requests, keeps the policy's
+// running measure (so a checkpoint that does not trigger costs O(1)), and
+// adopts what a compaction returns. Run and Chain walk with the policy's
+// own compactions; Agree walks the agent's recorded history.
+//
+// It also tracks, per request, the first message of the prompt that
+// differs from the previous request's prompt (firstChanged): messages are
+// only appended between requests, and a compaction shares every message it
+// left alone, so the index costs a prefix scan at a compaction and nothing
+// otherwise. A prompt-cache model reads it from Request.FirstChanged.
+type walker struct {
+	p policy.Policy
+	s *corpus.Session
+	h []corpus.Message
+	// units and counted are the sums of p.Measure over h.
+	units   int64
+	counted int
+	turn    int // real turns appended so far
+	raw     int // raw messages appended so far (skipped ones excluded)
+	reqs    int // requests sent so far
+	prev    *corpus.Message
+	// dirty is the index of the first message of h that differs from the
+	// last request's prompt.
+	dirty int
+	mode  walkMode
+	// skipSide skips sidechain messages: a subagent run inline in a main
+	// thread is not part of it, but a subagent's own session (all
+	// sidechain) is replayed.
+	skipSide bool
+}
+
+// walkMode says whose compactions shape the working history.
+type walkMode int
+
+const (
+	// followPolicy: the policy compacts; a recorded summary after the first
+	// message is a product of the agent's own compaction, which the policy
+	// replaces with its own, so it is skipped. Only a summary that starts
+	// the log (a smith log seeded from a compacted session) is history.
+	followPolicy walkMode = iota
+	// followRecording: the agent's own history as recorded (Agree): its
+	// summaries are history and its full compactions restart it (reset).
+	followRecording
+)
+
+func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
+	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s),
+		h: make([]corpus.Message, 0, min(len(s.Messages), 1024))}
+}
+
+// skips reports whether m is not part of the walked thread.
+func (w *walker) skips(m *corpus.Message) bool {
+	return (m.Sidechain && w.skipSide) || (w.mode == followPolicy && m.Summary && w.raw > 0)
+}
+
+// checks reports whether the agent asks its provider right before m.
+func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, m) }
+
+// at is the policy's view of the current moment.
+func (w *walker) at() policy.Checkpoint {
+	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
+		Units: w.units, Counted: w.counted, Session: w.s}
+}
+
+// adopt makes a compaction's outcome the working history.
+func (w *walker) adopt(out policy.Outcome) {
+	w.dirty = min(w.dirty, firstChanged(w.h, out.History))
+	w.h = out.History
+	w.units, w.counted = out.Units, out.Counted
+}
+
+// request records that the current history was sent; it returns the
+// index of the first message that differs from the previous prompt.
+func (w *walker) request() (firstChanged int) {
+	fc := w.dirty
+	w.dirty = len(w.h)
+	w.reqs++
+	return fc
+}
+
+// add appends a raw message of the thread.
+func (w *walker) add(m *corpus.Message) {
+	if m.RealTurn() {
+		w.turn++
+	}
+	w.h = append(w.h, *m)
+	u, c := w.p.Measure(m)
+	w.units += u
+	if c {
+		w.counted++
+	}
+	w.prev = m
+	w.raw++
+}
+
+// reset empties the history (a recorded full compaction restarts it).
+func (w *walker) reset() {
+	w.h = w.h[:0:0]
+	w.units, w.counted, w.dirty = 0, 0, 0
+}
+
+// clear applies an agent's recorded clears: the named results get the
+// stub (new block slices: the session is never written to), and the
+// measure is adjusted by the touched messages' deltas.
+func (w *walker) clear(ids []string, stub string) {
+	if len(ids) == 0 {
+		return
+	}
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	for i := range w.h {
+		m := &w.h[i]
+		copied := false
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			if b.Kind != corpus.KindToolResult || !set[b.ToolCallID] || b.Text == stub {
+				continue
+			}
+			if !copied {
+				u, c := w.p.Measure(m)
+				w.units -= u
+				if c {
+					w.counted--
+				}
+				m.Blocks = append([]corpus.Block(nil), m.Blocks...)
+				copied = true
+				b = &m.Blocks[j]
+				w.dirty = min(w.dirty, i)
+			}
+			b.Text, b.Payload = stub, nil
+		}
+		if copied {
+			u, c := w.p.Measure(m)
+			w.units += u
+			if c {
+				w.counted++
+			}
+		}
+	}
+}
+
+// firstChanged is the index of the first message of out that is not the
+// same message as in's at that index (unchanged messages share their
+// block slices), or len(in) when out only drops nothing and appends.
+func firstChanged(in, out []corpus.Message) int {
+	n := min(len(in), len(out))
+	for i := range n {
+		a, b := in[i].Blocks, out[i].Blocks
+		if in[i].ID != out[i].ID || len(a) != len(b) || (len(a) > 0 && &a[0] != &b[0]) {
+			return i
+		}
+	}
+	return n
+}
+
+// hasMainThread reports whether any message of s is on the main thread.
+func hasMainThread(s *corpus.Session) bool {
+	for i := range s.Messages {
+		if !s.Messages[i].Sidechain {
+			return true
+		}
+	}
+	return false
+}
