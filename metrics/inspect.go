@@ -75,7 +75,7 @@ type InspectCompaction struct {
 // user messages that only carry tool results (Anthropic-style formats put
 // tool results in the user role). Policies keep their own definitions.
 func IsRealTurn(m *corpus.Message) bool {
-	if m.Role != corpus.RoleUser || m.Synthetic || m.Sidechain || m.Summary {
+	if !m.RealTurn() || m.Sidechain || m.Summary {
 		return false
 	}
 	for i := range m.Blocks {

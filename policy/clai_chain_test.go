@@ -264,11 +264,12 @@ func TestClaiCompactOutcome(t *testing.T) {
 
 func TestClaiParams(t *testing.T) {
 	p := claiPolicy(t, nil)
-	want := "variant=legacy,clamp=off,strip=off,budget=96000,head_share=1/3,tool_call_cap=200,tool_result_cap=400,tail_messages=16,min_messages=24,trigger_chars=120000,cli_clamp_bytes=64000,cli_head_share=2/3,force=false"
+	// legacy is clai as released: no CLI-boundary clamp either.
+	want := "variant=legacy,clamp=off,strip=off,budget=96000,head_share=1/3,tool_call_cap=200,tool_result_cap=400,tail_messages=16,min_messages=24,trigger_chars=120000,cli_clamp_bytes=0,cli_head_share=2/3,force=false"
 	if got := p.Params().String(); got != want {
 		t.Errorf("defaults:\n got %s\nwant %s", got, want)
 	}
-	if got := claiPolicy(t, map[string]string{"variant": "fixed", "head_share": "0.5"}).Params().String(); !strings.Contains(got, "clamp=on,strip=on") || !strings.Contains(got, "head_share=5/10") {
+	if got := claiPolicy(t, map[string]string{"variant": "fixed", "head_share": "0.5"}).Params().String(); !strings.Contains(got, "clamp=on,strip=on") || !strings.Contains(got, "head_share=5/10") || !strings.Contains(got, "cli_clamp_bytes=64000") {
 		t.Errorf("fixed: %s", got)
 	}
 	bad := []struct{ set, wantErr string }{
@@ -277,6 +278,8 @@ func TestClaiParams(t *testing.T) {
 		{"head_share=3/2", "head_share"},
 		{"head_share=1", "head_share"},
 		{"cli_clamp_bytes=500", "cli_clamp_bytes"},
+		{"cli_clamp_bytes=-1", "cli_clamp_bytes"},
+		{"cli_clamp_bytes=lots", "cli_clamp_bytes"},
 		{"variant=fixed,budget=1000", "slices"},
 		{"clamp=maybe", "clamp"},
 		{"min_messages=1", "min_messages"},

@@ -38,7 +38,7 @@ type ClaiParams struct {
 	MinMessages      int   // MIN_AUTOMATIC_COMPACT_MESSAGES
 	TriggerChars     int64 // AUTO_COMPACTION_MESSAGE_CHARS
 	// CLIClampBytes is CLI_FRESH_CONTEXT_SUMMARY_MAX_BYTES (0: no clamp,
-	// as in HEAD) and CLIHeadNum/CLIHeadDen the share of it kept from the
+	// as clai was released; 64 000 with the fix) and CLIHeadNum/CLIHeadDen the share of it kept from the
 	// digest's start (2/3: 42 666 of 64 000 bytes).
 	CLIClampBytes          int
 	CLIHeadNum, CLIHeadDen int
@@ -53,7 +53,17 @@ func ClaiDefaults(variant string) ClaiParams {
 	fixed := variant == ClaiFixed
 	return ClaiParams{Variant: variant, Clamp: fixed, Strip: fixed, Budget: 96_000, HeadNum: 1, HeadDen: 3,
 		ToolCallCap: 200, ToolResultCap: 400, TailMessages: 16, MinMessages: 24, TriggerChars: 120_000,
-		CLIClampBytes: 64_000, CLIHeadNum: 2, CLIHeadDen: 3}
+		CLIClampBytes: claiCLIClamp(fixed), CLIHeadNum: 2, CLIHeadDen: 3}
+}
+
+// claiCLIClamp is the CLI-boundary clamp each variant has: clai as
+// released seeds a fresh CLI session with the whole digest (no clamp); the
+// fix clamps it to 64 000 bytes.
+func claiCLIClamp(fixed bool) int {
+	if fixed {
+		return 64_000
+	}
+	return 0
 }
 
 // Digest returns the digest options these parameters select.
@@ -84,8 +94,8 @@ func claiRotationSpecs() []ParamSpec {
 			Help: "MIN_AUTOMATIC_COMPACT_MESSAGES: smallest window; the trigger needs min_messages+tail_messages"},
 		{Name: "trigger_chars", Kind: Int, Default: "120000", Min: 0, Max: 1e15,
 			Help: "AUTO_COMPACTION_MESSAGE_CHARS: estimated history size (digest excluded) that triggers a rotation"},
-		{Name: "cli_clamp_bytes", Kind: Int, Default: "64000", Min: 0, Max: 1e9,
-			Help: "CLI_FRESH_CONTEXT_SUMMARY_MAX_BYTES: bytes of the digest a fresh CLI session is seeded with (0 = off, as in HEAD)"},
+		{Name: "cli_clamp_bytes", Kind: String, Default: "auto", Check: checkCLIClamp,
+			Help: "CLI_FRESH_CONTEXT_SUMMARY_MAX_BYTES: bytes of the digest a fresh CLI session is seeded with (auto: 0 = off for legacy, as released; 64000 for fixed)"},
 		{Name: "cli_head_share", Kind: String, Default: "2/3", Check: checkShare,
 			Help: "share of cli_clamp_bytes kept from the digest's start"},
 		{Name: "force", Kind: Bool, Default: "false",
@@ -95,7 +105,7 @@ func claiRotationSpecs() []ParamSpec {
 
 // claiRotationDef registers clai-rotation.
 func claiRotationDef() Def {
-	return Def{Name: ClaiRotationName, Rotates: true,
+	return Def{Name: ClaiRotationName, Rotates: true, Formats: []corpus.Format{corpus.FormatClai},
 		Summary: "clai's session-rotation digest (shared/specs/clai.md §2): legacy reproduces the unbounded growth, fixed is PR #154",
 		Specs:   claiRotationSpecs(),
 		New: func(v Values) (Policy, error) {
@@ -109,7 +119,9 @@ func claiRotationDef() Def {
 			p.TailMessages = v.Int("tail_messages")
 			p.MinMessages = v.Int("min_messages")
 			p.TriggerChars, _ = strconv.ParseInt(v.Str("trigger_chars"), 10, 64)
-			p.CLIClampBytes = v.Int("cli_clamp_bytes")
+			if c := v.Str("cli_clamp_bytes"); c != "auto" {
+				p.CLIClampBytes, _ = strconv.Atoi(c)
+			}
 			p.CLIHeadNum, p.CLIHeadDen, _ = parseShare(v.Str("cli_head_share"))
 			p.Force = v.Bool("force")
 			return NewClaiRotation(p)
@@ -124,6 +136,18 @@ func onOff(v string, auto bool) bool {
 		return false
 	}
 	return auto
+}
+
+// checkCLIClamp accepts auto or a byte count (0: off).
+func checkCLIClamp(s string) error {
+	if s == "auto" {
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1e9 {
+		return fmt.Errorf("expected auto, 0 (off) or a number of bytes up to 1000000000")
+	}
+	return nil
 }
 
 func checkShare(s string) error {

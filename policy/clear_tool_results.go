@@ -38,6 +38,7 @@ const (
 // that account); its stub; min_reclaim 20,000 from the v2.0.76 constants.
 func clearToolResultsDef() Def {
 	return Def{
+		Formats: []corpus.Format{corpus.FormatClaudeCode, corpus.FormatCodex},
 		Name:    "clear-tool-results",
 		Summary: "tool-result clearing (Claude Code microcompact, opencode prune, Anthropic context editing): replace old tool results by a stub, keeping the newest",
 		Specs:   clearToolResultsSpecs(),
@@ -286,7 +287,7 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 					}
 				}
 			}
-		case m.Role == corpus.RoleUser && !m.Synthetic:
+		case m.RealTurn():
 			turnStart = i
 		}
 	}
@@ -296,7 +297,7 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 	keepFrom := len(h)
 	switch p.keep {
 	case KeepTurns:
-		keepFrom = nthLast(h, p.keepValue, func(m *corpus.Message) bool { return m.Role == corpus.RoleUser && !m.Synthetic })
+		keepFrom = nthLast(h, p.keepValue, (*corpus.Message).RealTurn)
 	case KeepSteps:
 		keepFrom = nthLast(h, p.keepValue, func(m *corpus.Message) bool { return m.Role == corpus.RoleAssistant })
 	}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -69,6 +70,9 @@ func (s ParamSpec) Parse(v string) (string, error) {
 	switch s.Kind {
 	case Int:
 		n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return "", bad("out of range")
+		}
 		if err != nil {
 			return "", bad("not an integer")
 		}

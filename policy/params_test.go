@@ -42,6 +42,8 @@ func TestParamSpecParseAndRange(t *testing.T) {
 		{ParamSpec{Name: "n", Kind: Int, Min: 1, Max: 10}, "1_0", "10", "", "int in [1, 10]"},
 		{ParamSpec{Name: "n", Kind: Int, Min: 1, Max: 10}, "11", "", `parameter n="11": out of range (valid: int in [1, 10])`, ""},
 		{ParamSpec{Name: "n", Kind: Int}, "-5", "-5", "", "int"},
+		{ParamSpec{Name: "n", Kind: Int, Min: 1, Max: 10}, "99999999999999999999", "", `parameter n="99999999999999999999": out of range (valid: int in [1, 10])`, ""},
+		{ParamSpec{Name: "n", Kind: Int, Min: 1, Max: 10}, "ten", "", `parameter n="ten": not an integer (valid: int in [1, 10])`, ""},
 		{ParamSpec{Name: "f", Kind: Float, Min: 0, Max: 1}, "0.50", "0.5", "", "float in [0, 1]"},
 		{ParamSpec{Name: "f", Kind: Float, Min: 0, Max: 1}, "NaN", "", `parameter f="NaN": not a number (valid: float in [0, 1])`, ""},
 		{ParamSpec{Name: "b", Kind: Bool}, "1", "true", "", "true|false"},

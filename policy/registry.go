@@ -1,6 +1,10 @@
 package policy
 
 import (
+	"slices"
+
+	"github.com/calib-dev/calib/corpus"
+
 	"fmt"
 	"strings"
 )
@@ -15,6 +19,9 @@ type Def struct {
 	// Rotates is true for policies that replace the history by a digest
 	// and a tail (what digest-growth and --rotations measure).
 	Rotates bool
+	// Formats are the recording formats whose agent the policy models:
+	// `--policy auto` replays a session of one of them with this policy.
+	Formats []corpus.Format
 }
 
 // Defs lists every policy, in the order `calib policies` shows them. Each
@@ -28,6 +35,19 @@ func Defs() []Def {
 		claiRotationDef(),
 		clearToolResultsDef(),
 	}
+}
+
+// ForFormat names the policy that models the agent that recorded format f
+// (the first in Defs that lists it), or the first policy (smith-staged)
+// for a format no policy claims.
+func ForFormat(f corpus.Format) string {
+	ds := Defs()
+	for _, d := range ds {
+		if slices.Contains(d.Formats, f) {
+			return d.Name
+		}
+	}
+	return ds[0].Name
 }
 
 // Names lists the policy names.

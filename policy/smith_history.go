@@ -36,12 +36,6 @@ func smithCheckpoint(prev, next *corpus.Message) bool {
 	}
 }
 
-// isRealTurnStart is smith's window_start test: a user message the agent did
-// not write itself. The summary message counts (it is not synthetic).
-func isRealTurnStart(m *corpus.Message) bool {
-	return m.Role == corpus.RoleUser && !m.Synthetic
-}
-
 // windowStart is smith's window_start(msgs, n): the index of the n-th last
 // real turn start, 0 when there are at most n of them, len(h) when n <= 0
 // (nothing protected). It scans from the end, so it costs the window, not
@@ -52,7 +46,7 @@ func windowStart(h []corpus.Message, n int) int {
 	}
 	seen, at := 0, 0
 	for i := len(h) - 1; i >= 0; i-- {
-		if !isRealTurnStart(&h[i]) {
+		if !h[i].RealTurn() { // smith's window_start test; a summary counts (it is not synthetic)
 			continue
 		}
 		seen++

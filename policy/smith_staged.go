@@ -17,6 +17,7 @@ import (
 // smith's own constants.
 func smithStagedDef() Def {
 	return Def{
+		Formats: []corpus.Format{corpus.FormatSmithTranscript, corpus.FormatSmithSession},
 		Name:    "smith-staged",
 		Summary: "smith's staged compaction: 80/50 trigger/target, stale thinking, stale attachments, superseded reads, largest-first 512-byte caps outside a 3-turn window, then a summary at a safe cut",
 		Specs:   smithStagedSpecs(),

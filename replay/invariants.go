@@ -150,7 +150,7 @@ func pairCounts(m map[string]pair, h []corpus.Message) map[string]pair {
 // turn in progress), or 0.
 func currentTurn(h []corpus.Message) int {
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Role == corpus.RoleUser && !h[i].Synthetic {
+		if h[i].RealTurn() {
 			return i
 		}
 	}

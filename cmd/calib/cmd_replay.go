@@ -23,20 +23,6 @@ type replayOptions struct {
 	jobs            int
 }
 
-// autoPolicy is the policy that models the agent that recorded a session:
-// what --policy auto (the default) replays each session with.
-func autoPolicy(f corpus.Format) string {
-	switch f {
-	case corpus.FormatClai:
-		return policy.ClaiRotationName
-	case corpus.FormatClaudeCode, corpus.FormatCodex:
-		if _, err := policy.Lookup("clear-tool-results"); err == nil {
-			return "clear-tool-results"
-		}
-	}
-	return "smith-staged"
-}
-
 // policyFlags adds --policy and --set, shared by replay, sweep and
 // digest-growth.
 func policyFlags(cmd *cobra.Command, name *string, set *[]string, def string) {
@@ -87,7 +73,7 @@ func (r *policyResolver) get(name string) (policy.Policy, error) {
 // forSession is the policy that replays s.
 func (r *policyResolver) forSession(s *corpus.Session) (policy.Policy, error) {
 	if r.name == "auto" {
-		return r.get(autoPolicy(s.Format))
+		return r.get(policy.ForFormat(s.Format))
 	}
 	return r.get(r.name)
 }

@@ -112,7 +112,7 @@ func demoSummary(id, text string) corpus.Message {
 func demoCompacted(msgs []corpus.Message, n int) []corpus.Message {
 	var starts []int
 	for i, m := range msgs {
-		if m.Role == corpus.RoleUser && !m.Synthetic {
+		if m.RealTurn() {
 			starts = append(starts, i)
 		}
 	}
