@@ -360,8 +360,10 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (t
 		return 0, 0 // nothing to do: skip building the maps
 	}
 	type key struct{ name, args string }
-	calls := map[string]key{}
-	newest := map[key]string{}
+	// Sized for about one call per message, so that the maps do not grow
+	// (rehashing was a third of this stage's time on tool-heavy sessions).
+	calls := make(map[string]key, len(w.msgs))
+	newest := make(map[key]string, len(w.msgs))
 	for i := range w.msgs {
 		for _, b := range w.msgs[i].Blocks {
 			if b.Kind == corpus.KindToolUse && tools[b.ToolName] {
