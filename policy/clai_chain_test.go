@@ -229,7 +229,7 @@ func TestClaiClampAndStripSeparately(t *testing.T) {
 }
 
 // Compact's bookkeeping: the new history is [summary] ++ the retained
-// tail, and Units/Counted agree with a fresh measure.
+// tail, and Units/Count agree with a fresh measure.
 func TestClaiCompactOutcome(t *testing.T) {
 	pol := claiPolicy(t, map[string]string{"variant": "fixed"})
 	msgs := claiTurns(40)
@@ -239,16 +239,14 @@ func TestClaiCompactOutcome(t *testing.T) {
 	}
 	for _, o := range outs {
 		var units int64
-		counted := 0
+		var counted int64
 		for i := range o.History {
 			u, c := pol.Measure(&o.History[i])
 			units += u
-			if c {
-				counted++
-			}
+			counted += c
 		}
-		if units != o.Units || counted != o.Counted {
-			t.Errorf("outcome says %d units over %d, a fresh measure %d over %d", o.Units, o.Counted, units, counted)
+		if units != o.Units || counted != o.Count {
+			t.Errorf("outcome says %d units over %d, a fresh measure %d over %d", o.Units, o.Count, units, counted)
 		}
 		if got := len(o.History) - 1; got != 16 {
 			t.Errorf("retained %d messages after the summary, want the 16-message tail", got)

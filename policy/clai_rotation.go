@@ -271,11 +271,11 @@ func (c *ClaiRotation) Checkpoint(prev, next *corpus.Message) bool {
 // render_content_parts with the 4 000/8 000 caps plus 16. Compaction
 // summaries weigh nothing and do not count (the digest is excluded from the
 // trigger, specs §2.2).
-func (c *ClaiRotation) Measure(m *corpus.Message) (int64, bool) {
+func (c *ClaiRotation) Measure(m *corpus.Message) (int64, int64) {
 	if ClaiIsSummary(m) {
-		return 0, false
+		return 0, 0
 	}
-	return int64(claiContentLen(m.Blocks, claiSummaryToolCall, claiSummaryToolResult) + 16), true
+	return int64(claiContentLen(m.Blocks, claiSummaryToolCall, claiSummaryToolResult) + 16), 1
 }
 
 // ClaiShouldAutoCompact is should_auto_compact over a view with no tool
@@ -294,8 +294,8 @@ func ClaiShouldAutoCompact(view []corpus.Message, minMessages, tailMessages int,
 	return counted >= minMessages+tailMessages && units >= triggerChars
 }
 
-func (p ClaiParams) triggers(units int64, counted int) bool {
-	return counted >= p.MinMessages+p.TailMessages && units >= p.TriggerChars
+func (p ClaiParams) triggers(units, counted int64) bool {
+	return counted >= int64(p.MinMessages+p.TailMessages) && units >= p.TriggerChars
 }
 
 // ClaiHistoryView is provider_history_messages_with_compaction
@@ -386,8 +386,8 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	p := c.p
 	before := c.charged(h, at.Units)
 	none := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
-		Units: at.Units, Counted: at.Counted}
-	if !p.Force && !p.triggers(at.Units, at.Counted) {
+		Units: at.Units, Count: at.Count}
+	if !p.Force && !p.triggers(at.Units, at.Count) {
 		return none
 	}
 	idx := make([]int, 0, len(h))
@@ -413,8 +413,7 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 
 	hist := make([]corpus.Message, 1, len(h)-to)
 	hist[0] = summary
-	var units int64
-	counted := 0
+	var units, counted int64
 	for i := to + 1; i < len(h); i++ {
 		if ClaiIsSummary(&h[i]) {
 			continue
@@ -434,7 +433,7 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
 		BeforeTokens: before, AfterTokens: c.charged(hist, units),
-		Removed: len(h) - (len(hist) - 1), Units: units, Counted: counted, Digest: d, Summarizer: "digest"}
+		Removed: len(h) - (len(hist) - 1), Units: units, Count: counted, Digest: d, Summarizer: "digest"}
 }
 
 // charged is the request cost in tokens, as bytes/4 (clai itself counts no

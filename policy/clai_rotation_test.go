@@ -52,16 +52,16 @@ func claiRun(t testing.TB, p Policy, msgs []corpus.Message, maxRotations int) []
 	t.Helper()
 	var working []corpus.Message
 	var units int64
-	counted := 0
+	var counted int64
 	var prev *corpus.Message
 	var rotations []Outcome
 	for i := range msgs {
 		m := &msgs[i]
 		if p.Checkpoint(prev, m) {
-			out := p.Compact(working, Checkpoint{Units: units, Counted: counted})
+			out := p.Compact(working, Checkpoint{Units: units, Count: counted})
 			if out.Strategy != None {
 				rotations = append(rotations, out)
-				working, units, counted = out.History, out.Units, out.Counted
+				working, units, counted = out.History, out.Units, out.Count
 				if len(rotations) == maxRotations {
 					return rotations
 				}
@@ -72,9 +72,7 @@ func claiRun(t testing.TB, p Policy, msgs []corpus.Message, maxRotations int) []
 		working = append(working, *m)
 		u, c := p.Measure(m)
 		units += u
-		if c {
-			counted++
-		}
+		counted += c
 		prev = m
 	}
 	return rotations
@@ -120,15 +118,13 @@ func TestClaiShouldAutoCompact(t *testing.T) {
 				t.Errorf("ClaiShouldAutoCompact = %v, want %v", got, tt.want)
 			}
 			var units int64
-			counted := 0
+			var counted int64
 			for i := range tt.view {
 				u, c := pol.Measure(&tt.view[i])
 				units += u
-				if c {
-					counted++
-				}
+				counted += c
 			}
-			out := pol.Compact(tt.view, Checkpoint{Units: units, Counted: counted})
+			out := pol.Compact(tt.view, Checkpoint{Units: units, Count: counted})
 			if (out.Strategy == Rotated) != tt.want {
 				t.Errorf("policy strategy %s, want rotation %v", out.Strategy, tt.want)
 			}
@@ -185,11 +181,11 @@ func TestClaiCheckpointAndMeasure(t *testing.T) {
 	if pol.Checkpoint(nil, &u) || !pol.Checkpoint(&u, &a) || pol.Checkpoint(&a, &u) {
 		t.Errorf("clai checks right after a user message is stored (the run start), and only then")
 	}
-	if n, c := pol.Measure(&a); n != 5+16 || !c {
-		t.Errorf("Measure(assistant hello) = %d, %v; want 21, true", n, c)
+	if n, c := pol.Measure(&a); n != 5+16 || c != 1 {
+		t.Errorf("Measure(assistant hello) = %d, %d; want 21, 1", n, c)
 	}
 	s := corpus.Message{Role: corpus.RoleSystem, Source: ClaiCompactionSource, Blocks: claiText("digest")}
-	if n, c := pol.Measure(&s); n != 0 || c {
+	if n, c := pol.Measure(&s); n != 0 || c != 0 {
 		t.Errorf("a summary must weigh nothing and not count")
 	}
 }

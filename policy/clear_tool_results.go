@@ -122,22 +122,13 @@ func (p *ClearToolResults) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 
-// The running total carries two sums in one int64, because the replay keeps
-// only one: the context in the meter's units in the low 32 bits, and the
-// trigger's own quantity (units of uncleared results, or their count) in
-// the high bits. That keeps a checkpoint that does not trigger O(1) for
-// every trigger kind while the outcome still reports whole-context tokens.
-// A session would need 4 Gi units of context (4 GiB of text with bytes4) to
-// carry into the high half.
-const unitsShift = 32
-
-func packUnits(ctx, trig int64) int64       { return ctx | trig<<unitsShift }
-func unpackUnits(u int64) (ctx, trig int64) { return u & (1<<unitsShift - 1), u >> unitsShift }
-
-// Measure is the message's context units, plus (for the result triggers)
-// its uncleared tool results. A result whose text is the stub is cleared
-// and not counted again.
-func (p *ClearToolResults) Measure(m *corpus.Message) (int64, bool) {
+// Measure is the message's context in the meter's units and (for the
+// result triggers) its uncleared tool results, in the trigger's own
+// quantity: their units or their number. The replay keeps both sums, so a
+// checkpoint that does not trigger is O(1) for every trigger kind while the
+// outcome still reports whole-context tokens. A result whose text is the
+// stub is cleared and not counted again.
+func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64) {
 	ctx := p.meter.Message(m)
 	var trig int64
 	if p.trigger == TriggerResultTokens || p.trigger == TriggerResultCount {
@@ -153,12 +144,11 @@ func (p *ClearToolResults) Measure(m *corpus.Message) (int64, bool) {
 			}
 		}
 	}
-	return packUnits(ctx, trig), true
+	return ctx, trig
 }
 
-// fires applies the trigger to a running total.
-func (p *ClearToolResults) fires(units int64) bool {
-	ctx, trig := unpackUnits(units)
+// fires applies the trigger to the running sums.
+func (p *ClearToolResults) fires(ctx, trig int64) bool {
 	switch p.trigger {
 	case TriggerResultTokens:
 		return float64(p.meter.Tokens(trig)) >= p.triggerAt
@@ -196,12 +186,11 @@ func (p *ClearToolResults) threshold() int {
 // this policy is the current step. Tool inputs are only cleared before the
 // current user turn, which must stay untouched beyond its results.
 func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	ctx, _ := unpackUnits(at.Units)
-	before := p.meter.Tokens(ctx) + p.overhead
+	before := p.meter.Tokens(at.Units) + p.overhead
 	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
 		TriggerTokens: p.threshold(), TargetTokens: p.threshold(), MaxTokens: p.window,
-		TriggerUnit: p.triggerUnit(), ReachedTarget: true, Units: at.Units, Counted: at.Counted}
-	if !at.Force && !p.fires(at.Units) {
+		TriggerUnit: p.triggerUnit(), ReachedTarget: true, Units: at.Units, Count: at.Count}
+	if !at.Force && !p.fires(at.Units, at.Count) {
 		return o
 	}
 	pl := p.plan(h)
@@ -214,20 +203,18 @@ func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		}
 		return o
 	}
-	out, units, counted := p.apply(h, pl, at, &st)
-	after := p.meter.Tokens(unpackCtx(units)) + p.overhead
+	out, units, count := p.apply(h, pl, at, &st)
+	after := p.meter.Tokens(units) + p.overhead
 	if after >= before && !at.Force {
 		return o // only stubs longer than what they replace: nothing gained
 	}
 	o.History, o.Strategy = out, Truncated
-	o.AfterTokens, o.Units, o.Counted = after, units, counted
+	o.AfterTokens, o.Units, o.Count = after, units, count
 	o.Stages = []StageReport{st}
-	o.ReachedTarget = !p.fires(units)
+	o.ReachedTarget = !p.fires(units, count)
 	o.Exhausted = !o.ReachedTarget
 	return o
 }
-
-func unpackCtx(u int64) int64 { c, _ := unpackUnits(u); return c }
 
 // Cleared lists the tool call ids whose results a compaction changed or
 // removed, in the order of in. It is how agreement reads what any policy
@@ -365,10 +352,10 @@ func nthLast(h []corpus.Message, n int, is func(*corpus.Message) bool) int {
 // returns the history's running total, adjusted block by block (every
 // meter is a sum over blocks, so each block's delta is exact and no
 // message is measured twice), and fills in the stage's blocks and bytes.
-func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint, st *StageReport) ([]corpus.Message, int64, int) {
+func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint, st *StageReport) ([]corpus.Message, int64, int64) {
 	out := make([]corpus.Message, len(h))
 	copy(out, h)
-	ctx, trig := unpackUnits(at.Units)
+	ctx, trig := at.Units, at.Count
 	own := func(i int) *corpus.Message {
 		m := &out[i]
 		if len(m.Blocks) > 0 && len(h[i].Blocks) > 0 && &m.Blocks[0] == &h[i].Blocks[0] {
@@ -411,8 +398,7 @@ func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint
 			ctx += p.meter.Block(nb)
 		}
 	}
-	// Measure counts every message, so Counted is unchanged.
-	return out, packUnits(ctx, trig), at.Counted
+	return out, ctx, trig
 }
 
 // emptyArgs replaces a cleared tool input: still valid JSON, as providers

@@ -58,13 +58,12 @@ func ctr(t testing.TB, set string) Policy { return newPolicy(t, "clear-tool-resu
 func ctrCompact(t *testing.T, p Policy, h []corpus.Message, force bool) Outcome {
 	t.Helper()
 	snapshot := ctrDeepCopy(h)
-	var counted int
+	var counted int64
 	for i := range h {
-		if _, c := p.Measure(&h[i]); c {
-			counted++
-		}
+		_, c := p.Measure(&h[i])
+		counted += c
 	}
-	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Counted: counted, Force: force})
+	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Count: counted, Force: force})
 	if !reflect.DeepEqual(h, snapshot) {
 		t.Fatal("Compact modified its input history")
 	}
@@ -279,7 +278,11 @@ func TestClearToolResultsStubIdempotent(t *testing.T) {
 	if forced.Stages[0].BeforeTokens != 300 {
 		t.Fatalf("stubs counted as results: %d", forced.Stages[0].BeforeTokens)
 	}
-	_, trig := unpackUnits(units(p, o.History))
+	var trig int64
+	for i := range o.History {
+		_, c := p.Measure(&o.History[i])
+		trig += c
+	}
 	if trig != 300 {
 		t.Fatalf("measured %d uncleared result tokens, want 300", trig)
 	}
@@ -341,7 +344,7 @@ func ctrBenchHistory() []corpus.Message {
 func BenchmarkClearToolResultsCompact(b *testing.B) {
 	h := ctrBenchHistory()
 	p := ctr(b, "")
-	at := Checkpoint{Raw: len(h), Units: units(p, h), Counted: len(h)}
+	at := Checkpoint{Raw: len(h), Units: units(p, h), Count: int64(len(h))}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -355,7 +358,7 @@ func BenchmarkClearToolResultsCompact(b *testing.B) {
 func BenchmarkClearToolResultsIdle(b *testing.B) {
 	h := ctrBenchHistory()
 	p := ctr(b, "trigger_at=1e12")
-	at := Checkpoint{Raw: len(h), Units: units(p, h), Counted: len(h)}
+	at := Checkpoint{Raw: len(h), Units: units(p, h), Count: int64(len(h))}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

@@ -29,10 +29,13 @@ type Policy interface {
 	// before next is appended (prev is the raw message before it, nil at
 	// the start of the session).
 	Checkpoint(prev, next *corpus.Message) bool
-	// Measure is a message's contribution to the trigger's running total,
-	// in the policy's own units (bytes for smith, rendered chars for clai),
-	// and whether it counts towards a message-count threshold.
-	Measure(m *corpus.Message) (units int64, counted bool)
+	// Measure is a message's contribution to the two running sums a
+	// trigger reads, both in the policy's own units: units is its weight
+	// (bytes for smith, rendered chars for clai, context tokens for
+	// clear-tool-results), count a second quantity: 1 for a message that
+	// counts towards a message-count threshold (smith, clai), the
+	// uncleared result tokens or results for clear-tool-results.
+	Measure(m *corpus.Message) (units, count int64)
 	// Compact decides at one checkpoint. h is the working history; it must
 	// not be modified (return a new slice that shares unchanged messages).
 	Compact(h []corpus.Message, at Checkpoint) Outcome
@@ -44,10 +47,10 @@ type Checkpoint struct {
 	Request int // 0-based request number in the session
 	Raw     int // number of raw messages appended so far
 	Turn    int // 1-based real-turn number (user messages that are not synthetic)
-	// Units and Counted are the sums of Measure over h, kept incrementally
+	// Units and Count are the sums of Measure over h, kept incrementally
 	// by the replay.
-	Units   int64
-	Counted int
+	Units int64
+	Count int64
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session
@@ -90,10 +93,10 @@ type Outcome struct {
 	Exhausted     bool
 	// Removed is how many messages left the front of the history.
 	Removed int
-	// Units and Counted are the sums of Measure over History, so the
+	// Units and Count are the sums of Measure over History, so the
 	// replay need not re-measure after a compaction.
-	Units   int64
-	Counted int
+	Units int64
+	Count int64
 	// Digest is set by rotation policies.
 	Digest *Digest
 	// Summarizer names the summarizer used, when a summary was written.

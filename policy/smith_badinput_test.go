@@ -56,7 +56,7 @@ func TestBadInputBrokenPairs(t *testing.T) {
 		t.Fatalf("pairing check: %v", err)
 	}
 	for _, p := range []Policy{staged(t, "max_tokens=30000"), legacy(t, "max_tokens=10000"), staged(t, "max_tokens=500")} {
-		o := p.Compact(h, Checkpoint{Units: units(p, h), Counted: len(h)})
+		o := p.Compact(h, Checkpoint{Units: units(p, h), Count: int64(len(h))})
 		if o.Strategy == None {
 			t.Fatalf("%s: no compaction", p.Name())
 		}

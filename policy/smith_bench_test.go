@@ -43,7 +43,7 @@ func BenchmarkSmithCompact(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("%s/msgs=%d", pc.name, n), func(b *testing.B) {
 				p := newPolicy(b, pc.name, pc.set)
-				at := Checkpoint{Units: units(p, h), Counted: len(h)}
+				at := Checkpoint{Units: units(p, h), Count: int64(len(h))}
 				b.ResetTimer()
 				for b.Loop() {
 					if o := p.Compact(h, at); o.Strategy == None {
@@ -73,7 +73,7 @@ func BenchmarkSmithReplay(b *testing.B) {
 						prev = &h[i-1]
 					}
 					if p.Checkpoint(prev, &h[i]) {
-						o := p.Compact(work, Checkpoint{Request: i, Units: u, Counted: len(work)})
+						o := p.Compact(work, Checkpoint{Request: i, Units: u, Count: int64(len(work))})
 						work, u = o.History, o.Units
 					}
 					work = append(work, h[i])

@@ -106,7 +106,7 @@ func units(p Policy, h []corpus.Message) int64 {
 func compact(t *testing.T, p Policy, h []corpus.Message) Outcome {
 	t.Helper()
 	snapshot := deepCopy(h)
-	o := p.Compact(h, Checkpoint{Units: units(p, h), Counted: len(h)})
+	o := p.Compact(h, Checkpoint{Units: units(p, h), Count: int64(len(h))})
 	if !reflect.DeepEqual(h, snapshot) {
 		t.Fatal("Compact modified its input history")
 	}
@@ -116,8 +116,8 @@ func compact(t *testing.T, p Policy, h []corpus.Message) Outcome {
 			t.Fatalf("message %d (%s) left with no blocks", i, m.Role)
 		}
 	}
-	if got := units(p, o.History); got != o.Units || o.Counted != len(o.History) {
-		t.Fatalf("Outcome.Units=%d Counted=%d, but the history measures %d units in %d messages", o.Units, o.Counted, got, len(o.History))
+	if got := units(p, o.History); got != o.Units || o.Count != int64(len(o.History)) {
+		t.Fatalf("Outcome.Units=%d Count=%d, but the history measures %d units in %d messages", o.Units, o.Count, got, len(o.History))
 	}
 	if o.Strategy == None && !sameSlice(o.History, h) {
 		t.Fatal("strategy None but a different history was returned")

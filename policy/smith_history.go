@@ -243,5 +243,5 @@ func (w *working) summaryStage(cut int, s Summarizer, at Checkpoint, m *Meter, c
 	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
 	o.History, o.Strategy, o.Summarizer = out, strategy, used
 	o.Removed = cut - 1
-	o.Units, o.Counted = units, len(out)
+	o.Units, o.Count = units, int64(len(out))
 }

@@ -58,7 +58,7 @@ func (p *SmithLegacy) Params() Params { return p.params }
 func (p *SmithLegacy) Checkpoint(prev, next *corpus.Message) bool { return smithCheckpoint(prev, next) }
 
 // Measure is the snapshot's estimate: text + tool_args + tool_name bytes.
-func (p *SmithLegacy) Measure(m *corpus.Message) (int64, bool) { return p.meter.Message(m), true }
+func (p *SmithLegacy) Measure(m *corpus.Message) (int64, int64) { return p.meter.Message(m), 1 }
 
 // Compact is the snapshot's Context.compact (specs/smith.md §2). smith
 // re-estimates the whole array before each truncation candidate; the
@@ -70,7 +70,7 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		History: h, Strategy: None,
 		BeforeTokens: before, AfterTokens: before,
 		TargetTokens: p.max, TriggerTokens: p.max, MaxTokens: p.max,
-		Units: at.Units, Counted: at.Counted,
+		Units: at.Units, Count: at.Count,
 	}
 	finish := func() Outcome {
 		o.ReachedTarget = o.AfterTokens <= p.max
@@ -88,7 +88,7 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		o.AfterTokens = w.tokens()
 		if o.AfterTokens < before {
 			o.Strategy, o.History = Truncated, w.msgs
-			o.Units, o.Counted = w.total, len(w.msgs)
+			o.Units, o.Count = w.total, int64(len(w.msgs))
 		} else {
 			o.Stages = nil // nothing is claimed that did not happen
 			o.AfterTokens = before

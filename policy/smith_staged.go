@@ -131,7 +131,7 @@ func (p *SmithStaged) Checkpoint(prev, next *corpus.Message) bool { return smith
 
 // Measure is smith's estimate of one message in bytes (text, tool_args,
 // tool_name, signature, media ×4) with bytes4, or tokens with another meter.
-func (p *SmithStaged) Measure(m *corpus.Message) (int64, bool) { return p.meter.Message(m), true }
+func (p *SmithStaged) Measure(m *corpus.Message) (int64, int64) { return p.meter.Message(m), 1 }
 
 // budgetFor applies ratio_recorded: the session's learned ratio, clamped
 // as smith clamps it.
@@ -151,7 +151,7 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		History: h, Strategy: None,
 		BeforeTokens: before, AfterTokens: before,
 		TargetTokens: b.target, TriggerTokens: b.trigger, MaxTokens: b.max,
-		Units: at.Units, Counted: at.Counted,
+		Units: at.Units, Count: at.Count,
 	}
 	finish := func() Outcome {
 		o.ReachedTarget = o.AfterTokens <= b.target
@@ -193,7 +193,7 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 			o.Strategy, o.History = Truncated, w.msgs
 		}
 		o.AfterTokens = b.charged(w.tokens())
-		o.Units, o.Counted = w.total, len(w.msgs)
+		o.Units, o.Count = w.total, int64(len(w.msgs))
 		return finish()
 	}
 	if w.fits(target) {

@@ -130,7 +130,7 @@ func replayCount(t *testing.T, p Policy, h []corpus.Message) (int, []corpus.Mess
 			prev = &h[i-1]
 		}
 		if p.Checkpoint(prev, &h[i]) {
-			o := p.Compact(work, Checkpoint{Request: i, Units: u, Counted: len(work)})
+			o := p.Compact(work, Checkpoint{Request: i, Units: u, Count: int64(len(work))})
 			assertToolPairing(t, o.History)
 			if o.Strategy != None {
 				n++
@@ -179,7 +179,7 @@ func TestStagedRatioRecorded(t *testing.T) {
 	h := conversation(4, 10000)
 	p := staged(t, "max_tokens=20000,ratio_recorded=true")
 	s := &corpus.Session{Meta: corpus.Meta{ContextRatio: 2.7}} // clamped to 2.0
-	o := p.Compact(h, Checkpoint{Units: units(p, h), Counted: len(h), Session: s})
+	o := p.Compact(h, Checkpoint{Units: units(p, h), Count: int64(len(h)), Session: s})
 	sp := p.(*SmithStaged)
 	if want := int(float64(sp.meter.Tokens(units(p, h))) * 2); o.BeforeTokens != want || o.Strategy == None {
 		t.Fatalf("before=%d (%s), want %d with the recorded ratio clamped to 2", o.BeforeTokens, o.Strategy, want)

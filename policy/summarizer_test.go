@@ -60,12 +60,12 @@ func TestRecordedSummarizer(t *testing.T) {
 	rec = append(rec, h[27:]...)
 	s := &corpus.Session{Messages: h, Recorded: corpus.Recorded{History: rec}}
 	p := staged(t, "max_tokens=1000,summarizer=recorded")
-	o := p.Compact(h, Checkpoint{Units: units(p, h), Counted: len(h), Session: s})
+	o := p.Compact(h, Checkpoint{Units: units(p, h), Count: int64(len(h)), Session: s})
 	if o.Strategy != Summarized || o.Summarizer != "recorded" || o.History[0].Blocks[0].Text != sum.Blocks[0].Text {
 		t.Fatalf("%s by %q: %q", o.Strategy, o.Summarizer, o.History[0].Blocks[0].Text[:60])
 	}
 	// a cut the recording does not have falls back, and says so
-	o = p.Compact(h[:24], Checkpoint{Units: units(p, h[:24]), Counted: 24, Session: s})
+	o = p.Compact(h[:24], Checkpoint{Units: units(p, h[:24]), Count: 24, Session: s})
 	if o.Summarizer != "recorded (none at this cut; used fixed:2000)" {
 		t.Fatalf("fallback %q", o.Summarizer)
 	}

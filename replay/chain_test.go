@@ -17,15 +17,15 @@ type rotator struct{ limit int64 }
 func (r rotator) Name() string                               { return "rotator" }
 func (r rotator) Params() policy.Params                      { return nil }
 func (r rotator) Checkpoint(prev, next *corpus.Message) bool { return next.Role == corpus.RoleUser }
-func (r rotator) Measure(m *corpus.Message) (int64, bool) {
+func (r rotator) Measure(m *corpus.Message) (int64, int64) {
 	if m.Summary {
-		return 0, false
+		return 0, 0
 	}
-	return int64(len(m.Blocks[0].Text)), true
+	return int64(len(m.Blocks[0].Text)), 1
 }
 func (r rotator) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {
 	if at.Units <= r.limit || len(h) < 3 {
-		return policy.Outcome{History: h, Strategy: policy.None, Units: at.Units, Counted: at.Counted}
+		return policy.Outcome{History: h, Strategy: policy.None, Units: at.Units, Count: at.Count}
 	}
 	d := fmt.Sprintf("digest of %d messages", len(h))
 	out := append([]corpus.Message{{ID: fmt.Sprintf("sum%d", at.Request), Role: corpus.RoleSystem, Summary: true, Blocks: text(d)}}, h[len(h)-2:]...)
@@ -33,9 +33,7 @@ func (r rotator) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcom
 	for i := range out {
 		u, c := r.Measure(&out[i])
 		o.Units += u
-		if c {
-			o.Counted++
-		}
+		o.Count += c
 	}
 	return o
 }

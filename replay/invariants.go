@@ -13,7 +13,7 @@ const (
 	RuleEmpty      = "empty-message"    // no message is left without content
 	RuleCurrent    = "current-turn"     // the turn in progress keeps its messages and non-result blocks
 	RuleClaimed    = "claimed-change"   // a compaction that changed nothing, or None that changed something
-	RuleAccounting = "accounting"       // Outcome.Units/Counted agree with a fresh measure
+	RuleAccounting = "accounting"       // Outcome.Units/Count agree with a fresh measure
 	RuleShrink     = "grew-the-history" // a non-rotation compaction must not make the context bigger
 )
 
@@ -98,17 +98,14 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 		add(RuleClaimed, "strategy %q reported but the history is unchanged", out.Strategy)
 	}
 
-	var units int64
-	var counted int
+	var units, count int64
 	for i := range h {
 		u, c := p.Measure(&h[i])
 		units += u
-		if c {
-			counted++
-		}
+		count += c
 	}
-	if units != out.Units || counted != out.Counted {
-		add(RuleAccounting, "outcome reports %d units over %d counted messages, a fresh measure gives %d over %d", out.Units, out.Counted, units, counted)
+	if units != out.Units || count != out.Count {
+		add(RuleAccounting, "outcome reports sums of %d and %d, a fresh measure gives %d and %d", out.Units, out.Count, units, count)
 	}
 	return vs
 }

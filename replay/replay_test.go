@@ -26,27 +26,27 @@ func (p *stubPolicy) Params() policy.Params {
 func (p *stubPolicy) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
-func (p *stubPolicy) Measure(m *corpus.Message) (int64, bool) {
+func (p *stubPolicy) Measure(m *corpus.Message) (int64, int64) {
 	var n int64
 	for _, b := range m.Blocks {
 		n += int64(len(b.Text))
 	}
-	return n, true
+	return n, 1
 }
 func (p *stubPolicy) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {
 	p.calls++
 	out := policy.Outcome{History: h, Strategy: policy.None, BeforeTokens: int(at.Units), AfterTokens: int(at.Units),
-		Units: at.Units, Counted: at.Counted}
+		Units: at.Units, Count: at.Count}
 	if at.Units <= p.limit {
 		return out
 	}
 	out.History = p.compact(h)
 	out.Strategy = policy.Truncated
-	out.Units, out.Counted = 0, 0
+	out.Units, out.Count = 0, 0
 	for i := range out.History {
 		u, _ := p.Measure(&out.History[i])
 		out.Units += u
-		out.Counted++
+		out.Count++
 	}
 	out.AfterTokens = int(out.Units)
 	return out

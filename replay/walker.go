@@ -21,13 +21,12 @@ type walker struct {
 	p policy.Policy
 	s *corpus.Session
 	h []corpus.Message
-	// units and counted are the sums of p.Measure over h.
-	units   int64
-	counted int
-	turn    int // real turns appended so far
-	raw     int // raw messages appended so far (skipped ones excluded)
-	reqs    int // requests sent so far
-	prev    *corpus.Message
+	// units and count are the sums of p.Measure over h.
+	units, count int64
+	turn         int // real turns appended so far
+	raw          int // raw messages appended so far (skipped ones excluded)
+	reqs         int // requests sent so far
+	prev         *corpus.Message
 	// dirty is the index of the first message of h that differs from the
 	// last request's prompt.
 	dirty int
@@ -68,14 +67,14 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 // at is the policy's view of the current moment.
 func (w *walker) at() policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.units, Counted: w.counted, Session: w.s}
+		Units: w.units, Count: w.count, Session: w.s}
 }
 
 // adopt makes a compaction's outcome the working history.
 func (w *walker) adopt(out policy.Outcome) {
 	w.dirty = min(w.dirty, firstChanged(w.h, out.History))
 	w.h = out.History
-	w.units, w.counted = out.Units, out.Counted
+	w.units, w.count = out.Units, out.Count
 }
 
 // request records that the current history was sent; it returns the
@@ -95,9 +94,7 @@ func (w *walker) add(m *corpus.Message) {
 	w.h = append(w.h, *m)
 	u, c := w.p.Measure(m)
 	w.units += u
-	if c {
-		w.counted++
-	}
+	w.count += c
 	w.prev = m
 	w.raw++
 }
@@ -105,7 +102,7 @@ func (w *walker) add(m *corpus.Message) {
 // reset empties the history (a recorded full compaction restarts it).
 func (w *walker) reset() {
 	w.h = w.h[:0:0]
-	w.units, w.counted, w.dirty = 0, 0, 0
+	w.units, w.count, w.dirty = 0, 0, 0
 }
 
 // clear applies an agent's recorded clears: the named results get the
@@ -130,9 +127,7 @@ func (w *walker) clear(ids []string, stub string) {
 			if !copied {
 				u, c := w.p.Measure(m)
 				w.units -= u
-				if c {
-					w.counted--
-				}
+				w.count -= c
 				m.Blocks = append([]corpus.Block(nil), m.Blocks...)
 				copied = true
 				b = &m.Blocks[j]
@@ -143,9 +138,7 @@ func (w *walker) clear(ids []string, stub string) {
 		if copied {
 			u, c := w.p.Measure(m)
 			w.units += u
-			if c {
-				w.counted++
-			}
+			w.count += c
 		}
 	}
 }
