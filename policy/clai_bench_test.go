@@ -29,7 +29,7 @@ func TestClaiFiftyRotationsFromSmallFixture(t *testing.T) {
 		t.Errorf("legacy rotation 50 nests P1=%d P2=%d", d.P1, d.P2)
 	}
 	for k, o := range fixed {
-		if d := o.Digest; d.P1 != 1 || d.P2 != 1 || len(d.Text) > 96_000+ClaiDigestOverhead {
+		if d := o.Digest; d.P1 != 1 || d.P2 != 1 || len(d.Text) > 96_000+claiDigestOverhead {
 			t.Errorf("fixed rotation %d: P1=%d P2=%d, %d bytes", k+1, d.P1, d.P2, len(d.Text))
 		}
 	}

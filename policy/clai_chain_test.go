@@ -46,7 +46,7 @@ func TestClaiLegacyGrowthFormula(t *testing.T) {
 	for k := 1; k < len(outs); k++ {
 		prev, cur := outs[k-1], outs[k]
 		id := prev.History[0].ID
-		if len(id) != 36 || prev.History[0].Role != corpus.RoleSystem || !prev.History[0].Summary || prev.History[0].Source != ClaiCompactionSource {
+		if len(id) != 36 || prev.History[0].Role != corpus.RoleSystem || !prev.History[0].Summary || prev.History[0].Source != claiCompactionSource {
 			t.Fatalf("rotation %d: summary message %+v is not a UUID-identified system summary", k, prev.History[0].ID)
 		}
 		wrapped := clai.SummaryPreamble + "\n\n" + clai.DigestPreamble + "\n\n[system message " + id + "]\n" + prev.Digest.Text + "\n\n"
@@ -71,13 +71,13 @@ func TestClaiLegacyGrowthWithShortIDs(t *testing.T) {
 	for k := range 4 {
 		var w []corpus.Message
 		if prev != "" {
-			w = append(w, corpus.Message{ID: "abc123" + string(rune('0'+k)), Role: corpus.RoleSystem, Source: ClaiCompactionSource, Blocks: claiText(prev)})
+			w = append(w, corpus.Message{ID: "abc123" + string(rune('0'+k)), Role: corpus.RoleSystem, Source: claiCompactionSource, Blocks: claiText(prev)})
 		}
 		rest := claiMsg("u00000"+string(rune('0'+k)), corpus.RoleUser, claiText("next goal")...)
 		w = append(w, rest)
-		cur, _ := ClaiDigestText(w, ClaiLegacyDigest())
+		cur, _ := ClaiDigestText(w, claiLegacyDigest())
 		if prev != "" {
-			restLen := len(ClaiRenderMessage(&rest, 200, 400, false))
+			restLen := len(claiRenderMessage(&rest, 200, 400, false))
 			if got := len(cur) - len(prev) - 2 - restLen; got != 1028 {
 				t.Errorf("rotation %d: %d bytes of boilerplate, want 1 028", k+1, got)
 			}
@@ -123,8 +123,8 @@ func TestClaiChain20(t *testing.T) {
 
 	for k, o := range fixed {
 		d := o.Digest
-		if len(d.Text) > 96_000+ClaiDigestOverhead || d.OverBudget {
-			t.Errorf("fixed rotation %d: %d bytes, over 96 000 + %d", k+1, len(d.Text), ClaiDigestOverhead)
+		if len(d.Text) > 96_000+claiDigestOverhead || d.OverBudget {
+			t.Errorf("fixed rotation %d: %d bytes, over 96 000 + %d", k+1, len(d.Text), claiDigestOverhead)
 		}
 		if d.P1 != 1 || d.P2 != 1 {
 			t.Errorf("fixed rotation %d: P1=%d P2=%d, want 1 each", k+1, d.P1, d.P2)
@@ -170,7 +170,7 @@ func TestClaiChainedDigestsDoNotGrowWithoutBound(t *testing.T) {
 			var window []corpus.Message
 			if prev != "" {
 				window = append(window, corpus.Message{ID: claiID(7, k), Role: corpus.RoleSystem, Summary: true,
-					Source: ClaiCompactionSource, Blocks: claiText(prev)})
+					Source: claiCompactionSource, Blocks: claiText(prev)})
 			}
 			for i := range 24 {
 				window = append(window, claiMsg(claiID(k, i), corpus.RoleAssistant, claiText(claiFill(5000, i))...))
@@ -180,19 +180,19 @@ func TestClaiChainedDigestsDoNotGrowWithoutBound(t *testing.T) {
 		}
 		return sizes
 	}
-	fixed := ClaiLegacyDigest()
+	fixed := claiLegacyDigest()
 	fixed.Clamp, fixed.Strip = true, true
 	fs := run(fixed)
 	for k, n := range fs {
-		if n > 96_000+ClaiDigestOverhead {
+		if n > 96_000+claiDigestOverhead {
 			t.Errorf("fixed rotation %d: %d bytes, over budget", k+1, n)
 		}
 		if k >= 2 && n > fs[k-1] {
 			t.Errorf("fixed rotation %d: %d bytes, creeping up from %d", k+1, n, fs[k-1])
 		}
 	}
-	ls := run(ClaiLegacyDigest())
-	if ls[11] <= 96_000+ClaiDigestOverhead || ls[11] <= ls[10] {
+	ls := run(claiLegacyDigest())
+	if ls[11] <= 96_000+claiDigestOverhead || ls[11] <= ls[10] {
 		t.Errorf("legacy loop did not grow past the budget: %v", ls)
 	}
 }
@@ -222,7 +222,7 @@ func TestClaiClampAndStripSeparately(t *testing.T) {
 		if d.P1 != tt.wantNesting || d.P2 != tt.wantNesting {
 			t.Errorf("%s: nesting P1=%d P2=%d at rotation 8, want %d", pol.Params(), d.P1, d.P2, tt.wantNesting)
 		}
-		if bounded := len(d.Text) <= 96_000+ClaiDigestOverhead; bounded != tt.bounded {
+		if bounded := len(d.Text) <= 96_000+claiDigestOverhead; bounded != tt.bounded {
 			t.Errorf("%s: digest %d bytes, bounded %v, want %v", pol.Params(), len(d.Text), bounded, tt.bounded)
 		}
 	}

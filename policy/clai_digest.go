@@ -20,18 +20,18 @@ import (
 
 // clai's constants (compaction.rs:13-31).
 const (
-	ClaiCompactionSource  = "clai-compaction"
+	claiCompactionSource  = "clai-compaction"
 	claiSummaryToolCall   = 4000 // SUMMARY_TOOL_CALL_MAX_CHARS: the trigger's estimate
 	claiSummaryToolResult = 8000 // SUMMARY_TOOL_RESULT_MAX_CHARS
 	claiSep               = 2    // "\n\n" between rendered messages
 	claiTruncated         = "...[truncated]"
 )
 
-// ClaiCLIClampMarker joins the head and tail the CLI boundary keeps of an
+// claiCLIClampMarker joins the head and tail the CLI boundary keeps of an
 // oversized digest. The PR text gives the bracketed words; the surrounding
 // blank lines are our choice (not pinned by any readable source) and the
 // marker is not charged to cli_clamp_bytes.
-const ClaiCLIClampMarker = "\n\n[... middle of oversized compacted summary omitted ...]\n\n"
+const claiCLIClampMarker = "\n\n[... middle of oversized compacted summary omitted ...]\n\n"
 
 // claiMarkerTail is the fixed part of select_head_and_tail's omission
 // marker after "{n} middle message{s}" (compaction.rs:482-492).
@@ -49,17 +49,17 @@ const (
 	claiTailNoteB = " earlier bytes of this message clipped during compaction; recover them with the read-only `history_query` tool (`.clai/data.sqlite`) ...]\n"
 )
 
-// ClaiDigestOverhead bounds what a fixed-variant digest may add to its
+// claiDigestOverhead bounds what a fixed-variant digest may add to its
 // budget: P1, P2, their two "\n\n" separators and the omission marker with
 // a count of up to nine digits. With the clamp on, every digest satisfies
-// len(text) <= budget + ClaiDigestOverhead (1 161 bytes: 96 000 → 97 161,
+// len(text) <= budget + claiDigestOverhead (1 161 bytes: 96 000 → 97 161,
 // the "≈97.2 KB" of the PR).
-const ClaiDigestOverhead = len(clai.SummaryPreamble) + len(clai.DigestPreamble) + 2*claiSep +
+const claiDigestOverhead = len(clai.SummaryPreamble) + len(clai.DigestPreamble) + 2*claiSep +
 	len("[... ") + 9 + len(" middle messages") + len(claiMarkerTail)
 
-// ClaiSafePrefix is Rust's safe_prefix: s cut at max bytes, backed off to a
+// claiSafePrefix is Rust's safe_prefix: s cut at max bytes, backed off to a
 // rune boundary.
-func ClaiSafePrefix(s string, max int) string {
+func claiSafePrefix(s string, max int) string {
 	if max >= len(s) {
 		return s
 	}
@@ -73,9 +73,9 @@ func ClaiSafePrefix(s string, max int) string {
 	return s[:end]
 }
 
-// ClaiSafeSuffix is safe_suffix: the last max bytes of s, moved forward to a
+// claiSafeSuffix is safe_suffix: the last max bytes of s, moved forward to a
 // rune boundary.
-func ClaiSafeSuffix(s string, max int) string {
+func claiSafeSuffix(s string, max int) string {
 	if max >= len(s) {
 		return s
 	}
@@ -89,19 +89,19 @@ func ClaiSafeSuffix(s string, max int) string {
 	return s[start:]
 }
 
-// ClaiTruncateJSON is truncate_json. raw is serde_json's compact output;
+// claiTruncateJSON is truncate_json. raw is serde_json's compact output;
 // clai stored content_json with the same serializer, so the recorded raw
 // bytes are byte-identical to to_string(value) (specs §2.5) and are never
 // re-marshalled. Absent JSON is serde's "null".
-func ClaiTruncateJSON(raw []byte, max int) string {
+func claiTruncateJSON(raw []byte, max int) string {
 	s := claiJSON(raw)
 	if len(s) <= max {
 		return s
 	}
-	return ClaiSafePrefix(s, max) + claiTruncated
+	return claiSafePrefix(s, max) + claiTruncated
 }
 
-// claiTruncatedLen is len(ClaiTruncateJSON(raw, max)) without the copy.
+// claiTruncatedLen is len(claiTruncateJSON(raw, max)) without the copy.
 func claiTruncatedLen(raw []byte, max int) int {
 	if len(raw) == 0 {
 		raw = []byte("null")
@@ -133,12 +133,12 @@ func claiResultJSON(b *corpus.Block) []byte {
 	return clai.AppendJSONString(make([]byte, 0, len(b.Text)+2), b.Text)
 }
 
-// ClaiRenderContentParts is render_content_parts: each part mapped, the
+// claiRenderContentParts is render_content_parts: each part mapped, the
 // mapped parts joined with "\n". Text is verbatim and never capped;
 // thinking is dropped (not joined); tool calls and results are capped with
 // truncate_json. Kinds clai does not have: redacted thinking and unknown
 // blocks are dropped like thinking, a document renders as "[document]".
-func ClaiRenderContentParts(blocks []corpus.Block, callMax, resultMax int) string {
+func claiRenderContentParts(blocks []corpus.Block, callMax, resultMax int) string {
 	if len(blocks) == 1 && blocks[0].Kind == corpus.KindText {
 		return blocks[0].Text // shared, not copied: a chained digest is megabytes
 	}
@@ -161,11 +161,11 @@ func ClaiRenderContentParts(blocks []corpus.Block, callMax, resultMax int) strin
 			b.WriteString("[tool call: ")
 			b.WriteString(bl.ToolName)
 			b.WriteByte(' ')
-			b.WriteString(ClaiTruncateJSON(bl.Args, callMax))
+			b.WriteString(claiTruncateJSON(bl.Args, callMax))
 			b.WriteByte(']')
 		case corpus.KindToolResult:
 			b.WriteString("[tool result: ")
-			b.WriteString(ClaiTruncateJSON(claiResultJSON(bl), resultMax))
+			b.WriteString(claiTruncateJSON(claiResultJSON(bl), resultMax))
 			b.WriteByte(']')
 		case corpus.KindImage:
 			b.WriteString("[image]")
@@ -184,7 +184,7 @@ func claiRendered(k corpus.BlockKind) bool {
 	return false
 }
 
-// claiContentLen is len(ClaiRenderContentParts(...)) without building the
+// claiContentLen is len(claiRenderContentParts(...)) without building the
 // string: the trigger's estimate measures every message once, and this
 // keeps that O(blocks) with no allocation for clai's own payloads.
 func claiContentLen(blocks []corpus.Block, callMax, resultMax int) int {
@@ -218,33 +218,33 @@ func claiContentLen(blocks []corpus.Block, callMax, resultMax int) int {
 	return n
 }
 
-// ClaiIsSummary is is_compaction_summary_message (compaction.rs:45-52),
+// claiIsSummary is is_compaction_summary_message (compaction.rs:45-52),
 // which tests only the metadata source; a loader's Summary mark counts too.
-func ClaiIsSummary(m *corpus.Message) bool {
-	return m.Source == ClaiCompactionSource || m.Summary
+func claiIsSummary(m *corpus.Message) bool {
+	return m.Source == claiCompactionSource || m.Summary
 }
 
-// ClaiRenderMessage renders one message as render_messages does:
+// claiRenderMessage renders one message as render_messages does:
 // "[{role} message {id}]\n{body}". With strip, a compaction summary's
 // preambles are removed first (the PR #154 fix).
-func ClaiRenderMessage(m *corpus.Message, callMax, resultMax int, strip bool) string {
-	body := ClaiRenderContentParts(m.Blocks, callMax, resultMax)
-	if strip && ClaiIsSummary(m) {
-		body = ClaiStripCompactionPreambles(body)
+func claiRenderMessage(m *corpus.Message, callMax, resultMax int, strip bool) string {
+	body := claiRenderContentParts(m.Blocks, callMax, resultMax)
+	if strip && claiIsSummary(m) {
+		body = claiStripCompactionPreambles(body)
 	}
 	return "[" + string(m.Role) + " message " + m.ID + "]\n" + body
 }
 
-// ClaiRenderMessages is render_messages: one string per message.
-func ClaiRenderMessages(msgs []corpus.Message, callMax, resultMax int, strip bool) []string {
+// claiRenderMessages is render_messages: one string per message.
+func claiRenderMessages(msgs []corpus.Message, callMax, resultMax int, strip bool) []string {
 	out := make([]string, len(msgs))
 	for i := range msgs {
-		out[i] = ClaiRenderMessage(&msgs[i], callMax, resultMax, strip)
+		out[i] = claiRenderMessage(&msgs[i], callMax, resultMax, strip)
 	}
 	return out
 }
 
-// ClaiStripCompactionPreambles is the fix's strip_compaction_preambles:
+// claiStripCompactionPreambles is the fix's strip_compaction_preambles:
 // while the text starts with a preamble (P1 or P1_old, longest first; P2
 // or P2_old), remove it and the blank lines after it. Once a preamble has
 // been removed, the "[system message <id>]" header of a summary nested
@@ -252,7 +252,7 @@ func ClaiRenderMessages(msgs []corpus.Message, callMax, resultMax int, strip boo
 // stacked layer at its start, and a fixed chain does not stack one header
 // per rotation. Text that does not start with a preamble is returned
 // unchanged.
-func ClaiStripCompactionPreambles(text string) string {
+func claiStripCompactionPreambles(text string) string {
 	s := text
 	stripped := false
 	for {
@@ -295,9 +295,9 @@ func cutSummaryHeader(s string) (string, bool) {
 	return s[end+1:], true
 }
 
-// ClaiOmissionMarker is the marker select_head_and_tail puts where n middle
+// claiOmissionMarker is the marker select_head_and_tail puts where n middle
 // messages were dropped.
-func ClaiOmissionMarker(n int) string {
+func claiOmissionMarker(n int) string {
 	s := "s"
 	if n == 1 {
 		s = ""
@@ -305,22 +305,22 @@ func ClaiOmissionMarker(n int) string {
 	return "[... " + strconv.Itoa(n) + " middle message" + s + claiMarkerTail
 }
 
-// ClaiSummaryMessageText is summary_message_text: P1, a blank line, and the
+// claiSummaryMessageText is summary_message_text: P1, a blank line, and the
 // summary trimmed (Rust's str::trim: Unicode White_Space, as Go's
 // unicode.IsSpace).
-func ClaiSummaryMessageText(summary string) string {
+func claiSummaryMessageText(summary string) string {
 	return clai.SummaryPreamble + "\n\n" + strings.TrimSpace(summary)
 }
 
 // claiTrimEnd trims what str::trim removes at the end.
 func claiTrimEnd(s string) string { return strings.TrimRightFunc(s, unicode.IsSpace) }
 
-// ClaiCountOmissions counts omission markers and clamp notes in a digest,
+// claiCountOmissions counts omission markers and clamp notes in a digest,
 // nested copies included.
 // It scans for "[... " (a short needle, searched fast) and checks what
 // follows, rather than counting the long tails, which start with a space
 // and would make strings.Count crawl through megabytes of prose.
-func ClaiCountOmissions(text string) int {
+func claiCountOmissions(text string) int {
 	const open = "[... "
 	n := 0
 	for i := 0; ; {
@@ -344,11 +344,11 @@ func ClaiCountOmissions(text string) int {
 	}
 }
 
-// ClaiFallbackSummary is fallback_summary (compaction.rs:415-433): P2, a
+// claiFallbackSummary is fallback_summary (compaction.rs:415-433): P2, a
 // blank line, and the head-and-tail selection of the window rendered with
 // the digest caps.
-func ClaiFallbackSummary(window []corpus.Message, o ClaiDigestOptions) string {
-	sel := o.selection(ClaiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip))
+func claiFallbackSummary(window []corpus.Message, o ClaiDigestOptions) string {
+	sel := o.selection(claiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip))
 	var b strings.Builder
 	b.Grow(len(clai.DigestPreamble) + claiSep + sel.len())
 	b.WriteString(clai.DigestPreamble)
@@ -366,7 +366,7 @@ func (o ClaiDigestOptions) selection(rendered []string) claiSelection {
 // (a legacy chain's digests reach megabytes). msg0 is the rendered size of
 // window message 0 as it entered the selection (after the strip).
 func ClaiDigestText(window []corpus.Message, o ClaiDigestOptions) (text string, msg0 int) {
-	rendered := ClaiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip)
+	rendered := claiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip)
 	if len(rendered) > 0 {
 		msg0 = len(rendered[0])
 	}
@@ -381,17 +381,17 @@ func ClaiDigestText(window []corpus.Message, o ClaiDigestOptions) (text string, 
 	return claiTrimEnd(b.String()), msg0
 }
 
-// ClaiTruncateCLIContextHeadTail models the CLI-boundary clamp that PR #154
+// claiTruncateCLIContextHeadTail models the CLI-boundary clamp that PR #154
 // reports (truncate_cli_context_head_tail with
 // CLI_FRESH_CONTEXT_SUMMARY_MAX_BYTES): a digest longer than max reaches
-// the model as its first max*headNum/headDen bytes, ClaiCLIClampMarker, and
+// the model as its first max*headNum/headDen bytes, claiCLIClampMarker, and
 // its last max-head bytes. max <= 0 means no clamp (HEAD).
-func ClaiTruncateCLIContextHeadTail(value string, max, headNum, headDen int) string {
+func claiTruncateCLIContextHeadTail(value string, max, headNum, headDen int) string {
 	head, tail, clamped := claiCLISplit(value, max, headNum, headDen)
 	if !clamped {
 		return value
 	}
-	return head + ClaiCLIClampMarker + tail
+	return head + claiCLIClampMarker + tail
 }
 
 func claiCLISplit(value string, max, headNum, headDen int) (head, tail string, clamped bool) {
@@ -399,12 +399,12 @@ func claiCLISplit(value string, max, headNum, headDen int) (head, tail string, c
 		return value, "", false
 	}
 	h := max * headNum / headDen
-	return ClaiSafePrefix(value, h), ClaiSafeSuffix(value, max-h), true
+	return claiSafePrefix(value, h), claiSafeSuffix(value, max-h), true
 }
 
-// ClaiPreambleBytes is how many bytes of text[:limit] are copies of P1 or
+// claiPreambleBytes is how many bytes of text[:limit] are copies of P1 or
 // P2 (current or old texts; a copy cut by limit counts for its part).
-func ClaiPreambleBytes(text string, limit int) int {
+func claiPreambleBytes(text string, limit int) int {
 	limit = min(limit, len(text))
 	n := 0
 	count := func(p, longer string) {

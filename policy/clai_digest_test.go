@@ -28,14 +28,14 @@ func TestClaiPreambleLengths(t *testing.T) {
 	if n := len(clai.DigestPreamble); n != 529 {
 		t.Errorf("P2 is %d bytes, want 529", n)
 	}
-	if ClaiDigestOverhead != 470+529+4+len(ClaiOmissionMarker(999_999_999)) || ClaiDigestOverhead != 1161 {
-		t.Errorf("ClaiDigestOverhead = %d, want 1161 (P1+P2+2 separators+a 9-digit marker)", ClaiDigestOverhead)
+	if claiDigestOverhead != 470+529+4+len(claiOmissionMarker(999_999_999)) || claiDigestOverhead != 1161 {
+		t.Errorf("claiDigestOverhead = %d, want 1161 (P1+P2+2 separators+a 9-digit marker)", claiDigestOverhead)
 	}
 }
 
 // compaction.rs test 1: select_head_and_tail_keeps_everything_within_budget.
 func TestClaiSelectHeadAndTailKeepsEverythingWithinBudget(t *testing.T) {
-	got := ClaiSelectHeadAndTail([]string{"a", "b", "c"}, 10_000)
+	got := claiSelectHeadAndTail([]string{"a", "b", "c"}, 10_000)
 	if got != "a\n\nb\n\nc" {
 		t.Fatalf("got %q, want %q", got, "a\n\nb\n\nc")
 	}
@@ -50,7 +50,7 @@ func TestClaiSelectHeadAndTailPreservesHeadAndTail(t *testing.T) {
 	if len(rendered[0]) != 28 {
 		t.Fatalf("fixture message is %d bytes, want 28", len(rendered[0]))
 	}
-	got := ClaiSelectHeadAndTail(rendered, 120)
+	got := claiSelectHeadAndTail(rendered, 120)
 	want := "MESSAGE-00-xxxxxxxxxxxxxxxxx\n\n" + marker17 + "\n\nMESSAGE-18-xxxxxxxxxxxxxxxxx\n\nMESSAGE-19-xxxxxxxxxxxxxxxxx"
 	if got != want {
 		t.Fatalf("got\n%q\nwant\n%q", got, want)
@@ -74,7 +74,7 @@ func TestClaiFallbackSummaryTruncatesToolPayloads(t *testing.T) {
 		claiMsg("u1", corpus.RoleUser, claiText("Original goal: fix the routing bug")...),
 		claiMsg("t1", corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "c1", Payload: []byte(payload)}),
 	}
-	got := ClaiFallbackSummary(window, ClaiLegacyDigest())
+	got := claiFallbackSummary(window, claiLegacyDigest())
 	want := clai.DigestPreamble + "\n\n[user message u1]\nOriginal goal: fix the routing bug\n\n[tool message t1]\n[tool result: " +
 		payload[:400] + "...[truncated]]"
 	if got != want {
@@ -86,22 +86,22 @@ func TestClaiFallbackSummaryTruncatesToolPayloads(t *testing.T) {
 	if !strings.Contains(got, "Original goal: fix the routing bug") || !strings.Contains(got, "[truncated]") || len(got) >= 5000 {
 		t.Errorf("digest lacks the goal or the truncation, or is not < 5000 bytes")
 	}
-	if n := len(ClaiSummaryMessageText(got)); n != 1504 {
+	if n := len(claiSummaryMessageText(got)); n != 1504 {
 		t.Errorf("stored with P1: %d bytes, want 1504", n)
 	}
-	stored, _ := ClaiDigestText(window, ClaiLegacyDigest())
-	if stored != ClaiSummaryMessageText(got) {
+	stored, _ := ClaiDigestText(window, claiLegacyDigest())
+	if stored != claiSummaryMessageText(got) {
 		t.Errorf("ClaiDigestText differs from summary_message_text(fallback_summary(...))")
 	}
 }
 
 // compaction.rs tests 4 and 5.
 func TestClaiDigestPointsAtRecoverySources(t *testing.T) {
-	got := ClaiFallbackSummary([]corpus.Message{claiMsg("m1", corpus.RoleUser, claiText("hello")...)}, ClaiLegacyDigest())
+	got := claiFallbackSummary([]corpus.Message{claiMsg("m1", corpus.RoleUser, claiText("hello")...)}, claiLegacyDigest())
 	if len(got) != 554 {
 		t.Errorf("fallback_summary(hello) is %d bytes, want 554", len(got))
 	}
-	body := ClaiSummaryMessageText("  the body \n")
+	body := claiSummaryMessageText("  the body \n")
 	if body != clai.SummaryPreamble+"\n\nthe body" {
 		t.Errorf("summary_message_text = %q", body)
 	}
@@ -137,7 +137,7 @@ func TestClaiSelectHeadAndTailHoles(t *testing.T) {
 		{"legacy early return keeps all", claiSizes(200_000, 1000), false, 201_002, ""},
 		// 32 000-byte head slice minus its separator, 64 000-byte tail
 		// slice minus its separator, plus the marker.
-		{"fixed marker path", claiSizes(50_000, 10, 10, 70_000), true, 31_998 + 63_998 + 4 + len(ClaiOmissionMarker(2)), "[... 2 middle messages omitted"},
+		{"fixed marker path", claiSizes(50_000, 10, 10, 70_000), true, 31_998 + 63_998 + 4 + len(claiOmissionMarker(2)), "[... 2 middle messages omitted"},
 		{"fixed meet path", claiSizes(200_000, 1000), true, 31_998 + 2 + 1000, ""},
 	}
 	for _, tt := range tests {
@@ -154,7 +154,7 @@ func TestClaiSelectHeadAndTailHoles(t *testing.T) {
 			if tt.wantMarker != "" && !strings.Contains(got, tt.wantMarker) {
 				t.Errorf("no %q marker", tt.wantMarker)
 			}
-			if tt.clamp && len(got) > 96_000+len(ClaiOmissionMarker(2)) {
+			if tt.clamp && len(got) > 96_000+len(claiOmissionMarker(2)) {
 				t.Errorf("fixed output %d exceeds budget + marker", len(got))
 			}
 		})
@@ -189,8 +189,8 @@ func TestClaiClampKeepsHeadStartAndTailEnd(t *testing.T) {
 	if !strings.HasPrefix(tail, "[... ") || !strings.Contains(tail, "earlier bytes of this message clipped during compaction; recover them with the read-only `history_query` tool") {
 		t.Errorf("tail note missing: %q", tail[:160])
 	}
-	if ClaiCountOmissions(got) != 2 {
-		t.Errorf("ClaiCountOmissions = %d, want 2 clamp notes", ClaiCountOmissions(got))
+	if claiCountOmissions(got) != 2 {
+		t.Errorf("claiCountOmissions = %d, want 2 clamp notes", claiCountOmissions(got))
 	}
 }
 
@@ -198,7 +198,7 @@ func TestClaiClampMessageFitsAnySize(t *testing.T) {
 	s := "[tool message t]\n" + strings.Repeat("é", 3000) // 2-byte runes: cuts must back off
 	for _, max := range []int{0, 1, 13, 100, 150, 300, 1000, 5999, 6017, 7000} {
 		for _, start := range []bool{true, false} {
-			got := ClaiClampMessage(s, max, start)
+			got := claiClampMessage(s, max, start)
 			if len(got) > max && len(s) > max {
 				t.Errorf("max %d start %v: %d bytes", max, start, len(got))
 			}
@@ -207,7 +207,7 @@ func TestClaiClampMessageFitsAnySize(t *testing.T) {
 			}
 		}
 	}
-	if got := ClaiClampMessage(s, len(s), true); got != s {
+	if got := claiClampMessage(s, len(s), true); got != s {
 		t.Errorf("a message that fits was changed")
 	}
 }
@@ -230,7 +230,7 @@ func TestClaiStripCompactionPreambles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := ClaiStripCompactionPreambles(tt.in); got != tt.want {
+			if got := claiStripCompactionPreambles(tt.in); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
@@ -258,7 +258,7 @@ func TestClaiRenderContentParts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ClaiRenderContentParts(tt.blocks, 200, 400)
+			got := claiRenderContentParts(tt.blocks, 200, 400)
 			if got != tt.want {
 				t.Errorf("got %q\nwant %q", got, tt.want)
 			}
@@ -272,18 +272,18 @@ func TestClaiRenderContentParts(t *testing.T) {
 // scenario (d): the CLI clamp of a 960 KB digest.
 func TestClaiCLIClamp(t *testing.T) {
 	digest := strings.Repeat("0123456789", 96_000)
-	got := ClaiTruncateCLIContextHeadTail(digest, 64_000, 2, 3)
-	if len(got) != 64_000+len(ClaiCLIClampMarker) {
-		t.Errorf("len = %d, want 64 000 + %d", len(got), len(ClaiCLIClampMarker))
+	got := claiTruncateCLIContextHeadTail(digest, 64_000, 2, 3)
+	if len(got) != 64_000+len(claiCLIClampMarker) {
+		t.Errorf("len = %d, want 64 000 + %d", len(got), len(claiCLIClampMarker))
 	}
-	head, tail, ok := strings.Cut(got, ClaiCLIClampMarker)
+	head, tail, ok := strings.Cut(got, claiCLIClampMarker)
 	if !ok || len(head) != 42_666 || len(tail) != 21_334 || head != digest[:42_666] || tail != digest[len(digest)-21_334:] {
 		t.Errorf("head %d bytes, tail %d bytes, want 42 666 and 21 334 from the ends", len(head), len(tail))
 	}
-	if got := ClaiTruncateCLIContextHeadTail(digest[:64_000], 64_000, 2, 3); got != digest[:64_000] {
+	if got := claiTruncateCLIContextHeadTail(digest[:64_000], 64_000, 2, 3); got != digest[:64_000] {
 		t.Errorf("a digest that fits was changed")
 	}
-	if got := ClaiTruncateCLIContextHeadTail(digest, 0, 2, 3); got != digest {
+	if got := claiTruncateCLIContextHeadTail(digest, 0, 2, 3); got != digest {
 		t.Errorf("cli_clamp_bytes=0 must not clamp")
 	}
 }
@@ -300,7 +300,7 @@ func TestClaiPreambleBytes(t *testing.T) {
 		{0, 0},
 	}
 	for _, tt := range tests {
-		if got := ClaiPreambleBytes(nested, tt.limit); got != tt.want {
+		if got := claiPreambleBytes(nested, tt.limit); got != tt.want {
 			t.Errorf("limit %d: %d preamble bytes, want %d", tt.limit, got, tt.want)
 		}
 	}

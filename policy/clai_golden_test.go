@@ -22,7 +22,7 @@ func claiGoldenWindow(k int, prev string) []corpus.Message {
 	var w []corpus.Message
 	if prev != "" {
 		w = append(w, corpus.Message{ID: claiID(0xd, k), Role: corpus.RoleSystem, Summary: true,
-			Source: ClaiCompactionSource, Blocks: claiText(prev)})
+			Source: claiCompactionSource, Blocks: claiText(prev)})
 	}
 	for i := range 6 {
 		id := claiID(k, i)

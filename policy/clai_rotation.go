@@ -124,7 +124,7 @@ func claiRotationDef() Def {
 			}
 			p.CLIHeadNum, p.CLIHeadDen, _ = parseShare(v.Str("cli_head_share"))
 			p.Force = v.Bool("force")
-			return NewClaiRotation(p)
+			return newClaiRotation(p)
 		}}
 }
 
@@ -189,13 +189,13 @@ func formatShare(num, den int) string { return strconv.Itoa(num) + "/" + strconv
 // clamp must fit a message header and its note in a slice.
 const claiMinSlice = 400
 
-// ClaiRotation is the clai-rotation policy.
-type ClaiRotation struct {
+// claiRotation is the clai-rotation policy.
+type claiRotation struct {
 	p ClaiParams
 }
 
-// NewClaiRotation validates p and builds the policy.
-func NewClaiRotation(p ClaiParams) (*ClaiRotation, error) {
+// newClaiRotation validates p and builds the policy.
+func newClaiRotation(p ClaiParams) (*claiRotation, error) {
 	switch {
 	case p.Variant != ClaiLegacy && p.Variant != ClaiFixed:
 		return nil, fmt.Errorf("clai-rotation: variant=%q: expected legacy or fixed", p.Variant)
@@ -218,25 +218,25 @@ func NewClaiRotation(p ClaiParams) (*ClaiRotation, error) {
 		return nil, fmt.Errorf("clai-rotation: head_share=%s of budget=%d gives slices of %d and %d bytes; with clamp on each must be at least %d (raise the budget or move the share towards 1/2)",
 			formatShare(p.HeadNum, p.HeadDen), p.Budget, head, p.Budget-head, claiMinSlice)
 	}
-	return &ClaiRotation{p: p}, nil
+	return &claiRotation{p: p}, nil
 }
 
 // Name implements Policy.
-func (c *ClaiRotation) Name() string { return ClaiRotationName }
+func (c *claiRotation) Name() string { return ClaiRotationName }
 
 // Config returns the resolved parameters.
-func (c *ClaiRotation) Config() ClaiParams { return c.p }
+func (c *claiRotation) Config() ClaiParams { return c.p }
 
 // Variant is the variant the policy models (Varianted).
-func (c *ClaiRotation) Variant() string { return c.p.Variant }
+func (c *claiRotation) Variant() string { return c.p.Variant }
 
 // RederiveParams are the parameters clai's stored digests are checked
 // against (Rederiver).
-func (c *ClaiRotation) RederiveParams() ClaiParams { return c.p }
+func (c *claiRotation) RederiveParams() ClaiParams { return c.p }
 
 // Params implements Policy. clamp and strip are reported as the on/off
 // they resolved to, not as "auto".
-func (c *ClaiRotation) Params() Params {
+func (c *claiRotation) Params() Params {
 	p := c.p
 	oo := func(b bool) string {
 		if b {
@@ -263,16 +263,16 @@ func (c *ClaiRotation) Params() Params {
 // message, or the summary clai wrote at that run start). A session whose
 // last message is a user message therefore misses that final check, whose
 // rotation would have no reply after it anyway.
-func (c *ClaiRotation) Checkpoint(prev, next *corpus.Message) bool {
-	return prev != nil && prev.Role == corpus.RoleUser && !ClaiIsSummary(prev)
+func (c *claiRotation) Checkpoint(prev, next *corpus.Message) bool {
+	return prev != nil && prev.Role == corpus.RoleUser && !claiIsSummary(prev)
 }
 
 // Measure implements Policy: estimate_history_chars's term for a message,
 // render_content_parts with the 4 000/8 000 caps plus 16. Compaction
 // summaries weigh nothing and do not count (the digest is excluded from the
 // trigger, specs §2.2).
-func (c *ClaiRotation) Measure(m *corpus.Message) (int64, int64) {
-	if ClaiIsSummary(m) {
+func (c *claiRotation) Measure(m *corpus.Message) (int64, int64) {
+	if claiIsSummary(m) {
 		return 0, 0
 	}
 	return int64(claiContentLen(m.Blocks, claiSummaryToolCall, claiSummaryToolResult) + 16), 1
@@ -285,7 +285,7 @@ func ClaiShouldAutoCompact(view []corpus.Message, minMessages, tailMessages int,
 	var units int64
 	counted := 0
 	for i := range view {
-		if ClaiIsSummary(&view[i]) {
+		if claiIsSummary(&view[i]) {
 			continue
 		}
 		counted++
@@ -318,7 +318,7 @@ func ClaiHistoryView(msgs []corpus.Message, summaryID, sourceTo string) (view []
 	}
 	if si < 0 || ti < 0 {
 		for i := range msgs {
-			if !ClaiIsSummary(&msgs[i]) {
+			if !claiIsSummary(&msgs[i]) {
 				view = append(view, msgs[i])
 			}
 		}
@@ -326,7 +326,7 @@ func ClaiHistoryView(msgs []corpus.Message, summaryID, sourceTo string) (view []
 	}
 	view = append(view, msgs[si])
 	for i := ti + 1; i < len(msgs); i++ {
-		if !ClaiIsSummary(&msgs[i]) {
+		if !claiIsSummary(&msgs[i]) {
 			view = append(view, msgs[i])
 		}
 	}
@@ -337,7 +337,7 @@ func ClaiHistoryView(msgs []corpus.Message, summaryID, sourceTo string) (view []
 // system messages are left out unless they are compaction summaries, which
 // keeps the prior digest in the window.
 func claiCompactable(m *corpus.Message) bool {
-	return m.Role != corpus.RoleSystem || ClaiIsSummary(m)
+	return m.Role != corpus.RoleSystem || claiIsSummary(m)
 }
 
 // claiWindowLen is the length of the window select_compaction_window takes
@@ -382,7 +382,7 @@ func ClaiSelectCompactionWindow(view []corpus.Message, force bool, minMessages, 
 // here is h with every compaction summary but a leading one dropped;
 // summaries recorded in the raw session are thereby ignored, and the policy
 // rotates on its own.
-func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
+func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	p := c.p
 	before := c.charged(h, at.Units)
 	none := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
@@ -393,7 +393,7 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	idx := make([]int, 0, len(h))
 	for i := range h {
 		m := &h[i]
-		if (i > 0 && ClaiIsSummary(m)) || !claiCompactable(m) {
+		if (i > 0 && claiIsSummary(m)) || !claiCompactable(m) {
 			continue
 		}
 		idx = append(idx, i)
@@ -409,13 +409,13 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	text, msg0 := ClaiDigestText(window, p.Digest())
 	from, to := idx[0], idx[n-1]
 	summary := corpus.Message{ID: claiSummaryID(h[from].ID, h[to].ID, n), Role: corpus.RoleSystem,
-		Summary: true, Source: ClaiCompactionSource, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}}
+		Summary: true, Source: claiCompactionSource, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}}
 
 	hist := make([]corpus.Message, 1, len(h)-to)
 	hist[0] = summary
 	var units, counted int64
 	for i := to + 1; i < len(h); i++ {
-		if ClaiIsSummary(&h[i]) {
+		if claiIsSummary(&h[i]) {
 			continue
 		}
 		hist = append(hist, h[i])
@@ -426,9 +426,9 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	head, _, _ := claiCLISplit(text, p.CLIClampBytes, p.CLIHeadNum, p.CLIHeadDen)
 	p1, p2 := clai.PreambleCounts(text)
 	d := &Digest{Text: text, WindowMessages: n, Msg0Bytes: msg0, P1: p1, P2: p2,
-		Omissions: ClaiCountOmissions(text), CLIHeadBytes: len(head),
-		CLIHeadPreambleBytes: ClaiPreambleBytes(text, len(head)),
-		OverBudget:           len(text) > p.Budget+ClaiDigestOverhead,
+		Omissions: claiCountOmissions(text), CLIHeadBytes: len(head),
+		CLIHeadPreambleBytes: claiPreambleBytes(text, len(head)),
+		OverBudget:           len(text) > p.Budget+claiDigestOverhead,
 		Bytes:                len(text), SHA256: sha256.Sum256([]byte(text))}
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
@@ -439,14 +439,14 @@ func (c *ClaiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 // charged is the request cost in tokens, as bytes/4 (clai itself counts no
 // tokens): the trigger's estimate of the history plus the digest a fresh
 // CLI session is seeded with, after the CLI clamp. units is the estimate.
-func (c *ClaiRotation) charged(h []corpus.Message, units int64) int {
+func (c *claiRotation) charged(h []corpus.Message, units int64) int {
 	seed := 0
-	if len(h) > 0 && ClaiIsSummary(&h[0]) {
+	if len(h) > 0 && claiIsSummary(&h[0]) {
 		for _, b := range h[0].Blocks {
 			seed += len(b.Text)
 		}
 		if c.p.CLIClampBytes > 0 && seed > c.p.CLIClampBytes {
-			seed = c.p.CLIClampBytes + len(ClaiCLIClampMarker)
+			seed = c.p.CLIClampBytes + len(claiCLIClampMarker)
 		}
 	}
 	return int((units + int64(seed)) / 4)

@@ -78,13 +78,13 @@ func claiRun(t testing.TB, p Policy, msgs []corpus.Message, maxRotations int) []
 	return rotations
 }
 
-func claiPolicy(t testing.TB, set map[string]string) *ClaiRotation {
+func claiPolicy(t testing.TB, set map[string]string) *claiRotation {
 	t.Helper()
 	p, err := New(ClaiRotationName, set)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p.(*ClaiRotation)
+	return p.(*claiRotation)
 }
 
 // The later upstream tests of should_auto_compact (specs §4).
@@ -108,7 +108,7 @@ func TestClaiShouldAutoCompact(t *testing.T) {
 		{"requires the minimum message count: 39 with one of 120 000 bytes", filler(39, true), false},
 		{"requires the estimated size: 40 filler messages", filler(40, false), false},
 		{"40 with one of 120 000 bytes", filler(40, true), true},
-		{"a huge digest does not count", append([]corpus.Message{{ID: "s", Role: corpus.RoleSystem, Source: ClaiCompactionSource,
+		{"a huge digest does not count", append([]corpus.Message{{ID: "s", Role: corpus.RoleSystem, Source: claiCompactionSource,
 			Blocks: claiText(strings.Repeat("d", 960_000))}}, filler(40, false)...), false},
 	}
 	pol := claiPolicy(t, nil)
@@ -168,7 +168,7 @@ func TestClaiSelectCompactionWindow(t *testing.T) {
 		}
 	}
 	// The prior digest stays compactable (compaction.rs:280).
-	v := append([]corpus.Message{{ID: "d", Role: corpus.RoleSystem, Source: ClaiCompactionSource, Blocks: claiText("digest")}}, view(40)...)
+	v := append([]corpus.Message{{ID: "d", Role: corpus.RoleSystem, Source: claiCompactionSource, Blocks: claiText("digest")}}, view(40)...)
 	if w, ok := ClaiSelectCompactionWindow(v, false, 24, 16); !ok || w[0].ID != "d" || len(w) != 25 {
 		t.Errorf("a prior digest must be window message 0 of a 25-message window")
 	}
@@ -184,7 +184,7 @@ func TestClaiCheckpointAndMeasure(t *testing.T) {
 	if n, c := pol.Measure(&a); n != 5+16 || c != 1 {
 		t.Errorf("Measure(assistant hello) = %d, %d; want 21, 1", n, c)
 	}
-	s := corpus.Message{Role: corpus.RoleSystem, Source: ClaiCompactionSource, Blocks: claiText("digest")}
+	s := corpus.Message{Role: corpus.RoleSystem, Source: claiCompactionSource, Blocks: claiText("digest")}
 	if n, c := pol.Measure(&s); n != 0 || c != 0 {
 		t.Errorf("a summary must weigh nothing and not count")
 	}

@@ -20,8 +20,8 @@ type ClaiDigestOptions struct {
 	Clamp, Strip bool
 }
 
-// ClaiLegacyDigest are HEAD's values: no clamp, no strip.
-func ClaiLegacyDigest() ClaiDigestOptions {
+// claiLegacyDigest are HEAD's values: no clamp, no strip.
+func claiLegacyDigest() ClaiDigestOptions {
 	return ClaiDigestOptions{Budget: 96_000, HeadNum: 1, HeadDen: 3, ToolCallCap: 200, ToolResultCap: 400}
 }
 
@@ -45,7 +45,7 @@ func (s claiSelection) len() int {
 		n += claiSep * (len(s.pieces) - 1)
 	}
 	if s.markerAt >= 0 {
-		n += len(ClaiOmissionMarker(s.omitted)) + claiSep
+		n += len(claiOmissionMarker(s.omitted)) + claiSep
 	}
 	return n
 }
@@ -54,7 +54,7 @@ func (s claiSelection) writeTo(b *strings.Builder) {
 	for i, p := range s.pieces {
 		if i == s.markerAt {
 			b.WriteString("\n\n")
-			b.WriteString(ClaiOmissionMarker(s.omitted))
+			b.WriteString(claiOmissionMarker(s.omitted))
 		}
 		if i > 0 {
 			b.WriteString("\n\n")
@@ -70,11 +70,11 @@ func (s claiSelection) String() string {
 	return b.String()
 }
 
-// ClaiSelectHeadAndTail is select_head_and_tail as released (HEAD,
+// claiSelectHeadAndTail is select_head_and_tail as released (HEAD,
 // compaction.rs:440-493), holes included: message 0 is always kept whole
 // (line 456), the newest message too (line 470), and when head and tail
 // meet everything is returned with no budget check (lines 478-480).
-func ClaiSelectHeadAndTail(rendered []string, budget int) string {
+func claiSelectHeadAndTail(rendered []string, budget int) string {
 	return claiSelect(rendered, budget, budget/3, false).String()
 }
 
@@ -103,7 +103,7 @@ func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelec
 				break
 			}
 			if clamp {
-				first, clampedFirst = ClaiClampMessage(r, headBudget-claiSep, true), true
+				first, clampedFirst = claiClampMessage(r, headBudget-claiSep, true), true
 				next = len(first) + claiSep
 			}
 		}
@@ -120,7 +120,7 @@ func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelec
 				break
 			}
 			if clamp {
-				last, clampedLast = ClaiClampMessage(r, tailBudget-claiSep, false), true
+				last, clampedLast = claiClampMessage(r, tailBudget-claiSep, false), true
 				next = len(last) + claiSep
 			}
 		}
@@ -146,13 +146,13 @@ func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelec
 	return claiSelection{pieces: kept, markerAt: headEnd, omitted: tailStart - headEnd}
 }
 
-// ClaiClampMessage is the fix's clamp_message: a rendered message cut to at
+// claiClampMessage is the fix's clamp_message: a rendered message cut to at
 // most max bytes, note included. keepStart keeps its opening (the head
 // slice: the original goal); otherwise its header line and its end (the
 // tail slice: the most recent text). The note says how many bytes were cut
 // and points at history_query. If max cannot even hold the note, the
 // message is cut without one, so the bound holds for any slice size.
-func ClaiClampMessage(rendered string, max int, keepStart bool) string {
+func claiClampMessage(rendered string, max int, keepStart bool) string {
 	if len(rendered) <= max {
 		return rendered
 	}
@@ -165,9 +165,9 @@ func ClaiClampMessage(rendered string, max int, keepStart bool) string {
 	if keepStart {
 		room := max - len(claiHeadNoteA) - digits - len(claiHeadNoteB)
 		if room < 0 {
-			return ClaiSafePrefix(rendered, max)
+			return claiSafePrefix(rendered, max)
 		}
-		kept := ClaiSafePrefix(rendered, room)
+		kept := claiSafePrefix(rendered, room)
 		return kept + claiHeadNoteA + strconv.Itoa(len(rendered)-len(kept)) + claiHeadNoteB
 	}
 	header := ""
@@ -177,8 +177,8 @@ func ClaiClampMessage(rendered string, max int, keepStart bool) string {
 	body := rendered[len(header):]
 	room := max - len(header) - len(claiTailNoteA) - digits - len(claiTailNoteB)
 	if room < 0 {
-		return ClaiSafeSuffix(rendered, max)
+		return claiSafeSuffix(rendered, max)
 	}
-	kept := ClaiSafeSuffix(body, room)
+	kept := claiSafeSuffix(body, room)
 	return header + claiTailNoteA + strconv.Itoa(len(body)-len(kept)) + claiTailNoteB + kept
 }
