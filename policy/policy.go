@@ -5,9 +5,9 @@
 //
 // Files: policy.go (the interface and outcome), params.go and registry.go
 // (parameters, `calib policies`), meter.go and summarizer.go (shared by the
-// policies); then one file per policy — smith_staged.go, smith_legacy.go
-// (both built on smith_history.go: smith's working history, window, safe
-// cut and summary stage), clai_rotation.go (built on clai_digest.go and
+// policies); then one file per policy — smith_staged.go (its stages in
+// smith_stages.go), smith_legacy.go (both built on smith_history.go:
+// smith's working history, window, safe cut and summary stage), clai_rotation.go (built on clai_digest.go and
 // clai_select.go: clai's rendering and select_head_and_tail, legacy and
 // fixed), clear_tool_results.go.
 package policy
