@@ -159,6 +159,12 @@ func claiWindow(h ClaiHistory, force bool) []corpus.Message {
 
 // claiLegacyDigest is clai's deterministic digest as released (HEAD,
 // before PR #154): summary_message_text(fallback_summary(window)).
+//
+// It deliberately repeats, in a few lines and without the fix's options,
+// what policy's digest renderer does: the demo database stands in for
+// what clai itself stored, so it must not be written by the code under
+// test. TestWriteDemoClai checks that the two agree byte for byte, so a
+// change to either that drifts from clai's spec fails there.
 func claiLegacyDigest(window []corpus.Message) string {
 	rendered := make([]string, len(window))
 	for i, m := range window {

@@ -12,6 +12,7 @@ import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/clai"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/policy"
 )
 
 // The expected values below are clai's own, from specs/clai.md §2.4, §2.7
@@ -196,6 +197,11 @@ func TestWriteDemoClai(t *testing.T) {
 				w := claiWindow(h, true)
 				if c.SourceFrom != w[0].ID || c.SourceTo != w[len(w)-1].ID || c.InputMessages != len(w) || c.Summary != claiLegacyDigest(w) {
 					t.Errorf("rotation %d does not re-derive", i)
+				}
+				// And the policy's legacy digest, written independently
+				// from the same spec, agrees byte for byte.
+				if d, _ := policy.ClaiDigestText(w, policy.ClaiDefaults(policy.ClaiLegacy).Digest()); d != c.Summary {
+					t.Errorf("rotation %d: policy's legacy digest (%d bytes) differs from synth's (%d bytes)", i, len(d), len(c.Summary))
 				}
 			case corpus.DigestModel:
 				models++
