@@ -244,7 +244,7 @@ func ParseSet(flags []string) (map[string]string, error) {
 			k = strings.TrimSpace(k) // " max_tokens = 5" names max_tokens
 			if !ok || strings.ContainsAny(k, " ") || k == "" {
 				if last == "" {
-					return nil, fmt.Errorf("--set %q: expected name=value pairs separated by commas", f)
+					return nil, fmt.Errorf("%q: expected name=value pairs separated by commas", f)
 				}
 				out[last] += "," + part
 				continue

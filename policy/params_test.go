@@ -17,7 +17,7 @@ func TestParseSet(t *testing.T) {
 		{[]string{"a=1", "b=2", "a=3"}, map[string]string{"a": "3", "b": "2"}, ""},
 		{[]string{" max_tokens = 5 "}, map[string]string{"max_tokens": "5"}, ""},
 		{[]string{"summarizer=fixed:10"}, map[string]string{"summarizer": "fixed:10"}, ""},
-		{[]string{"oops"}, nil, `--set "oops": expected name=value pairs separated by commas`},
+		{[]string{"oops"}, nil, `"oops": expected name=value pairs separated by commas`},
 	}
 	for _, c := range cases {
 		got, err := ParseSet(c.flags)

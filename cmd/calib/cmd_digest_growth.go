@@ -128,7 +128,7 @@ func growthRuns(o *growthOptions) ([]growthRun, error) {
 	}
 	set, err := policy.ParseSet(o.set)
 	if err != nil {
-		return nil, &usageError{err}
+		return nil, &usageError{fmt.Errorf("--set %w", err)}
 	}
 	if len(o.variants) == 0 {
 		p, err := policy.New(o.policy, set)

@@ -43,7 +43,7 @@ type policyResolver struct {
 func newPolicyResolver(name string, setFlags []string) (*policyResolver, error) {
 	set, err := policy.ParseSet(setFlags)
 	if err != nil {
-		return nil, &usageError{err}
+		return nil, &usageError{fmt.Errorf("--set %w", err)}
 	}
 	r := &policyResolver{name: name, set: set, byID: map[string]policy.Policy{}}
 	if name == "auto" {

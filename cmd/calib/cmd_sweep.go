@@ -116,7 +116,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	}
 	fixed, err := policy.ParseSet(o.set)
 	if err != nil {
-		return nil, &usageError{err}
+		return nil, &usageError{fmt.Errorf("--set %w", err)}
 	}
 	if _, err := policy.Resolve(def.Name, def.Specs, fixed); err != nil {
 		return nil, &usageError{err}
