@@ -18,11 +18,12 @@ type Extender func(s *corpus.Session, turns int) *corpus.Session
 // maxExtraTurns bounds how far a chain is extended without a single
 // rotation before giving up (a policy that never triggers on the session
 // would otherwise extend forever), and maxTurnsPerRotation how many
-// synthetic turns a chain may need per rotation asked for. clai rotates
-// every 20–40 turns at its defaults.
+// synthetic turns a chain may add per rotation asked for beyond that: clai
+// rotates every 20–40 turns at its defaults, and the extension is held in
+// memory while the chain walks it.
 const (
 	maxExtraTurns       = 20_000
-	maxTurnsPerRotation = 400
+	maxTurnsPerRotation = 60
 )
 
 // Chain replays a session until the policy has rotated n times, extending
