@@ -146,3 +146,25 @@ func TestFirstChanged(t *testing.T) {
 		prompt = cur
 	}
 }
+
+// Options.Observe sees every request once, in order, with its compaction:
+// digest-growth's progress bar counts rotations with it.
+func TestObserveSeesEveryRequest(t *testing.T) {
+	var reqs, rots int
+	opts := Options{Observe: func(r Request, e *Event) {
+		if r.Index != reqs || (e == nil) != (r.Event < 0) {
+			t.Fatalf("request %d seen as %d, event %v / %d", reqs, r.Index, e, r.Event)
+		}
+		reqs++
+		if e != nil && e.Outcome.Digest != nil {
+			rots++
+		}
+	}}
+	tr, err := Chain(context.Background(), chatSession(3), rotator{limit: 2000}, 7, extendChat, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reqs != len(tr.Requests) || rots != 7 {
+		t.Fatalf("observed %d requests and %d rotations; the trace has %d and 7", reqs, rots, len(tr.Requests))
+	}
+}
