@@ -105,7 +105,7 @@ func newClearToolResults(v Values) (Policy, error) {
 	for _, t := range v.List("exempt_tools") {
 		p.exempt[t] = true
 	}
-	m, err := NewMeter(v.Str("meter"), MeterOptions{})
+	m, err := NewMeter(v.Str("meter"), MeterOptions{Memo: v.memo})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 	"unsafe"
 
@@ -26,6 +27,44 @@ type MeterOptions struct {
 	// (smith: 1 600 and 5 000, counted as ×4 bytes by bytes4).
 	ImageTokens    int64
 	DocumentTokens int64
+	// Memo, when set, is an o200k memo of the corpus consulted before the
+	// meter's own, so the policies built for the jobs of one sweep tokenize
+	// each corpus string once between them (NewWithMemo).
+	Memo *TokenMemo
+}
+
+// TokenMemo is an o200k count memo for the strings of one loaded corpus,
+// shared by every meter that replays it. Its keys are fixed when it is
+// built, so it never grows: strings a policy rewrites (truncated results,
+// digests) go to the meter's own memo, which dies with the replay. Without
+// it, a sweep tokenizes the whole corpus once per job.
+type TokenMemo struct {
+	counts map[memoKey]*atomic.Int64 // -1 until counted; read-only map
+}
+
+// NewTokenMemo registers every corpus string long enough to memoize. It
+// tokenizes nothing: each count is filled by the first meter that needs it.
+func NewTokenMemo(sessions []*corpus.Session) *TokenMemo {
+	t := &TokenMemo{counts: map[memoKey]*atomic.Int64{}}
+	add := func(s string) {
+		if len(s) >= memoMin {
+			e := &atomic.Int64{}
+			e.Store(-1)
+			t.counts[memoKey{unsafe.StringData(s), len(s)}] = e
+		}
+	}
+	for _, s := range sessions {
+		for i := range s.Messages {
+			for j := range s.Messages[i].Blocks {
+				b := &s.Messages[i].Blocks[j]
+				add(b.Text)
+				add(unsafe.String(unsafe.SliceData(b.Args), len(b.Args)))
+				add(b.ToolName)
+				add(b.Signature)
+			}
+		}
+	}
+	return t
 }
 
 // Meter measures messages in units and converts a total of units into
@@ -58,7 +97,7 @@ func NewMeter(name string, opt MeterOptions) (*Meter, error) {
 	switch name {
 	case MeterBytes4, MeterChars4:
 	case MeterO200k:
-		m.bpe = &bpeCounter{}
+		m.bpe = &bpeCounter{shared: opt.Memo}
 	default:
 		return nil, fmt.Errorf("unknown meter %q (valid: bytes4|o200k|chars4)", name)
 	}
@@ -146,10 +185,11 @@ const memoMin = 64
 // the entry exists. Corpus strings are shared by every replayed history, so
 // each is tokenized once per meter.
 type bpeCounter struct {
-	once  sync.Once
-	codec tokenizer.Codec
-	err   error
-	memo  sync.Map // memoKey -> memoVal
+	once   sync.Once
+	codec  tokenizer.Codec
+	err    error
+	memo   sync.Map   // memoKey -> memoVal
+	shared *TokenMemo // consulted first, or nil
 }
 
 type memoKey struct {
@@ -176,6 +216,16 @@ func (c *bpeCounter) count(s string) int64 {
 		return c.tokenize(s)
 	}
 	k := memoKey{unsafe.StringData(s), len(s)}
+	if c.shared != nil {
+		if e, ok := c.shared.counts[k]; ok {
+			if n := e.Load(); n >= 0 {
+				return n
+			}
+			n := c.tokenize(s) // two meters may both count it: same result
+			e.Store(n)
+			return n
+		}
+	}
 	if v, ok := c.memo.Load(k); ok {
 		return v.(memoVal).n
 	}

@@ -72,6 +72,12 @@ func Lookup(name string) (Def, error) {
 
 // New builds a policy from --set style settings, validating every value.
 func New(name string, set map[string]string) (Policy, error) {
+	return NewWithMemo(name, set, nil)
+}
+
+// NewWithMemo is New with a shared o200k memo (nil: the policy's own), for
+// many policies replaying one corpus, as a sweep's jobs do.
+func NewWithMemo(name string, set map[string]string, memo *TokenMemo) (Policy, error) {
 	d, err := Lookup(name)
 	if err != nil {
 		return nil, err
@@ -80,5 +86,6 @@ func New(name string, set map[string]string) (Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	v.memo = memo
 	return d.New(v)
 }

@@ -44,7 +44,7 @@ func newSmithLegacy(v Values) (Policy, error) {
 		return nil, fmt.Errorf("parameter summarizer=%q: %v", v.Str("summarizer"), err)
 	}
 	// The snapshot counts neither signatures nor media.
-	m, err := NewMeter(v.Str("meter"), MeterOptions{})
+	m, err := NewMeter(v.Str("meter"), MeterOptions{Memo: v.memo})
 	if err != nil {
 		return nil, err
 	}

@@ -76,6 +76,7 @@ func newSmithStaged(v Values) (Policy, error) {
 		Signatures:     true,
 		ImageTokens:    int64(v.Int("image_tokens")),
 		DocumentTokens: int64(v.Int("document_tokens")),
+		Memo:           v.memo,
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
@@ -53,10 +54,14 @@ func (s Sweep) Jobs(sessions int) []Job {
 // with the context's error.
 func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, jobs []Job,
 	measure func(j Job, p policy.Policy, t *Trace) T, done func(j Job, r T)) (out []T, ok []bool, err error) {
+	var memo *policy.TokenMemo
+	if s.usesO200k() {
+		memo = policy.NewTokenMemo(sessions)
+	}
 	fn := func(ctx context.Context, i int) (T, error) {
 		var zero T
 		j := jobs[i]
-		p, err := policy.New(s.Policy.Name, s.Grid.Set(j.Set, s.Fixed))
+		p, err := policy.NewWithMemo(s.Policy.Name, s.Grid.Set(j.Set, s.Fixed), memo)
 		if err != nil {
 			return zero, fmt.Errorf("parameter set %d: %w", j.Set, err)
 		}
@@ -76,4 +81,18 @@ func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, j
 		cb = func(i int, r T) { done(jobs[i], r) }
 	}
 	return Map(ctx, len(jobs), s.Workers, fn, cb)
+}
+
+// usesO200k reports whether some parameter set meters with o200k, the only
+// meter whose memo is worth sharing between jobs (it tokenizes).
+func (s Sweep) usesO200k() bool {
+	if s.Fixed["meter"] == policy.MeterO200k {
+		return true
+	}
+	for _, a := range s.Grid {
+		if a.Name == "meter" && slices.Contains(a.Values, policy.MeterO200k) {
+			return true
+		}
+	}
+	return false
 }
