@@ -136,36 +136,38 @@ func triggerAgreement(checkpoints, off, agent, policy, both int) float64 {
 }
 
 // AgreementMetrics names one session's agreement for sweeps. A session
-// without a recorded clearing event has none (the sweep's mean then runs
-// over the sessions that have some). Names starting with "agreement" are
-// better high (metrics.HigherIsBetter) and averaged over sessions; the
-// "_rate" errors are better low and averaged too; recorded_events sums.
-//   - agreement_exact: fraction of events where the policy, on its own
-//     trigger, acts and clears exactly the ids the agent cleared;
-//   - agreement_jaccard: mean Jaccard index of the ids (policy forced);
-//   - agreement_trigger: fraction of checkpoints where the policy and the
-//     agent agree on acting or not;
-//   - saved_error_rate, before_error_rate: mean |predicted − recorded| /
-//     recorded of tokensSaved and preTokens.
+// without a recorded clearing event has none. Each rate comes with its
+// numerator and denominator (see the Registry), so a parameter set's rate
+// is the rate over all its events, as replay's summary reports it, not a
+// mean of per-session rates.
 func AgreementMetrics(a replay.Agreement) map[string]float64 {
 	if len(a.Events) == 0 {
 		return nil
 	}
 	s := SummarizeAgreement([]replay.Agreement{a})
-	n := float64(s.Events)
-	var saved, before float64
+	var saved, before, jac float64
+	off := 0
 	for _, e := range a.Events {
 		saved += relErr(e.PredictedSaved, e.RecordedSaved)
 		before += relErr(e.PredictedBefore, e.RecordedBefore)
+		jac += e.Jaccard
+		if !e.Checkpoint {
+			off++
+		}
 	}
-	return map[string]float64{
-		"agreement_exact":   round4(float64(s.Exact) / n),
-		"agreement_jaccard": s.MeanJaccard,
-		"agreement_trigger": s.TriggerAgreement,
-		"saved_error_rate":  round4(saved / n),
-		"before_error_rate": round4(before / n),
-		"recorded_events":   n,
+	points := s.Checkpoints + off
+	agreed := points - (s.PolicyActed - s.BothActed) - (s.AgentActed - s.BothActed)
+	m := map[string]float64{
+		"recorded_events":  float64(s.Events),
+		"exact_events":     float64(s.Exact),
+		"jaccard_sum":      jac,
+		"trigger_points":   float64(points),
+		"trigger_agreed":   float64(agreed),
+		"saved_error_sum":  saved,
+		"before_error_sum": before,
 	}
+	fillRatios(m)
+	return m
 }
 
 // relErr is |got − want| / want; when nothing was recorded (a boundary

@@ -73,6 +73,12 @@ func TestAgreementMetrics(t *testing.T) {
 		"saved_error_rate":  0.5,
 		"before_error_rate": 0.0278,
 		"recorded_events":   3,
+		"exact_events":      1,
+		"jaccard_sum":       got["jaccard_sum"], // 2.1666…: checked through agreement_jaccard
+		"trigger_points":    11,
+		"trigger_agreed":    8,
+		"saved_error_sum":   1.5,
+		"before_error_sum":  got["before_error_sum"], // 1/12: checked through before_error_rate
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("metrics\n got %v\nwant %v", got, want)
@@ -83,7 +89,7 @@ func TestAgreementMetrics(t *testing.T) {
 			t.Errorf("%s: HigherIsBetter %v", name, !higher)
 		}
 	}
-	// A sweep averages agreement over the sessions that have events.
+	// A session without events adds nothing to a set's agreement.
 	agg := Aggregate(0, nil, []SweepRow{{Metrics: got}, {Metrics: AgreementMetrics(as[1])}})
 	if agg.Metrics["agreement_exact"] != 0.3333 || agg.Metrics["recorded_events"] != 3 {
 		t.Fatalf("aggregate %v", agg.Metrics)

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -19,6 +18,10 @@ type SweepRow struct {
 	Session string             `json:"session,omitempty"`
 	Metrics map[string]float64 `json:"metrics"`
 	Pareto  bool               `json:"pareto,omitempty"`
+	// Incomplete marks a set's aggregate over fewer sessions than the
+	// corpus has (an interrupted sweep): it is listed after the ranked
+	// sets and never sorted, marked Pareto or counted by --top.
+	Incomplete bool `json:"incomplete,omitempty"`
 }
 
 // SweepMetrics names the cost and loss figures of one replay. Rotation
@@ -60,48 +63,48 @@ func SweepMetrics(t *replay.Trace) map[string]float64 {
 	return m
 }
 
-// aggregation says how a metric combines over sessions: peaks and maxima
-// take the maximum, rates the mean, counts the sum.
-func aggregation(name string) string {
-	switch {
-	case strings.HasPrefix(name, "peak_"), strings.HasPrefix(name, "max_"), name == "slope_bytes_per_rotation":
-		return "max"
-	case strings.HasPrefix(name, "agreement"), strings.HasSuffix(name, "_rate"):
-		return "mean"
-	}
-	return "sum"
-}
-
-// HigherIsBetter reports the direction of a metric: agreement with the
-// recording is better high; every cost and loss is better low.
-func HigherIsBetter(name string) bool {
-	return strings.HasPrefix(name, "agreement") || name == "reached_rate"
-}
-
-// Aggregate combines one parameter set's session rows.
+// Aggregate combines one parameter set's session rows, each metric as the
+// Registry says (unknown names sum). The parts of a ratio are summed first
+// and the ratio computed from the sums.
 func Aggregate(set int, params policy.Params, rows []SweepRow) SweepRow {
 	agg := SweepRow{Set: set, Params: params, Metrics: map[string]float64{}}
 	n := map[string]int{}
 	for _, r := range rows {
 		for k, v := range r.Metrics {
-			switch aggregation(k) {
-			case "max":
+			m, _ := Lookup(k)
+			switch m.Combine {
+			case Max:
 				if n[k] == 0 || v > agg.Metrics[k] {
 					agg.Metrics[k] = v
 				}
+			case Ratio: // from the summed parts, below
+				agg.Metrics[k] = 0
 			default:
 				agg.Metrics[k] += v
 			}
 			n[k]++
 		}
 	}
-	for k := range agg.Metrics {
-		if aggregation(k) == "mean" && n[k] > 0 {
-			agg.Metrics[k] /= float64(n[k])
-		}
-	}
+	fillRatios(agg.Metrics)
 	agg.Metrics["sessions"] = float64(len(rows))
 	return agg
+}
+
+// fillRatios sets every Ratio metric whose parts are in m (a zero
+// denominator gives no value: there is nothing to rate).
+func fillRatios(m map[string]float64) {
+	for _, d := range Registry() {
+		if d.Combine != Ratio {
+			continue
+		}
+		num, ok1 := m[d.Num]
+		den, ok2 := m[d.Den]
+		if !ok1 || !ok2 || den == 0 {
+			delete(m, d.Name)
+			continue
+		}
+		m[d.Name] = round4(num / den)
+	}
 }
 
 // MarkPareto flags the rows that no other row beats on both metrics (at
@@ -135,15 +138,17 @@ func MarkPareto(rows []SweepRow, a, b string) {
 func SortRows(rows []SweepRow, by string) error {
 	keys := strings.Split(by, ",")
 	for _, k := range keys {
-		if len(rows) > 0 {
-			if _, ok := rows[0].Metrics[k]; !ok {
-				return fmt.Errorf("--sort %s: no such metric (have: %s)", k, strings.Join(MetricNames(rows), ", "))
-			}
+		if err := Check("--sort", k, nil); err != nil {
+			return err
 		}
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
 		for _, k := range keys {
-			x, y := rows[i].Metrics[k], rows[j].Metrics[k]
+			x, okx := rows[i].Metrics[k]
+			y, oky := rows[j].Metrics[k]
+			if okx != oky {
+				return okx // a row without the metric ranks last
+			}
 			if x != y {
 				if HigherIsBetter(k) {
 					return x > y

@@ -84,22 +84,25 @@ func BuildSweep(h SweepHeader, view SweepView, complete bool, rows []SweepRow) (
 	if r.Rows == nil {
 		r.Rows = []SweepRow{}
 	}
+	var partial []SweepRow
 	for i := 0; i < len(rows); {
 		j := i
 		for j < len(rows) && rows[j].Set == rows[i].Set {
 			j++
 		}
-		r.Sets = append(r.Sets, Aggregate(rows[i].Set, rows[i].Params, rows[i:j]))
+		agg := Aggregate(rows[i].Set, rows[i].Params, rows[i:j])
+		if j-i < len(h.Sessions) {
+			agg.Incomplete = true
+			partial = append(partial, agg)
+		} else {
+			r.Sets = append(r.Sets, agg)
+		}
 		i = j
 	}
+	if err := view.Check(nil); err != nil {
+		return nil, err
+	}
 	if len(view.Pareto) == 2 {
-		for _, m := range view.Pareto {
-			if len(r.Sets) > 0 {
-				if _, ok := r.Sets[0].Metrics[m]; !ok {
-					return nil, fmt.Errorf("--pareto %s: no such metric (have: %s)", m, strings.Join(MetricNames(r.Sets), ", "))
-				}
-			}
-		}
 		MarkPareto(r.Sets, view.Pareto[0], view.Pareto[1])
 	}
 	if view.Sort != "" {
@@ -110,13 +113,39 @@ func BuildSweep(h SweepHeader, view SweepView, complete bool, rows []SweepRow) (
 	if view.Top > 0 && len(r.Sets) > view.Top {
 		r.Sets = r.Sets[:view.Top]
 	}
+	r.Sets = append(r.Sets, partial...)
 	return r, nil
+}
+
+// Check validates the view's metrics before any work (have: what the run
+// can produce, nil to check names only).
+func (v SweepView) Check(have func(Needs) bool) error {
+	if v.Sort != "" {
+		for _, k := range strings.Split(v.Sort, ",") {
+			if err := Check("--sort", k, have); err != nil {
+				return err
+			}
+		}
+	}
+	if len(v.Pareto) != 0 && len(v.Pareto) != 2 {
+		return fmt.Errorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
+	}
+	for _, m := range v.Pareto {
+		if err := Check("--pareto", m, have); err != nil {
+			return err
+		}
+	}
+	if v.Top < 0 {
+		return fmt.Errorf("--top %d: expected a positive count", v.Top)
+	}
+	return nil
 }
 
 // MergeSweeps combines shard reports into the report one run would have
 // given. Every shard of one sweep must be present exactly once, with the
-// same header apart from the shard, and complete.
-func MergeSweeps(parts []*SweepReport, names []string) (*SweepReport, error) {
+// same header apart from the shard, and complete. view, when not nil, is
+// applied to the merged sets instead of the view the shards were run with.
+func MergeSweeps(parts []*SweepReport, names []string, view *SweepView) (*SweepReport, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("merge: no shard files given")
 	}
@@ -161,7 +190,11 @@ func MergeSweeps(parts []*SweepReport, names []string) (*SweepReport, error) {
 	}
 	h := first.SweepHeader
 	h.Shard = "1/1"
-	return BuildSweep(h, first.View, true, rows)
+	v := first.View
+	if view != nil {
+		v = *view
+	}
+	return BuildSweep(h, v, true, rows)
 }
 
 func headerDiff(a, b SweepHeader) string {

@@ -42,7 +42,7 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 		}
 		parts = append(parts, p)
 	}
-	merged, err := MergeSweeps(parts, []string{"s3", "s2", "s1"})
+	merged, err := MergeSweeps(parts, []string{"s3", "s2", "s1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,9 +79,40 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 	}
 	for _, tt := range tests {
 		names := []string{"f1", "f2", "f3"}
-		_, err := MergeSweeps(tt.parts, names)
+		_, err := MergeSweeps(tt.parts, names, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+// A set that finished fewer sessions than the corpus has (an interrupted
+// sweep) never ranks: it follows the ranked sets, marked, unsorted, off the
+// Pareto front and outside --top, even when its partial sum is the lowest.
+func TestBuildSweepIncompleteSetsNeverRank(t *testing.T) {
+	rows := sweepRows(1, 1)
+	// Drop session "a" of sets 3 and 5: their tokens_sent halves.
+	var partial []SweepRow
+	for _, r := range rows {
+		if r.Session == "a" && (r.Set == 3 || r.Set == 5) {
+			continue
+		}
+		partial = append(partial, r)
+	}
+	view := SweepView{Sort: "tokens_sent", Top: 2, Pareto: []string{"tokens_sent", "results_mangled"}}
+	rep, err := BuildSweep(header("1/1"), view, false, partial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rep.Sets {
+		got = append(got, fmt.Sprintf("%d:%v:%v:%v", s.Set, s.Metrics["tokens_sent"], s.Incomplete, s.Pareto))
+	}
+	// Complete sets 0,1,2,4 have tokens_sent 200,196,192,194 over two
+	// sessions (results_mangled 0,1,2,0: 2 and 4 are on the front); 3 and 5
+	// have one session each (99, 100), below every complete set.
+	want := "2:192:false:true 4:194:false:true 3:99:true:false 5:100:true:false"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("sets\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -37,11 +38,14 @@ func ParseAxis(s string) (Axis, error) {
 	if !ok || name == "" {
 		return Axis{}, fmt.Errorf("--grid %q: expected name=v1,v2 or name=a..b:step", s)
 	}
+	if strings.TrimSpace(vals) == "" {
+		return Axis{}, fmt.Errorf("--grid %s: no values (expected name=v1,v2 or name=a..b:step)", name)
+	}
 	a := Axis{Name: name}
 	for _, part := range strings.Split(vals, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			continue
+			return Axis{}, fmt.Errorf("--grid %s: an empty value in %q (remove the extra comma)", name, vals)
 		}
 		if strings.Contains(part, "..") {
 			r, err := expandRange(part)
@@ -53,8 +57,12 @@ func ParseAxis(s string) (Axis, error) {
 		}
 		a.Values = append(a.Values, part)
 	}
-	if len(a.Values) == 0 {
-		return Axis{}, fmt.Errorf("--grid %s: no values (expected name=v1,v2 or name=a..b:step)", name)
+	seen := make(map[string]bool, len(a.Values))
+	for _, v := range a.Values {
+		if seen[v] {
+			return Axis{}, fmt.Errorf("--grid %s: value %s is given twice, which would run the same parameter set twice", name, v)
+		}
+		seen[v] = true
 	}
 	return a, nil
 }
@@ -99,6 +107,23 @@ func decimals(s string) int {
 // ParseGridFile reads a JSON object {"name": [v1, v2], "name2": "a..b:step"}
 // keeping the keys in the order written.
 func ParseGridFile(data []byte) (Grid, error) {
+	// Check the whole document first, so a truncated or malformed file is
+	// reported as such (with the offset) rather than as a token error.
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		switch {
+		case len(bytes.TrimSpace(data)) == 0:
+			return nil, fmt.Errorf("grid file is empty; expected a JSON object such as {\"compact_at\": [0.7, 0.8]}")
+		case errors.As(err, &se) && se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
+			return nil, fmt.Errorf("grid file ends early (truncated?): %v; expected a complete JSON object such as {\"compact_at\": [0.7, 0.8]}", err)
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("grid file: invalid JSON at byte %d: %v", se.Offset, err)
+		default:
+			return nil, fmt.Errorf("grid file: invalid JSON: %v", err)
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {

@@ -39,6 +39,10 @@ func TestParseAxisErrors(t *testing.T) {
 		"x=1..5:0":      "step must be positive",
 		"x=a..b":        "expected a..b or a..b:step with numbers",
 		"x=0..1e9:1e-3": "use a larger step",
+		"x=1,,3":        "an empty value",
+		"x=1,":          "an empty value",
+		"x=0.6,0.6":     "value 0.6 is given twice",
+		"x=1..3,2":      "value 2 is given twice",
 	} {
 		_, err := ParseAxis(in)
 		if err == nil || !strings.Contains(err.Error(), want) {
@@ -118,6 +122,21 @@ func TestShard(t *testing.T) {
 	for i := range int64(10) {
 		if seen[i] != 1 {
 			t.Fatalf("set %d is in %d shards", i, seen[i])
+		}
+	}
+}
+
+func TestParseGridFileErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"compact_at": [0.7, 0.8`:  "grid file ends early (truncated?)",
+		`{"compact_at": [0.7, 0.8]`: "grid file ends early (truncated?)",
+		"":                          "grid file is empty",
+		`{"x": [1 2]}`:              "invalid JSON at byte 10",
+		`[1, 2]`:                    "expected a JSON object",
+	} {
+		_, err := ParseGridFile([]byte(in))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err = %v, want %q", in, err, want)
 		}
 	}
 }

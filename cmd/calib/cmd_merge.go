@@ -13,8 +13,7 @@ import (
 )
 
 func newMergeCmd(a *app) *cobra.Command {
-	var perSession bool
-	var plotMetric string
+	o := &sweepOptions{}
 	cmd := &cobra.Command{
 		Use:   "merge FILE...",
 		Short: "Merge sweep shards into the report one run would have given",
@@ -22,12 +21,29 @@ func newMergeCmd(a *app) *cobra.Command {
 --format json report or its --out JSON lines. Every shard must be there
 exactly once, from the same policy, fixed parameters, grid and corpus, and
 complete; the merged report (in any --format) is byte-identical to the one
-a single run of the whole sweep prints.`,
+a single run of the whole sweep prints. The view flags (--sort, --top,
+--pareto, --per-session, --plot) apply to the merged sets, as in sweep:
+write the shards without --top.`,
 		Example: `  calib sweep sessions/ -p smith-staged --grid compact_at=0.6..0.9:0.05 --shard 1/3 --format json > s1.json
-  calib merge s1.json s2.json s3.json --format markdown`,
+  calib merge s1.json s2.json s3.json --format markdown
+  calib merge shard-*.json --sort tokens_sent --top 20 --format markdown`,
 		GroupID: groupAnalysis,
-		Args:    cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if a.flags.demo {
+				return usageErrorf("merge reads the shard files of a sweep, not a corpus: --demo does not apply (run calib sweep --demo --shard k/n first)")
+			}
+			if len(args) == 0 {
+				return usageErrorf("merge needs the shard files to merge: calib merge shard-1.json shard-2.json ...")
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			view := metrics.SweepView{Sort: o.sort, Top: o.top, Pareto: o.pareto}
+			// The shards say what the sweep produced; names are checked here,
+			// before reading them.
+			if err := checkView(view, o.plotMetric, nil); err != nil {
+				return err
+			}
 			parts := make([]*metrics.SweepReport, len(args))
 			for i, p := range args {
 				r, err := readShard(p)
@@ -36,15 +52,19 @@ a single run of the whole sweep prints.`,
 				}
 				parts[i] = r
 			}
-			rep, err := metrics.MergeSweeps(parts, args)
+			// Without view flags the merge keeps the view the shards ran with.
+			var vp *metrics.SweepView
+			if cmd.Flags().Changed("sort") || cmd.Flags().Changed("top") || cmd.Flags().Changed("pareto") {
+				vp = &view
+			}
+			rep, err := metrics.MergeSweeps(parts, args, vp)
 			if err != nil {
 				return &usageError{err}
 			}
-			return writeSweep(a, rep, perSession, plotMetric)
+			return writeSweep(a, rep, o.perSession, o.plotMetric)
 		},
 	}
-	cmd.Flags().BoolVar(&perSession, "per-session", false, "also print one row per (parameter set, session)")
-	cmd.Flags().StringVar(&plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot")
+	viewFlags(cmd, o)
 	return cmd
 }
 
@@ -98,6 +118,12 @@ func readRowStream(path string, data []byte) (*metrics.SweepReport, error) {
 			return nil, fmt.Errorf("%s:%d: expected a sweep row: %v", path, line, err)
 		}
 		r.Rows = append(r.Rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
+	}
+	if line == 0 {
+		return nil, fmt.Errorf("%s: empty; expected the --out JSON lines of calib sweep", path)
 	}
 	r.Complete = trailer.Complete != nil && *trailer.Complete && trailer.Rows == len(r.Rows)
 	return &r, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -84,15 +85,21 @@ shards' --format json reports into the report one run would have given.`,
 	f.StringVar(&o.shard, "shard", "", "run only shard `k/n` of the parameter sets")
 	f.BoolVar(&o.yes, "yes", false, fmt.Sprintf("run a grid of more than %d parameter sets", replay.MaxPoints))
 	f.StringVar(&o.out, "out", "", "stream rows as JSON lines to `FILE` as they finish")
-	f.StringVar(&o.sort, "sort", "", "order parameter sets best first by `METRIC[,METRIC...]` (later ones break ties)")
-	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets")
-	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
-	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
-	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")
+	viewFlags(cmd, o)
 	f.IntVarP(&o.rotations, "rotations", "n", 0, "for rotation policies: chain each session to `N` rotations (see digest-growth)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
 	f.BoolVar(&o.compare, "compare-recorded", false, "add agreement with the clearing events the agent recorded (agreement_* metrics; sort by them to find the agent's rule)")
 	return cmd
+}
+
+// viewFlags are the flags sweep and merge share: how the sets are shown.
+func viewFlags(cmd *cobra.Command, o *sweepOptions) {
+	f := cmd.Flags()
+	f.StringVar(&o.sort, "sort", "", "order parameter sets best first by `METRIC[,METRIC...]` (later ones break ties; see calib metrics)")
+	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets")
+	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
+	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
+	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")
 }
 
 // sweepPlan is a validated sweep, before the corpus is loaded.
@@ -150,14 +157,39 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			return nil, &usageError{err}
 		}
 	}
-	if len(o.pareto) != 0 && len(o.pareto) != 2 {
-		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
+	if o.jobs < 0 {
+		return nil, usageErrorf("--jobs %d: expected a count of workers (0: one per core)", o.jobs)
 	}
-	if o.top < 0 {
-		return nil, usageErrorf("--top %d: expected a positive count", o.top)
+	view := metrics.SweepView{Sort: o.sort, Top: o.top, Pareto: o.pareto}
+	have := func(n metrics.Needs) bool {
+		return n == metrics.NeedsCompare && o.compare || n == metrics.NeedsRotation && def.Rotates
 	}
-	return &sweepPlan{def: def, fixed: fixed, grid: g, shard: sh,
-		view: metrics.SweepView{Sort: o.sort, Top: o.top, Pareto: o.pareto}}, nil
+	if err := checkView(view, o.plotMetric, have); err != nil {
+		return nil, err
+	}
+	// Every set of the shard is built once here, so a combination the
+	// policy rejects (compact_to not below compact_at) stops the sweep
+	// before the corpus is even loaded.
+	for i := range g.Points() {
+		if sh.Has(i) {
+			if _, err := policy.New(def.Name, g.Set(i, fixed)); err != nil {
+				return nil, usageErrorf("parameter set %d (%s): %v", i, sweptParams(g, i), err)
+			}
+		}
+	}
+	return &sweepPlan{def: def, fixed: fixed, grid: g, shard: sh, view: view}, nil
+}
+
+// checkView validates the view flags sweep and merge share, before any
+// work: every metric must be in the registry and producible by the run.
+func checkView(v metrics.SweepView, plotMetric string, have func(metrics.Needs) bool) error {
+	if err := v.Check(have); err != nil {
+		return &usageError{err}
+	}
+	if err := metrics.Check("--plot-metric", plotMetric, have); err != nil {
+		return &usageError{err}
+	}
+	return nil
 }
 
 func (pl *sweepPlan) header(sessions []*corpus.Session) metrics.SweepHeader {
@@ -232,7 +264,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	_ = bar.Finish()
 	interrupted := errors.Is(runErr, context.Canceled)
 	if runErr != nil && !interrupted {
-		stream.close(false)
+		_ = stream.close(false) // runErr says why the sweep stopped
 		return runErr
 	}
 	var finished []metrics.SweepRow
@@ -290,29 +322,17 @@ func writeSweep(a *app, rep *metrics.SweepReport, perSession bool, plotMetric st
 	return a.savePlots(figs...)
 }
 
-// preferredMetrics come first in tables, in this order; any other metric
-// follows in name order.
-var preferredMetrics = []string{"tokens_sent", "compactions", "peak_tokens", "results_mangled", "results_dropped",
-	"bytes_removed", "target_misses", "exhausted", "violations", "rotations", "max_digest_bytes",
-	"slope_bytes_per_rotation", "max_nesting", "over_budget"}
-
+// metricColumns are the metrics present in rows that make table columns,
+// in the registry's order (family members by name); numerators and
+// denominators (Part) stay in the JSON.
 func metricColumns(rows []metrics.SweepRow) []string {
-	have := map[string]bool{}
-	for _, n := range metrics.MetricNames(rows) {
-		have[n] = true
-	}
-	delete(have, "sessions")
-	delete(have, "requests")
 	var cols []string
-	for _, n := range preferredMetrics {
-		if have[n] {
-			cols = append(cols, n)
-			delete(have, n)
-		}
-	}
-	for _, n := range metrics.MetricNames(rows) {
-		if have[n] {
-			cols = append(cols, n)
+	names := metrics.MetricNames(rows)
+	for _, m := range metrics.Registry() {
+		for _, n := range names {
+			if !m.Part && (n == m.Name || m.Family && strings.HasPrefix(n, m.Name) && len(n) > len(m.Name)) {
+				cols = append(cols, n)
+			}
 		}
 	}
 	return cols
@@ -338,9 +358,24 @@ func sweepTables(rep *metrics.SweepReport, perSession bool) []*report.Table {
 	if len(rep.View.Pareto) == 2 {
 		cols = append(cols, report.TextCol("pareto"))
 	}
+	partial := false
+	for _, r := range rep.Sets {
+		partial = partial || r.Incomplete
+	}
+	if partial {
+		cols = append(cols, report.TextCol("incomplete"))
+	}
 	sets := report.NewTable(title, cols...)
 	for _, r := range rep.Sets {
-		sets.AddRow(sweepCells(r, rep, mcols)...)
+		cells := sweepCells(r, rep, mcols)
+		if partial {
+			mark := ""
+			if r.Incomplete {
+				mark = fmt.Sprintf("%d of %d sessions, not ranked", int(r.Metrics["sessions"]), len(rep.Sessions))
+			}
+			cells = append(cells, report.Str(mark))
+		}
+		sets.AddRow(cells...)
 	}
 	tables := []*report.Table{sets}
 	if perSession {
@@ -361,7 +396,8 @@ func sweepTables(rep *metrics.SweepReport, perSession bool) []*report.Table {
 			}
 			cells = append(cells, report.Str(r.Session))
 			for _, m := range mc {
-				cells = append(cells, metricCell(m, r.Metrics[m]))
+				v, ok := r.Metrics[m]
+				cells = append(cells, metricCell(m, v, ok))
 			}
 			t.AddRow(cells...)
 		}
@@ -376,7 +412,8 @@ func sweepCells(r metrics.SweepRow, rep *metrics.SweepReport, mcols []string) []
 		cells = append(cells, report.Str(p.Value))
 	}
 	for _, m := range mcols {
-		cells = append(cells, metricCell(m, r.Metrics[m]))
+		v, ok := r.Metrics[m]
+		cells = append(cells, metricCell(m, v, ok))
 	}
 	if len(rep.View.Pareto) == 2 {
 		mark := ""
@@ -388,20 +425,30 @@ func sweepCells(r metrics.SweepRow, rep *metrics.SweepReport, mcols []string) []
 	return cells
 }
 
-func metricCell(name string, v float64) report.Cell {
-	if v == float64(int64(v)) && !strings.HasPrefix(name, "agreement") {
-		return report.Int(int64(v))
+// metricCell displays a value with its metric's declared precision; a
+// missing value (the metric does not apply to the row) is blank.
+func metricCell(name string, v float64, ok bool) report.Cell {
+	if !ok {
+		return report.Str("")
 	}
-	return report.Float(v, 3)
+	m, _ := metrics.Lookup(name)
+	if m.Decimals == 0 {
+		return report.Int(int64(math.Round(v)))
+	}
+	return report.Float(v, m.Decimals)
 }
 
 // rowStream writes --out: a header line, one line per finished row (in the
-// order they finish), and a trailer saying whether the sweep completed.
+// order they finish), and a trailer saying whether the sweep completed. The
+// first write error is kept and returned by close, naming the file; rows
+// after it are not written.
 type rowStream struct {
-	mu  sync.Mutex
-	f   *os.File
-	enc *json.Encoder
-	n   int
+	mu   sync.Mutex
+	path string
+	f    *os.File
+	enc  *json.Encoder
+	n    int
+	err  error
 }
 
 func newRowStream(path string, h metrics.SweepHeader, v metrics.SweepView) (*rowStream, error) {
@@ -410,13 +457,13 @@ func newRowStream(path string, h metrics.SweepHeader, v metrics.SweepView) (*row
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, &usageError{fmt.Errorf("--out: %w", err)}
+		return nil, &outputError{fmt.Errorf("--out: %w", err)}
 	}
-	s := &rowStream{f: f, enc: json.NewEncoder(f)}
+	s := &rowStream{path: path, f: f, enc: json.NewEncoder(f)}
 	s.enc.SetEscapeHTML(false)
 	if err := s.enc.Encode(map[string]any{"header": h, "view": v}); err != nil {
 		f.Close()
-		return nil, err
+		return nil, &outputError{fmt.Errorf("--out %s: %w", path, err)}
 	}
 	return s, nil
 }
@@ -427,14 +474,28 @@ func (s *rowStream) add(r metrics.SweepRow) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_ = s.enc.Encode(r)
-	s.n++
+	if s.err != nil {
+		return
+	}
+	if s.err = s.enc.Encode(r); s.err == nil {
+		s.n++
+	}
 }
 
+// close writes the trailer and closes the file; it reports the first
+// error of any write, or of the close itself (where a full disk shows).
 func (s *rowStream) close(complete bool) error {
 	if s.f == nil {
 		return nil
 	}
-	_ = s.enc.Encode(map[string]any{"complete": complete, "rows": s.n})
-	return s.f.Close()
+	if s.err == nil {
+		s.err = s.enc.Encode(map[string]any{"complete": complete, "rows": s.n})
+	}
+	if err := s.f.Close(); s.err == nil {
+		s.err = err
+	}
+	if s.err != nil {
+		return &outputError{fmt.Errorf("--out %s: %w (the file is incomplete)", s.path, s.err)}
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1 // a gate or threshold failed (or calib could not finish)
 	exitUsage       = 2 // bad usage or unreadable input
+	exitOutput      = 3 // an output file (--out, --plot) could not be written
 	exitInterrupted = 130
 )
 
@@ -55,14 +56,25 @@ func gateFailed(format string, args ...any) error {
 	return &gateError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// outputError is an output file or plot that could not be written (disk
+// full, no permission): the command's input and flags were fine, so it is
+// not exit 2. The message names the path.
+type outputError struct{ err error }
+
+func (e *outputError) Error() string { return e.err.Error() }
+func (e *outputError) Unwrap() error { return e.err }
+
 // exitCode maps a command's error to the process exit code.
 func exitCode(err error) int {
 	var ue *usageError
 	var ie *inputError
 	var ge *gateError
+	var oe *outputError
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &oe):
+		return exitOutput
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
 	case errors.As(err, &ue), errors.As(err, &ie):

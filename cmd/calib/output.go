@@ -18,15 +18,15 @@ func (a *app) plotsWanted() bool { return a.flags.plotDir != "" }
 
 // savePlots writes each figure as DIR/NAME.png and DIR/NAME.svg for --plot
 // DIR and lists the written files on stderr (unless --quiet), so that
-// standard output stays a clean report. A directory that cannot be created
-// is a usage error (exit 2).
+// standard output stays a clean report. A directory or file that cannot be
+// written is an output error (exit 3) naming it.
 func (a *app) savePlots(figs ...report.Figure) error {
 	if !a.plotsWanted() || len(figs) == 0 {
 		return nil
 	}
 	paths, err := report.SavePlots(a.flags.plotDir, figs...)
 	if err != nil {
-		return &usageError{err}
+		return &outputError{err}
 	}
 	if !a.flags.quiet {
 		for _, p := range paths {

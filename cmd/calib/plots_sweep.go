@@ -20,7 +20,7 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 		return nil, nil
 	}
 	if _, ok := rep.Sets[0].Metrics[metric]; !ok {
-		return nil, fmt.Errorf("--plot-metric %s: no such metric (have: %v)", metric, metrics.MetricNames(rep.Sets))
+		return nil, fmt.Errorf("--plot-metric %s: no parameter set has it (have: %s)", metric, strings.Join(metrics.MetricNames(rep.Sets), ", "))
 	}
 	x := rep.Grid[0]
 	bySet := setValues(rep, metric)
@@ -129,6 +129,9 @@ func heldParams(rep *metrics.SweepReport) string {
 // cellPrec is how many decimals the heat map writes: none for a metric
 // whose values are all whole numbers (tokens, counts), 3 otherwise.
 func cellPrec(rep *metrics.SweepReport, metric string) int {
+	if m, ok := metrics.Lookup(metric); ok {
+		return m.Decimals
+	}
 	for _, r := range rep.Sets {
 		if v := r.Metrics[metric]; v != math.Trunc(v) {
 			return 3

@@ -32,7 +32,9 @@ func (s *syncBuffer) Bytes() []byte {
 
 // An interrupted sweep stops promptly, writes a report of the rows it
 // finished (marked incomplete) and exits 130. The test cancels once the
-// --out stream shows that rows are being produced.
+// --out stream shows that rows are being produced. Sets that did not
+// finish every session never rank: with --sort and --top they follow the
+// ranked sets, marked incomplete.
 func TestSweepInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a long sweep")
@@ -44,7 +46,7 @@ func TestSweepInterrupted(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"sweep", "--demo", "-p", "smith-staged", "--grid", "compact_at=0.6..0.9:0.001",
-			"--format", "json", "--out", stream, "--jobs", "2"}, &IO{In: bytes.NewReader(nil), Out: &out, ErrOut: &errOut})
+			"--format", "json", "--out", stream, "--jobs", "2", "--sort", "tokens_sent", "--top", "3"}, &IO{In: bytes.NewReader(nil), Out: &out, ErrOut: &errOut})
 	}()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -74,12 +76,35 @@ func TestSweepInterrupted(t *testing.T) {
 	var rep struct {
 		Complete *bool            `json:"complete"`
 		Rows     []map[string]any `json:"rows"`
+		Sessions []string         `json:"sessions"`
+		Sets     []struct {
+			Set        int                `json:"set"`
+			Incomplete bool               `json:"incomplete"`
+			Metrics    map[string]float64 `json:"metrics"`
+		} `json:"sets"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 		t.Fatalf("no report on stdout: %v\n%s", err, out.Bytes())
 	}
 	if rep.Complete == nil || *rep.Complete || len(rep.Rows) == 0 || len(rep.Rows) >= 301*5 {
 		t.Fatalf("complete=%v with %d rows; want an incomplete report of the rows finished", rep.Complete, len(rep.Rows))
+	}
+	ranked, partial := 0, 0
+	for _, s := range rep.Sets {
+		full := int(s.Metrics["sessions"]) == len(rep.Sessions)
+		switch {
+		case full && s.Incomplete, !full && !s.Incomplete:
+			t.Fatalf("set %d: %v of %d sessions, incomplete=%v", s.Set, s.Metrics["sessions"], len(rep.Sessions), s.Incomplete)
+		case full && partial > 0:
+			t.Fatalf("complete set %d listed after an incomplete one", s.Set)
+		case full:
+			ranked++
+		default:
+			partial++
+		}
+	}
+	if ranked == 0 || ranked > 3 {
+		t.Fatalf("%d ranked sets, want 1..3 (--top 3)", ranked)
 	}
 	data, _ := os.ReadFile(stream)
 	if !bytes.Contains(data, []byte(`{"complete":false`)) {

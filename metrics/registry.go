@@ -1,0 +1,151 @@
+package metrics
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Unit is what a metric counts.
+type Unit string
+
+const (
+	Tokens   Unit = "tokens"
+	Bytes    Unit = "bytes"
+	Count    Unit = "count"
+	Fraction Unit = "fraction"
+	USD      Unit = "USD"
+)
+
+// Combine is how a metric combines over the sessions of a parameter set.
+type Combine string
+
+const (
+	Sum Combine = "sum"
+	Max Combine = "max"
+	// Ratio is a weighted mean: the sum of a numerator metric over the sum
+	// of a denominator metric, so a rate over events (exact events /
+	// events) stays a rate over events when sessions have different event
+	// counts. A mean of per-session rates would weight a session of 1
+	// event like one of 100.
+	Ratio Combine = "ratio"
+)
+
+// Needs says what a metric's value depends on beyond a plain replay; a
+// sweep that cannot produce it refuses the metric before any work.
+type Needs string
+
+const (
+	NeedsNothing  Needs = ""
+	NeedsRotation Needs = "rotation"         // a rotation policy (chain figures)
+	NeedsCompare  Needs = "compare-recorded" // sweep --compare-recorded
+)
+
+// Metric declares one reported figure. Adding a metric is adding one entry
+// to Registry; sweep, merge, `calib metrics` and the tables take everything
+// else (aggregation, direction, display, validation) from here.
+type Metric struct {
+	// Name is the metric's key; a Family name ends in "_" and stands for
+	// every name with that prefix (reclaimed_<stage>).
+	Name         string
+	Family       bool
+	Unit         Unit
+	Combine      Combine
+	HigherBetter bool
+	// Decimals is the display precision: 0 prints an integer.
+	Decimals int
+	// Num and Den name the summed metrics a Ratio is computed from.
+	Num, Den string
+	Needs    Needs
+	// Part marks a numerator or denominator kept for aggregation: in the
+	// JSON rows, not a table column.
+	Part    bool
+	Meaning string
+}
+
+// Registry lists every metric in display order: tables show the columns in
+// this order.
+func Registry() []Metric {
+	return []Metric{
+		{Name: "tokens_sent", Unit: Tokens, Combine: Sum, Meaning: "input tokens sent over every request of the replay"},
+		{Name: "compactions", Unit: Count, Combine: Sum, Meaning: "compactions (each rewrites the prompt and breaks the provider's cache)"},
+		{Name: "peak_tokens", Unit: Tokens, Combine: Max, Meaning: "largest request sent"},
+		{Name: "results_mangled", Unit: Count, Combine: Sum, Meaning: "tool results whose text in the final history differs from the recording"},
+		{Name: "results_dropped", Unit: Count, Combine: Sum, Meaning: "tool results no longer in the final history"},
+		{Name: "bytes_removed", Unit: Bytes, Combine: Sum, Meaning: "bytes the policy's stages removed, over every compaction"},
+		{Name: "target_misses", Unit: Count, Combine: Sum, Meaning: "compactions that ended above their target"},
+		{Name: "exhausted", Unit: Count, Combine: Sum, Meaning: "compactions that ran out of things to remove"},
+		{Name: "violations", Unit: Count, Combine: Sum, Meaning: "invariant violations (calib bugs or policy bugs; should be 0)"},
+		{Name: "rotations", Unit: Count, Combine: Sum, Needs: NeedsRotation, Meaning: "digest rotations of a rotation policy's chain"},
+		{Name: "max_digest_bytes", Unit: Bytes, Combine: Max, Needs: NeedsRotation, Meaning: "largest digest of the chain"},
+		{Name: "slope_bytes_per_rotation", Unit: Bytes, Combine: Max, Decimals: 1, Needs: NeedsRotation, Meaning: "least-squares digest growth per rotation (about 0 when bounded)"},
+		{Name: "max_nesting", Unit: Count, Combine: Max, Needs: NeedsRotation, Meaning: "deepest nesting of earlier digests in a digest"},
+		{Name: "over_budget", Unit: Count, Combine: Sum, Needs: NeedsRotation, Meaning: "rotations whose digest exceeded its byte budget"},
+		{Name: "agreement_exact", Unit: Fraction, Combine: Ratio, Num: "exact_events", Den: "recorded_events", HigherBetter: true, Decimals: 4, Needs: NeedsCompare,
+			Meaning: "recorded clearing events where the policy, on its own trigger, clears exactly the agent's ids, over all events (as replay's exact/events)"},
+		{Name: "agreement_jaccard", Unit: Fraction, Combine: Ratio, Num: "jaccard_sum", Den: "recorded_events", HigherBetter: true, Decimals: 4, Needs: NeedsCompare,
+			Meaning: "mean Jaccard index of cleared ids (policy forced) over all recorded events"},
+		{Name: "agreement_trigger", Unit: Fraction, Combine: Ratio, Num: "trigger_agreed", Den: "trigger_points", HigherBetter: true, Decimals: 4, Needs: NeedsCompare,
+			Meaning: "checkpoints where policy and agent agree on acting or not, over all checkpoints"},
+		{Name: "saved_error_rate", Unit: Fraction, Combine: Ratio, Num: "saved_error_sum", Den: "recorded_events", Decimals: 4, Needs: NeedsCompare,
+			Meaning: "mean |predicted - recorded| / recorded tokensSaved over all recorded events"},
+		{Name: "before_error_rate", Unit: Fraction, Combine: Ratio, Num: "before_error_sum", Den: "recorded_events", Decimals: 4, Needs: NeedsCompare,
+			Meaning: "mean |predicted - recorded| / recorded preTokens over all recorded events"},
+		{Name: "recorded_events", Unit: Count, Combine: Sum, Needs: NeedsCompare, Meaning: "recorded clearing events judged"},
+		{Name: "exact_events", Unit: Count, Combine: Sum, Needs: NeedsCompare, Part: true, Meaning: "numerator of agreement_exact"},
+		{Name: "jaccard_sum", Unit: Fraction, Combine: Sum, Decimals: 4, Needs: NeedsCompare, Part: true, Meaning: "numerator of agreement_jaccard"},
+		{Name: "trigger_agreed", Unit: Count, Combine: Sum, Needs: NeedsCompare, Part: true, Meaning: "numerator of agreement_trigger"},
+		{Name: "trigger_points", Unit: Count, Combine: Sum, Needs: NeedsCompare, Part: true, Meaning: "denominator of agreement_trigger"},
+		{Name: "saved_error_sum", Unit: Fraction, Combine: Sum, Decimals: 4, Needs: NeedsCompare, Part: true, Meaning: "numerator of saved_error_rate"},
+		{Name: "before_error_sum", Unit: Fraction, Combine: Sum, Decimals: 4, Needs: NeedsCompare, Part: true, Meaning: "numerator of before_error_rate"},
+		{Name: "reclaimed_", Family: true, Unit: Tokens, Combine: Sum, Meaning: "tokens one stage reclaimed (reclaimed_<stage>), over every compaction"},
+		{Name: "requests", Unit: Count, Combine: Sum, Part: true, Meaning: "requests replayed"},
+		{Name: "sessions", Unit: Count, Combine: Sum, Part: true, Meaning: "sessions a parameter set finished (fewer than the corpus's: interrupted)"},
+	}
+}
+
+// Lookup finds a metric by name (a family member by its prefix).
+func Lookup(name string) (Metric, bool) {
+	for _, m := range Registry() {
+		if !m.Family && m.Name == name || (m.Family && strings.HasPrefix(name, m.Name) && len(name) > len(m.Name)) {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}
+
+// HigherIsBetter reports a metric's direction; unknown names are costs.
+func HigherIsBetter(name string) bool {
+	m, _ := Lookup(name)
+	return m.HigherBetter
+}
+
+// Names lists the registry's names, comma-separated, for error messages.
+func Names() string {
+	var names []string
+	for _, m := range Registry() {
+		n := m.Name
+		if m.Family {
+			n += "<stage>"
+		}
+		names = append(names, n)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Check validates a metric named by flag: it must exist and be producible
+// by the run (needs: what the run provides). The error lists the metrics.
+func Check(flag, name string, have func(Needs) bool) error {
+	m, ok := Lookup(name)
+	if !ok {
+		return fmt.Errorf("%s %s: no such metric (known: %s); `calib metrics` explains each", flag, name, Names())
+	}
+	if m.Needs != NeedsNothing && have != nil && !have(m.Needs) {
+		switch m.Needs {
+		case NeedsCompare:
+			return fmt.Errorf("%s %s: agreement metrics need --compare-recorded", flag, name)
+		case NeedsRotation:
+			return fmt.Errorf("%s %s: digest metrics need a rotation policy (e.g. -p clai-rotation)", flag, name)
+		}
+	}
+	return nil
+}
