@@ -90,9 +90,9 @@ func TestAgreementMetrics(t *testing.T) {
 		}
 	}
 	// A session without events adds nothing to a set's agreement.
-	agg := Aggregate(0, nil, []SweepRow{{Metrics: got}, {Metrics: AgreementMetrics(as[1])}})
-	if agg.Metrics["agreement_exact"] != 0.3333 || agg.Metrics["recorded_events"] != 3 {
-		t.Fatalf("aggregate %v", agg.Metrics)
+	agg := CombineSessions([]map[string]float64{got, AgreementMetrics(as[1])})
+	if agg["agreement_exact"] != 0.3333 || agg["recorded_events"] != 3 {
+		t.Fatalf("combined %v", agg)
 	}
 }
 

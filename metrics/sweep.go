@@ -1,28 +1,8 @@
 package metrics
 
 import (
-	"sort"
-	"strings"
-
-	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 )
-
-// SweepRow is one (parameter set, session) result of a sweep, or the
-// aggregate of a parameter set over every session (Session == "").
-// Metrics are named so that --sort, --pareto and plots can pick any of
-// them; JSON writes them with sorted keys.
-type SweepRow struct {
-	Set     int                `json:"set"`
-	Params  policy.Params      `json:"params"`
-	Session string             `json:"session,omitempty"`
-	Metrics map[string]float64 `json:"metrics"`
-	Pareto  bool               `json:"pareto,omitempty"`
-	// Incomplete marks a set's aggregate over fewer sessions than the
-	// corpus has (an interrupted sweep): it is listed after the ranked
-	// sets and never sorted, marked Pareto or counted by --top.
-	Incomplete bool `json:"incomplete,omitempty"`
-}
 
 // SweepMetrics names the cost and loss figures of one replay. Rotation
 // policies add their chain's figures.
@@ -63,31 +43,30 @@ func SweepMetrics(t *replay.Trace) map[string]float64 {
 	return m
 }
 
-// Aggregate combines one parameter set's session rows, each metric as the
+// CombineSessions combines one parameter set's per-session metrics, each as the
 // Registry says (unknown names sum). The parts of a ratio are summed first
-// and the ratio computed from the sums.
-func Aggregate(set int, params policy.Params, rows []SweepRow) SweepRow {
-	agg := SweepRow{Set: set, Params: params, Metrics: map[string]float64{}}
+// and the ratio computed from the sums, so a rate stays a rate over events.
+func CombineSessions(sessions []map[string]float64) map[string]float64 {
+	out := map[string]float64{}
 	n := map[string]int{}
-	for _, r := range rows {
-		for k, v := range r.Metrics {
+	for _, ms := range sessions {
+		for k, v := range ms {
 			m, _ := Lookup(k)
 			switch m.Combine {
 			case Max:
-				if n[k] == 0 || v > agg.Metrics[k] {
-					agg.Metrics[k] = v
+				if n[k] == 0 || v > out[k] {
+					out[k] = v
 				}
 			case Ratio: // from the summed parts, below
-				agg.Metrics[k] = 0
+				out[k] = 0
 			default:
-				agg.Metrics[k] += v
+				out[k] += v
 			}
 			n[k]++
 		}
 	}
-	fillRatios(agg.Metrics)
-	agg.Metrics["sessions"] = float64(len(rows))
-	return agg
+	fillRatios(out)
+	return out
 }
 
 // fillRatios sets every Ratio metric whose parts are in m (a zero
@@ -105,74 +84,4 @@ func fillRatios(m map[string]float64) {
 		}
 		m[d.Name] = round4(num / den)
 	}
-}
-
-// MarkPareto flags the rows that no other row beats on both metrics (at
-// least as good on both and better on one), in each metric's direction.
-func MarkPareto(rows []SweepRow, a, b string) {
-	better := func(x, y float64, name string) (geq, gt bool) {
-		if HigherIsBetter(name) {
-			return x >= y, x > y
-		}
-		return x <= y, x < y
-	}
-	for i := range rows {
-		rows[i].Pareto = true
-		for j := range rows {
-			if i == j {
-				continue
-			}
-			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], a)
-			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], b)
-			if ge1 && ge2 && (gt1 || gt2) {
-				rows[i].Pareto = false
-				break
-			}
-		}
-	}
-}
-
-// SortRows orders rows best first by one or more comma-separated metrics
-// (each in its own direction, from HigherIsBetter; later metrics break
-// ties), then by parameter-set index so the order is deterministic.
-func SortRows(rows []SweepRow, by string) error {
-	keys := strings.Split(by, ",")
-	for _, k := range keys {
-		if err := Check("--sort", k, nil); err != nil {
-			return err
-		}
-	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		for _, k := range keys {
-			x, okx := rows[i].Metrics[k]
-			y, oky := rows[j].Metrics[k]
-			if okx != oky {
-				return okx // a row without the metric ranks last
-			}
-			if x != y {
-				if HigherIsBetter(k) {
-					return x > y
-				}
-				return x < y
-			}
-		}
-		return rows[i].Set < rows[j].Set
-	})
-	return nil
-}
-
-// MetricNames lists the metric names present in rows, sorted.
-func MetricNames(rows []SweepRow) []string {
-	seen := map[string]bool{}
-	for _, r := range rows {
-		for k := range r.Metrics {
-			seen[k] = true
-		}
-	}
-	names := make([]string, 0, len(seen))
-	for k := range seen {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
 }

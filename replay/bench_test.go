@@ -87,33 +87,3 @@ func BenchmarkReplayVsLoad(b *testing.B) {
 	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")
 	b.ReportMetric(float64(rep)/float64(loadTime), "replay/load")
 }
-
-// BenchmarkSweepWorkers runs the same 16-point sweep on 1 and 2 workers;
-// the ratio of their ns/op is the parallel speed-up.
-//
-//	go test ./replay -run '^$' -bench BenchmarkSweepWorkers -benchtime 3x
-func BenchmarkSweepWorkers(b *testing.B) {
-	var sessions []*corpus.Session
-	for i := range 8 {
-		s := benchSession(b, 2000)
-		s.ID = fmt.Sprintf("s%d", i)
-		sessions = append(sessions, s)
-	}
-	def, _ := policy.Lookup("smith-staged")
-	ax, _ := ParseAxis("compact_at=0.6,0.7,0.8,0.9")
-	ax2, _ := ParseAxis("window_turns=1..4")
-	sw := Sweep{Policy: def, Grid: Grid{ax, ax2}, Options: Options{KeepFinal: true}}
-	jobs := sw.Jobs(len(sessions))
-	for _, w := range []int{1, 2} {
-		b.Run(fmt.Sprintf("jobs=%d", w), func(b *testing.B) {
-			sw.Workers = w
-			for b.Loop() {
-				_, _, err := RunSweep(context.Background(), sw, sessions, jobs,
-					func(j Job, p policy.Policy, t *Trace) int { return len(t.Events) }, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}

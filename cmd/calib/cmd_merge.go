@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"os"
-
 	"github.com/spf13/cobra"
 
-	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/replay/sweep"
 )
 
 func newMergeCmd(a *app) *cobra.Command {
@@ -38,26 +32,26 @@ write the shards without --top.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			view := metrics.SweepView{Sort: o.sort, Top: o.top, Pareto: o.pareto}
+			view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
 			// The shards say what the sweep produced; names are checked here,
 			// before reading them.
 			if err := checkView(view, o.plotMetric, nil); err != nil {
 				return err
 			}
-			parts := make([]*metrics.SweepReport, len(args))
+			parts := make([]*sweep.Report, len(args))
 			for i, p := range args {
-				r, err := readShard(p)
+				r, err := sweep.ReadFile(p)
 				if err != nil {
 					return &usageError{err}
 				}
 				parts[i] = r
 			}
 			// Without view flags the merge keeps the view the shards ran with.
-			var vp *metrics.SweepView
+			var vp *sweep.View
 			if cmd.Flags().Changed("sort") || cmd.Flags().Changed("top") || cmd.Flags().Changed("pareto") {
 				vp = &view
 			}
-			rep, err := metrics.MergeSweeps(parts, args, vp)
+			rep, err := sweep.Merge(parts, args, vp)
 			if err != nil {
 				return &usageError{err}
 			}
@@ -66,65 +60,4 @@ write the shards without --top.`,
 	}
 	viewFlags(cmd, o)
 	return cmd
-}
-
-// readShard reads a sweep's --format json report or its --out JSON lines.
-func readShard(path string) (*metrics.SweepReport, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	if bytes.HasPrefix(bytes.TrimSpace(data), []byte(`{"header":`)) {
-		return readRowStream(path, data)
-	}
-	var r metrics.SweepReport
-	if err := json.Unmarshal(data, &r); err != nil || r.Policy == "" || r.Shard == "" {
-		return nil, fmt.Errorf("%s: not a sweep report; expected the output of calib sweep --format json or --out", path)
-	}
-	return &r, nil
-}
-
-func readRowStream(path string, data []byte) (*metrics.SweepReport, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
-	var r metrics.SweepReport
-	line := 0
-	var trailer struct {
-		Complete *bool `json:"complete"`
-		Rows     int   `json:"rows"`
-	}
-	for sc.Scan() {
-		line++
-		b := sc.Bytes()
-		if line == 1 {
-			var head struct {
-				Header metrics.SweepHeader `json:"header"`
-				View   metrics.SweepView   `json:"view"`
-			}
-			if err := json.Unmarshal(b, &head); err != nil {
-				return nil, fmt.Errorf("%s:1: expected the sweep header line: %v", path, err)
-			}
-			r.SweepHeader, r.View = head.Header, head.View
-			continue
-		}
-		if bytes.HasPrefix(b, []byte(`{"complete":`)) {
-			if err := json.Unmarshal(b, &trailer); err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-			}
-			continue
-		}
-		var row metrics.SweepRow
-		if err := json.Unmarshal(b, &row); err != nil {
-			return nil, fmt.Errorf("%s:%d: expected a sweep row: %v", path, line, err)
-		}
-		r.Rows = append(r.Rows, row)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
-	}
-	if line == 0 {
-		return nil, fmt.Errorf("%s: empty; expected the --out JSON lines of calib sweep", path)
-	}
-	r.Complete = trailer.Complete != nil && *trailer.Complete && trailer.Rows == len(r.Rows)
-	return &r, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -10,7 +9,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/sweep"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -83,7 +82,7 @@ shards' --format json reports into the report one run would have given.`,
 	f.StringVar(&o.gridFile, "grid-file", "", "read the grid from a JSON `FILE`")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
 	f.StringVar(&o.shard, "shard", "", "run only shard `k/n` of the parameter sets")
-	f.BoolVar(&o.yes, "yes", false, fmt.Sprintf("run a grid of more than %d parameter sets", replay.MaxPoints))
+	f.BoolVar(&o.yes, "yes", false, fmt.Sprintf("run a grid of more than %d parameter sets", sweep.MaxPoints))
 	f.StringVar(&o.out, "out", "", "stream rows as JSON lines to `FILE` as they finish")
 	viewFlags(cmd, o)
 	f.IntVarP(&o.rotations, "rotations", "n", 0, "for rotation policies: chain each session to `N` rotations (see digest-growth)")
@@ -106,9 +105,9 @@ func viewFlags(cmd *cobra.Command, o *sweepOptions) {
 type sweepPlan struct {
 	def   policy.Def
 	fixed map[string]string
-	grid  replay.Grid
-	shard replay.Shard
-	view  metrics.SweepView
+	grid  sweep.Grid
+	shard sweep.Shard
+	view  sweep.View
 }
 
 func planSweep(o *sweepOptions) (*sweepPlan, error) {
@@ -128,18 +127,18 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	if _, err := policy.Resolve(def.Name, def.Specs, fixed); err != nil {
 		return nil, &usageError{err}
 	}
-	var g replay.Grid
+	var g sweep.Grid
 	if o.gridFile != "" {
 		data, err := os.ReadFile(o.gridFile)
 		if err != nil {
 			return nil, &usageError{fmt.Errorf("--grid-file: %w", err)}
 		}
-		if g, err = replay.ParseGridFile(data); err != nil {
+		if g, err = sweep.ParseGridFile(data); err != nil {
 			return nil, &usageError{fmt.Errorf("%s: %w", o.gridFile, err)}
 		}
 	}
 	for _, s := range o.grid {
-		ax, err := replay.ParseAxis(s)
+		ax, err := sweep.ParseAxis(s)
 		if err != nil {
 			return nil, &usageError{err}
 		}
@@ -148,19 +147,19 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	if err := g.Validate(def, fixed); err != nil {
 		return nil, &usageError{err}
 	}
-	if n := g.Points(); n > replay.MaxPoints && !o.yes {
+	if n := g.Points(); n > sweep.MaxPoints && !o.yes {
 		return nil, usageErrorf("the grid has %s parameter sets; a sweep that size runs for hours: use coarser steps, split it with --shard k/n, or pass --yes", report.FormatInt(n))
 	}
-	var sh replay.Shard
+	var sh sweep.Shard
 	if o.shard != "" {
-		if sh, err = replay.ParseShard(o.shard); err != nil {
+		if sh, err = sweep.ParseShard(o.shard); err != nil {
 			return nil, &usageError{err}
 		}
 	}
 	if o.jobs < 0 {
 		return nil, usageErrorf("--jobs %d: expected a count of workers (0: one per core)", o.jobs)
 	}
-	view := metrics.SweepView{Sort: o.sort, Top: o.top, Pareto: o.pareto}
+	view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
 	have := func(n metrics.Needs) bool {
 		return n == metrics.NeedsCompare && o.compare || n == metrics.NeedsRotation && def.Rotates
 	}
@@ -182,7 +181,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 
 // checkView validates the view flags sweep and merge share, before any
 // work: every metric must be in the registry and producible by the run.
-func checkView(v metrics.SweepView, plotMetric string, have func(metrics.Needs) bool) error {
+func checkView(v sweep.View, plotMetric string, have func(metrics.Needs) bool) error {
 	if err := v.Check(have); err != nil {
 		return &usageError{err}
 	}
@@ -192,17 +191,17 @@ func checkView(v metrics.SweepView, plotMetric string, have func(metrics.Needs) 
 	return nil
 }
 
-func (pl *sweepPlan) header(sessions []*corpus.Session) metrics.SweepHeader {
+func (pl *sweepPlan) header(sessions []*corpus.Session) sweep.Header {
 	fixed := policy.Params{}
 	for _, p := range mustResolve(pl.def, pl.fixed).Params() {
 		if _, given := pl.fixed[p.Name]; given {
 			fixed = append(fixed, p)
 		}
 	}
-	h := metrics.SweepHeader{Policy: pl.def.Name, Fixed: fixed, Corpus: metrics.Fingerprint(sessions),
+	h := sweep.Header{Policy: pl.def.Name, Fixed: fixed, Corpus: sweep.Fingerprint(sessions),
 		Points: pl.grid.Points(), Shard: pl.shard.String(), Sessions: make([]string, len(sessions))}
 	for _, a := range pl.grid {
-		h.Grid = append(h.Grid, metrics.GridAxis{Name: a.Name, Values: a.Values})
+		h.Grid = append(h.Grid, sweep.Axis{Name: a.Name, Values: a.Values})
 	}
 	for i, s := range sessions {
 		h.Sessions[i] = s.ID
@@ -216,7 +215,7 @@ func mustResolve(def policy.Def, set map[string]string) policy.Values {
 }
 
 // sweptParams are the swept values of parameter set i, in grid order.
-func sweptParams(g replay.Grid, i int64) policy.Params {
+func sweptParams(g sweep.Grid, i int64) policy.Params {
 	set := g.Set(i, nil)
 	ps := make(policy.Params, len(g))
 	for j, a := range g {
@@ -236,17 +235,17 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	}
 	boundHeap()
 	h := pl.header(l.Sessions)
-	sw := replay.Sweep{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
+	sw := sweep.Plan{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
 		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations,
 		Extend: func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }}
 	jobs := sw.Jobs(len(l.Sessions))
 
-	stream, err := newRowStream(o.out, h, pl.view)
+	stream, err := newStream(o.out, h, pl.view)
 	if err != nil {
 		return err
 	}
 	bar := a.progress(len(jobs), "sweep")
-	measure := func(j replay.Job, p policy.Policy, t *replay.Trace) metrics.SweepRow {
+	measure := func(j sweep.Job, p policy.Policy, t *replay.Trace) sweep.Row {
 		s := l.Sessions[j.Session]
 		m := metrics.SweepMetrics(t)
 		if o.compare && s.HasClearing() {
@@ -254,29 +253,29 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 				m[k] = v
 			}
 		}
-		return metrics.SweepRow{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
+		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
 	}
-	done := func(j replay.Job, r metrics.SweepRow) {
-		stream.add(r)
+	done := func(j sweep.Job, r sweep.Row) {
+		stream.Add(r)
 		_ = bar.Add(1)
 	}
-	rows, ok, runErr := replay.RunSweep(ctx, sw, l.Sessions, jobs, measure, done)
+	rows, ok, runErr := sweep.Run(ctx, sw, l.Sessions, jobs, measure, done)
 	_ = bar.Finish()
 	interrupted := errors.Is(runErr, context.Canceled)
 	if runErr != nil && !interrupted {
-		_ = stream.close(false) // runErr says why the sweep stopped
+		_ = stream.Close(false) // runErr says why the sweep stopped
 		return runErr
 	}
-	var finished []metrics.SweepRow
+	var finished []sweep.Row
 	for i, r := range rows {
 		if ok[i] {
 			finished = append(finished, r)
 		}
 	}
-	if err := stream.close(!interrupted); err != nil {
+	if err := closeStream(stream, o.out, !interrupted); err != nil {
 		return err
 	}
-	rep, err := metrics.BuildSweep(h, pl.view, !interrupted, finished)
+	rep, err := sweep.Build(h, pl.view, !interrupted, finished)
 	if err != nil {
 		return &usageError{err}
 	}
@@ -307,7 +306,7 @@ func boundHeap() {
 
 // writeSweep prints a sweep report and its plots; merge uses it too, so a
 // merged report is byte-identical to a single run's.
-func writeSweep(a *app, rep *metrics.SweepReport, perSession bool, plotMetric string) error {
+func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string) error {
 	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession)}
 	if err := a.write(doc); err != nil {
 		return err
@@ -325,9 +324,9 @@ func writeSweep(a *app, rep *metrics.SweepReport, perSession bool, plotMetric st
 // metricColumns are the metrics present in rows that make table columns,
 // in the registry's order (family members by name); numerators and
 // denominators (Part) stay in the JSON.
-func metricColumns(rows []metrics.SweepRow) []string {
+func metricColumns(rows []sweep.Row) []string {
 	var cols []string
-	names := metrics.MetricNames(rows)
+	names := sweep.MetricNames(rows)
 	for _, m := range metrics.Registry() {
 		for _, n := range names {
 			if !m.Part && (n == m.Name || m.Family && strings.HasPrefix(n, m.Name) && len(n) > len(m.Name)) {
@@ -338,7 +337,7 @@ func metricColumns(rows []metrics.SweepRow) []string {
 	return cols
 }
 
-func sweepTables(rep *metrics.SweepReport, perSession bool) []*report.Table {
+func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
 	mcols := metricColumns(rep.Sets)
 	title := fmt.Sprintf("Parameter sets (policy %s, %d of %d sets, %d sessions", rep.Policy, len(rep.Sets), rep.Points, len(rep.Sessions))
 	if rep.Shard != "1/1" {
@@ -406,7 +405,7 @@ func sweepTables(rep *metrics.SweepReport, perSession bool) []*report.Table {
 	return tables
 }
 
-func sweepCells(r metrics.SweepRow, rep *metrics.SweepReport, mcols []string) []report.Cell {
+func sweepCells(r sweep.Row, rep *sweep.Report, mcols []string) []report.Cell {
 	cells := []report.Cell{report.Int(r.Set)}
 	for _, p := range r.Params {
 		cells = append(cells, report.Str(p.Value))
@@ -438,64 +437,27 @@ func metricCell(name string, v float64, ok bool) report.Cell {
 	return report.Float(v, m.Decimals)
 }
 
-// rowStream writes --out: a header line, one line per finished row (in the
-// order they finish), and a trailer saying whether the sweep completed. The
-// first write error is kept and returned by close, naming the file; rows
-// after it are not written.
-type rowStream struct {
-	mu   sync.Mutex
-	path string
-	f    *os.File
-	enc  *json.Encoder
-	n    int
-	err  error
-}
-
-func newRowStream(path string, h metrics.SweepHeader, v metrics.SweepView) (*rowStream, error) {
+// newStream opens --out (nothing when path is empty) and writes its header.
+func newStream(path string, h sweep.Header, v sweep.View) (*sweep.Stream, error) {
 	if path == "" {
-		return &rowStream{}, nil
+		return sweep.NewStream(nil, h, v)
 	}
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, &outputError{fmt.Errorf("--out: %w", err)}
 	}
-	s := &rowStream{path: path, f: f, enc: json.NewEncoder(f)}
-	s.enc.SetEscapeHTML(false)
-	if err := s.enc.Encode(map[string]any{"header": h, "view": v}); err != nil {
-		f.Close()
+	s, err := sweep.NewStream(f, h, v)
+	if err != nil {
 		return nil, &outputError{fmt.Errorf("--out %s: %w", path, err)}
 	}
 	return s, nil
 }
 
-func (s *rowStream) add(r metrics.SweepRow) {
-	if s.f == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return
-	}
-	if s.err = s.enc.Encode(r); s.err == nil {
-		s.n++
-	}
-}
-
-// close writes the trailer and closes the file; it reports the first
-// error of any write, or of the close itself (where a full disk shows).
-func (s *rowStream) close(complete bool) error {
-	if s.f == nil {
-		return nil
-	}
-	if s.err == nil {
-		s.err = s.enc.Encode(map[string]any{"complete": complete, "rows": s.n})
-	}
-	if err := s.f.Close(); s.err == nil {
-		s.err = err
-	}
-	if s.err != nil {
-		return &outputError{fmt.Errorf("--out %s: %w (the file is incomplete)", s.path, s.err)}
+// closeStream finishes --out; a write that failed on the way is reported
+// here, with the path, as an output error (exit 3).
+func closeStream(s *sweep.Stream, path string, complete bool) error {
+	if err := s.Close(complete); err != nil {
+		return &outputError{fmt.Errorf("--out %s: %w (the file is incomplete)", path, err)}
 	}
 	return nil
 }

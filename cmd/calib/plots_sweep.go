@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/replay/sweep"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -15,12 +16,12 @@ import (
 // line chart of the metric against the first parameter (one line per value
 // of the second, if any), and with --pareto every set on the two metrics
 // with the Pareto front drawn as a line, its points labeled with their set.
-func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, error) {
+func sweepFigures(rep *sweep.Report, metric string) ([]report.Figure, error) {
 	if len(rep.Sets) == 0 || len(rep.Grid) == 0 {
 		return nil, nil
 	}
 	if _, ok := rep.Sets[0].Metrics[metric]; !ok {
-		return nil, fmt.Errorf("--plot-metric %s: no parameter set has it (have: %s)", metric, strings.Join(metrics.MetricNames(rep.Sets), ", "))
+		return nil, fmt.Errorf("--plot-metric %s: no parameter set has it (have: %s)", metric, strings.Join(sweep.MetricNames(rep.Sets), ", "))
 	}
 	x := rep.Grid[0]
 	bySet := setValues(rep, metric)
@@ -72,7 +73,7 @@ func sweepFigures(rep *metrics.SweepReport, metric string) ([]report.Figure, err
 
 // paretoChart is every set on the two --pareto metrics, the front labeled
 // with each set's values.
-func paretoChart(rep *metrics.SweepReport) report.Pareto {
+func paretoChart(rep *sweep.Report) report.Pareto {
 	a, b := rep.View.Pareto[0], rep.View.Pareto[1]
 	names := make([]string, len(rep.Grid))
 	for i, g := range rep.Grid {
@@ -97,7 +98,7 @@ func setKey(vals []string) string { return fmt.Sprint(vals) }
 // The charts have room for two parameters; any further ones are held at
 // their first value (heldParams says so in the titles), so each point is
 // one set.
-func setValues(rep *metrics.SweepReport, metric string) map[string]float64 {
+func setValues(rep *sweep.Report, metric string) map[string]float64 {
 	bySet := map[string]float64{}
 	for _, r := range rep.Sets {
 		vals := make([]string, len(r.Params))
@@ -115,7 +116,7 @@ func setValues(rep *metrics.SweepReport, metric string) map[string]float64 {
 
 // heldParams says, for a title, at which value the swept parameters past
 // the second are held: " at old_result_bytes=256"; "" for up to two.
-func heldParams(rep *metrics.SweepReport) string {
+func heldParams(rep *sweep.Report) string {
 	if len(rep.Grid) <= 2 {
 		return ""
 	}
@@ -128,7 +129,7 @@ func heldParams(rep *metrics.SweepReport) string {
 
 // cellPrec is how many decimals the heat map writes: none for a metric
 // whose values are all whole numbers (tokens, counts), 3 otherwise.
-func cellPrec(rep *metrics.SweepReport, metric string) int {
+func cellPrec(rep *sweep.Report, metric string) int {
 	if m, ok := metrics.Lookup(metric); ok {
 		return m.Decimals
 	}
@@ -143,7 +144,7 @@ func cellPrec(rep *metrics.SweepReport, metric string) int {
 // sweepLine is the metric against the first swept parameter, one line per
 // value of the second. A parameter whose values are not all numbers
 // (variant=legacy,fixed) gets a categorical axis.
-func sweepLine(rep *metrics.SweepReport, metric string, bySet map[string]float64) report.LineChart {
+func sweepLine(rep *sweep.Report, metric string, bySet map[string]float64) report.LineChart {
 	x := rep.Grid[0]
 	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true}
 	numeric := true

@@ -15,6 +15,7 @@ import (
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/sweep"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -86,10 +87,10 @@ func TestContextChartUnits(t *testing.T) {
 	}
 }
 
-func sweepReport(grid ...metrics.GridAxis) *metrics.SweepReport {
-	rep := &metrics.SweepReport{SweepHeader: metrics.SweepHeader{Policy: "clai-rotation", Grid: grid}}
+func sweepReport(grid ...sweep.Axis) *sweep.Report {
+	rep := &sweep.Report{Header: sweep.Header{Policy: "clai-rotation", Grid: grid}}
 	for i, v := range grid[0].Values {
-		rep.Sets = append(rep.Sets, metrics.SweepRow{Set: i, Params: policy.Params{{Name: grid[0].Name, Value: v}},
+		rep.Sets = append(rep.Sets, sweep.Row{Set: i, Params: policy.Params{{Name: grid[0].Name, Value: v}},
 			Metrics: map[string]float64{"tokens_sent": float64(1000 - i), "results_mangled": float64(i)}, Pareto: true})
 	}
 	return rep
@@ -98,7 +99,7 @@ func sweepReport(grid ...metrics.GridAxis) *metrics.SweepReport {
 // TestSweepLineAxis: a parameter with values that are not numbers gets a
 // categorical axis (0, 1 labeled legacy, fixed), a numeric one its values.
 func TestSweepLineAxis(t *testing.T) {
-	rep := sweepReport(metrics.GridAxis{Name: "variant", Values: []string{"legacy", "fixed"}})
+	rep := sweepReport(sweep.Axis{Name: "variant", Values: []string{"legacy", "fixed"}})
 	figs, err := sweepFigures(rep, "tokens_sent")
 	if err != nil || len(figs) != 1 || figs[0].Name != "sweep-tokens_sent-by-variant" {
 		t.Fatalf("figures %v, err %v", figs, err)
@@ -107,7 +108,7 @@ func TestSweepLineAxis(t *testing.T) {
 	if fmt.Sprint(c.Categories) != "[legacy fixed]" || fmt.Sprint(c.Series[0].X) != "[0 1]" {
 		t.Errorf("categorical: categories %v, x %v", c.Categories, c.Series[0].X)
 	}
-	num := sweepReport(metrics.GridAxis{Name: "compact_at", Values: []string{"0.6", "0.7"}})
+	num := sweepReport(sweep.Axis{Name: "compact_at", Values: []string{"0.6", "0.7"}})
 	c = sweepLine(num, "tokens_sent", setValues(num, "tokens_sent"))
 	if c.Categories != nil || fmt.Sprint(c.Series[0].X) != "[0.6 0.7]" {
 		t.Errorf("numeric: categories %v, x %v", c.Categories, c.Series[0].X)
@@ -117,7 +118,7 @@ func TestSweepLineAxis(t *testing.T) {
 // TestParetoChartLabels: front points carry their set's values; the
 // legend names the parameters.
 func TestParetoChartLabels(t *testing.T) {
-	rep := sweepReport(metrics.GridAxis{Name: "variant", Values: []string{"legacy", "fixed"}})
+	rep := sweepReport(sweep.Axis{Name: "variant", Values: []string{"legacy", "fixed"}})
 	rep.View.Pareto = []string{"tokens_sent", "results_mangled"}
 	rep.Sets[1].Pareto = false
 	c := paretoChart(rep)
@@ -176,10 +177,10 @@ func TestGrowthSeries(t *testing.T) {
 // TestSetValuesThirdParameter: with three swept parameters the charts show
 // the sets whose third is at its first value, and say so.
 func TestSetValuesThirdParameter(t *testing.T) {
-	rep := &metrics.SweepReport{SweepHeader: metrics.SweepHeader{Policy: "p", Grid: []metrics.GridAxis{
+	rep := &sweep.Report{Header: sweep.Header{Policy: "p", Grid: []sweep.Axis{
 		{Name: "a", Values: []string{"1"}}, {Name: "b", Values: []string{"2"}}, {Name: "c", Values: []string{"256", "512"}}}}}
 	for i, c := range []string{"256", "512"} {
-		rep.Sets = append(rep.Sets, metrics.SweepRow{Params: policy.Params{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}, {Name: "c", Value: c}},
+		rep.Sets = append(rep.Sets, sweep.Row{Params: policy.Params{{Name: "a", Value: "1"}, {Name: "b", Value: "2"}, {Name: "c", Value: c}},
 			Metrics: map[string]float64{"m": float64(10 + i)}})
 	}
 	// The 512 set comes last: before, it overwrote the 256 one.

@@ -1,4 +1,4 @@
-package metrics
+package sweep
 
 import (
 	"encoding/json"
@@ -9,40 +9,40 @@ import (
 	"github.com/calib-dev/calib/policy"
 )
 
-func sweepRows(shard, of int) []SweepRow {
-	var rows []SweepRow
+func sweepRows(shard, of int) []Row {
+	var rows []Row
 	for set := range 6 {
 		if of > 1 && set%of != shard-1 {
 			continue
 		}
 		for _, s := range []string{"b", "a"} { // corpus order: b before a
-			rows = append(rows, SweepRow{Set: set, Session: s, Params: policy.Params{{Name: "x", Value: fmt.Sprint(set)}},
+			rows = append(rows, Row{Set: set, Session: s, Params: policy.Params{{Name: "x", Value: fmt.Sprint(set)}},
 				Metrics: map[string]float64{"tokens_sent": float64(100 - set*7%5), "results_mangled": float64(set % 4)}})
 		}
 	}
 	return rows
 }
 
-func header(shard string) SweepHeader {
-	return SweepHeader{Policy: "p", Grid: []GridAxis{{Name: "x", Values: []string{"0", "1", "2", "3", "4", "5"}}},
+func header(shard string) Header {
+	return Header{Policy: "p", Grid: Grid{{Name: "x", Values: []string{"0", "1", "2", "3", "4", "5"}}},
 		Corpus: "abc", Sessions: []string{"b", "a"}, Points: 6, Shard: shard}
 }
 
 func TestMergedShardsEqualOneRun(t *testing.T) {
-	view := SweepView{Sort: "tokens_sent", Pareto: []string{"tokens_sent", "results_mangled"}}
-	whole, err := BuildSweep(header("1/1"), view, true, sweepRows(1, 1))
+	view := View{Sort: "tokens_sent", Pareto: []string{"tokens_sent", "results_mangled"}}
+	whole, err := Build(header("1/1"), view, true, sweepRows(1, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var parts []*SweepReport
+	var parts []*Report
 	for k := 3; k >= 1; k-- { // any order
-		p, err := BuildSweep(header(fmt.Sprintf("%d/3", k)), view, true, sweepRows(k, 3))
+		p, err := Build(header(fmt.Sprintf("%d/3", k)), view, true, sweepRows(k, 3))
 		if err != nil {
 			t.Fatal(err)
 		}
 		parts = append(parts, p)
 	}
-	merged, err := MergeSweeps(parts, []string{"s3", "s2", "s1"}, nil)
+	merged, err := Merge(parts, []string{"s3", "s2", "s1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,29 +57,29 @@ func TestMergedShardsEqualOneRun(t *testing.T) {
 }
 
 func TestMergeRefusesMismatchedShards(t *testing.T) {
-	mk := func(shard string, mod func(*SweepHeader)) *SweepReport {
+	mk := func(shard string, mod func(*Header)) *Report {
 		h := header(shard)
 		if mod != nil {
 			mod(&h)
 		}
-		r, _ := BuildSweep(h, SweepView{}, true, nil)
+		r, _ := Build(h, View{}, true, nil)
 		return r
 	}
 	tests := []struct {
 		name  string
-		parts []*SweepReport
+		parts []*Report
 		want  string
 	}{
-		{"missing", []*SweepReport{mk("1/3", nil), mk("3/3", nil)}, "missing shard(s) 2/3"},
-		{"duplicate", []*SweepReport{mk("1/2", nil), mk("1/2", nil)}, "are both shard 1/2"},
-		{"other split", []*SweepReport{mk("1/2", nil), mk("2/3", nil)}, "split the sweep differently"},
-		{"other corpus", []*SweepReport{mk("1/2", nil), mk("2/2", func(h *SweepHeader) { h.Corpus = "zzz" })}, "corpus abc vs zzz"},
-		{"other grid", []*SweepReport{mk("1/2", nil), mk("2/2", func(h *SweepHeader) { h.Grid[0].Values = []string{"9"} })}, "grids differ"},
+		{"missing", []*Report{mk("1/3", nil), mk("3/3", nil)}, "missing shard(s) 2/3"},
+		{"duplicate", []*Report{mk("1/2", nil), mk("1/2", nil)}, "are both shard 1/2"},
+		{"other split", []*Report{mk("1/2", nil), mk("2/3", nil)}, "split the sweep differently"},
+		{"other corpus", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Corpus = "zzz" })}, "corpus abc vs zzz"},
+		{"other grid", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Grid[0].Values = []string{"9"} })}, "grids differ"},
 		{"none", nil, "no shard files"},
 	}
 	for _, tt := range tests {
 		names := []string{"f1", "f2", "f3"}
-		_, err := MergeSweeps(tt.parts, names, nil)
+		_, err := Merge(tt.parts, names, nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
@@ -92,15 +92,15 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 func TestBuildSweepIncompleteSetsNeverRank(t *testing.T) {
 	rows := sweepRows(1, 1)
 	// Drop session "a" of sets 3 and 5: their tokens_sent halves.
-	var partial []SweepRow
+	var partial []Row
 	for _, r := range rows {
 		if r.Session == "a" && (r.Set == 3 || r.Set == 5) {
 			continue
 		}
 		partial = append(partial, r)
 	}
-	view := SweepView{Sort: "tokens_sent", Top: 2, Pareto: []string{"tokens_sent", "results_mangled"}}
-	rep, err := BuildSweep(header("1/1"), view, false, partial)
+	view := View{Sort: "tokens_sent", Top: 2, Pareto: []string{"tokens_sent", "results_mangled"}}
+	rep, err := Build(header("1/1"), view, false, partial)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,8 @@
-package replay
+// Package sweep runs a policy over a grid of parameter sets: it owns the
+// grid and its shards, the job plan, the rows and their aggregation per set,
+// the report and its views, the merge of shards and the --out JSON-lines
+// stream. Metrics come from package metrics; replays from package replay.
+package sweep
 
 import (
 	"bytes"
@@ -15,8 +19,8 @@ import (
 
 // Axis is one swept parameter and its values, in the order given.
 type Axis struct {
-	Name   string
-	Values []string
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
 }
 
 // Grid is the cartesian product of its axes. The first axis varies slowest,

@@ -1,4 +1,4 @@
-package replay
+package sweep
 
 import (
 	"context"
@@ -7,21 +7,22 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
 )
 
-// Sweep describes a parameter sweep of one policy over a loaded corpus.
-type Sweep struct {
+// Plan describes a parameter sweep of one policy over a loaded corpus.
+type Plan struct {
 	Policy policy.Def
 	Grid   Grid
 	Fixed  map[string]string // --set values shared by every parameter set
 	Shard  Shard
 	// Workers is the number of jobs run at once (0: GOMAXPROCS).
 	Workers int
-	Options Options
+	Options replay.Options
 	// Rotations, when > 0, chains each replay to that many rotations,
 	// extending sessions with Extend (rotation policies; see Chain).
 	Rotations int
-	Extend    Extender
+	Extend    replay.Extender
 }
 
 // Job is one (parameter set, session) replay.
@@ -33,7 +34,7 @@ type Job struct {
 
 // Jobs lists the sweep's jobs in their stable order: parameter sets of the
 // shard in grid order, each over every session in corpus order.
-func (s Sweep) Jobs(sessions int) []Job {
+func (s Plan) Jobs(sessions int) []Job {
 	var jobs []Job
 	for set := range s.Grid.Points() {
 		if !s.Shard.Has(set) {
@@ -46,14 +47,14 @@ func (s Sweep) Jobs(sessions int) []Job {
 	return jobs
 }
 
-// RunSweep replays every job and hands each trace to measure in the worker that
+// Run replays every job and hands each trace to measure in the worker that
 // ran it, so only measure's (small) result outlives the job: memory does not
 // grow with the grid. Results come back in job order whatever the
 // parallelism; done (optional) sees each result as it finishes. On
-// cancellation RunSweep returns the results finished so far (ok tells which)
+// cancellation Run returns the results finished so far (ok tells which)
 // with the context's error.
-func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, jobs []Job,
-	measure func(j Job, p policy.Policy, t *Trace) T, done func(j Job, r T)) (out []T, ok []bool, err error) {
+func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []Job,
+	measure func(j Job, p policy.Policy, t *replay.Trace) T, done func(j Job, r T)) (out []T, ok []bool, err error) {
 	var memo *policy.TokenMemo
 	if s.usesO200k() {
 		memo = policy.NewTokenMemo(sessions)
@@ -65,11 +66,11 @@ func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, j
 		if err != nil {
 			return zero, fmt.Errorf("parameter set %d: %w", j.Set, err)
 		}
-		var t *Trace
+		var t *replay.Trace
 		if s.Rotations > 0 {
-			t, err = Chain(ctx, sessions[j.Session], p, s.Rotations, s.Extend, s.Options)
+			t, err = replay.Chain(ctx, sessions[j.Session], p, s.Rotations, s.Extend, s.Options)
 		} else {
-			t, err = Run(ctx, sessions[j.Session], p, s.Options)
+			t, err = replay.Run(ctx, sessions[j.Session], p, s.Options)
 		}
 		if err != nil {
 			return zero, err
@@ -80,12 +81,12 @@ func RunSweep[T any](ctx context.Context, s Sweep, sessions []*corpus.Session, j
 	if done != nil {
 		cb = func(i int, r T) { done(jobs[i], r) }
 	}
-	return Map(ctx, len(jobs), s.Workers, fn, cb)
+	return replay.Map(ctx, len(jobs), s.Workers, fn, cb)
 }
 
 // usesO200k reports whether some parameter set meters with o200k, the only
 // meter whose memo is worth sharing between jobs (it tokenizes).
-func (s Sweep) usesO200k() bool {
+func (s Plan) usesO200k() bool {
 	if s.Fixed["meter"] == policy.MeterO200k {
 		return true
 	}

@@ -1,0 +1,77 @@
+package sweep
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Merge combines shard reports into the report one run would have
+// given. Every shard of one sweep must be present exactly once, with the
+// same header apart from the shard, and complete. view, when not nil, is
+// applied to the merged sets instead of the view the shards were run with.
+func Merge(parts []*Report, names []string, view *View) (*Report, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("merge: no shard files given")
+	}
+	first := parts[0]
+	n := 0
+	if _, err := fmt.Sscanf(first.Shard, "%d/%d", new(int), &n); err != nil || n < 1 {
+		return nil, fmt.Errorf("%s: shard %q is not k/n", names[0], first.Shard)
+	}
+	seen := map[int]string{}
+	var rows []Row
+	for i, p := range parts {
+		var k, pn int
+		if _, err := fmt.Sscanf(p.Shard, "%d/%d", &k, &pn); err != nil {
+			return nil, fmt.Errorf("%s: shard %q is not k/n", names[i], p.Shard)
+		}
+		if pn != n {
+			return nil, fmt.Errorf("%s is shard %s but %s is shard %s: they split the sweep differently", names[i], p.Shard, names[0], first.Shard)
+		}
+		if prev, dup := seen[k]; dup {
+			return nil, fmt.Errorf("%s and %s are both shard %d/%d", prev, names[i], k, n)
+		}
+		seen[k] = names[i]
+		if d := headerDiff(first.Header, p.Header); d != "" {
+			return nil, fmt.Errorf("%s and %s come from different sweeps: %s", names[0], names[i], d)
+		}
+		if !p.Complete {
+			return nil, fmt.Errorf("%s is an interrupted shard; run it again to completion", names[i])
+		}
+		if p.View.Top > 0 {
+			return nil, fmt.Errorf("%s was written with --top %d and lacks rows; write shards without --top", names[i], p.View.Top)
+		}
+		rows = append(rows, p.Rows...)
+	}
+	var missing []string
+	for k := 1; k <= n; k++ {
+		if _, ok := seen[k]; !ok {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("merge: missing shard(s) %s", strings.Join(missing, ", "))
+	}
+	h := first.Header
+	h.Shard = "1/1"
+	v := first.View
+	if view != nil {
+		v = *view
+	}
+	return Build(h, v, true, rows)
+}
+
+func headerDiff(a, b Header) string {
+	switch {
+	case a.Policy != b.Policy:
+		return fmt.Sprintf("policy %s vs %s", a.Policy, b.Policy)
+	case a.Fixed.String() != b.Fixed.String():
+		return fmt.Sprintf("fixed parameters %s vs %s", a.Fixed, b.Fixed)
+	case a.Grid.String() != b.Grid.String():
+		return "the grids differ"
+	case a.Corpus != b.Corpus || strings.Join(a.Sessions, ",") != strings.Join(b.Sessions, ","):
+		return fmt.Sprintf("corpus %s vs %s", a.Corpus, b.Corpus)
+	}
+	return ""
+}

@@ -1,0 +1,107 @@
+package sweep
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
+)
+
+// Row is one (parameter set, session) result of a sweep, or the
+// aggregate of a parameter set over every session (Session == "").
+// Metrics are named so that --sort, --pareto and plots can pick any of
+// them; JSON writes them with sorted keys.
+type Row struct {
+	Set     int                `json:"set"`
+	Params  policy.Params      `json:"params"`
+	Session string             `json:"session,omitempty"`
+	Metrics map[string]float64 `json:"metrics"`
+	Pareto  bool               `json:"pareto,omitempty"`
+	// Incomplete marks a set's aggregate over fewer sessions than the
+	// corpus has (an interrupted sweep): it is listed after the ranked
+	// sets and never sorted, marked Pareto or counted by --top.
+	Incomplete bool `json:"incomplete,omitempty"`
+}
+
+// aggregate combines one parameter set's session rows (metrics.CombineSessions)
+// and counts the sessions it covers.
+func aggregate(set int, params policy.Params, rows []Row) Row {
+	ms := make([]map[string]float64, len(rows))
+	for i, r := range rows {
+		ms[i] = r.Metrics
+	}
+	agg := Row{Set: set, Params: params, Metrics: metrics.CombineSessions(ms)}
+	agg.Metrics["sessions"] = float64(len(rows))
+	return agg
+}
+
+// markPareto flags the rows that no other row beats on both metrics (at
+// least as good on both and better on one), in each metric's direction.
+func markPareto(rows []Row, a, b string) {
+	better := func(x, y float64, name string) (geq, gt bool) {
+		if metrics.HigherIsBetter(name) {
+			return x >= y, x > y
+		}
+		return x <= y, x < y
+	}
+	for i := range rows {
+		rows[i].Pareto = true
+		for j := range rows {
+			if i == j {
+				continue
+			}
+			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], a)
+			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], b)
+			if ge1 && ge2 && (gt1 || gt2) {
+				rows[i].Pareto = false
+				break
+			}
+		}
+	}
+}
+
+// sortRows orders rows best first by one or more comma-separated metrics
+// (each in its own direction, from the metrics registry; later metrics break
+// ties), then by parameter-set index so the order is deterministic.
+func sortRows(rows []Row, by string) error {
+	keys := strings.Split(by, ",")
+	for _, k := range keys {
+		if err := metrics.Check("--sort", k, nil); err != nil {
+			return err
+		}
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		for _, k := range keys {
+			x, okx := rows[i].Metrics[k]
+			y, oky := rows[j].Metrics[k]
+			if okx != oky {
+				return okx // a row without the metric ranks last
+			}
+			if x != y {
+				if metrics.HigherIsBetter(k) {
+					return x > y
+				}
+				return x < y
+			}
+		}
+		return rows[i].Set < rows[j].Set
+	})
+	return nil
+}
+
+// MetricNames lists the metric names present in rows, sorted.
+func MetricNames(rows []Row) []string {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		for k := range r.Metrics {
+			seen[k] = true
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for k := range seen {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,39 @@
+package sweep
+
+import "testing"
+
+func row(set int, m map[string]float64) Row { return Row{Set: set, Metrics: m} }
+
+func TestMarkParetoAndSort(t *testing.T) {
+	rows := []Row{
+		row(0, map[string]float64{"tokens_sent": 10, "results_mangled": 5}),
+		row(1, map[string]float64{"tokens_sent": 8, "results_mangled": 9}),
+		row(2, map[string]float64{"tokens_sent": 12, "results_mangled": 6}), // beaten by 0
+		row(3, map[string]float64{"tokens_sent": 10, "results_mangled": 5}), // equal to 0: both on the front
+	}
+	markPareto(rows, "tokens_sent", "results_mangled")
+	got := [4]bool{rows[0].Pareto, rows[1].Pareto, rows[2].Pareto, rows[3].Pareto}
+	if got != [4]bool{true, true, false, true} {
+		t.Fatalf("pareto = %v", got)
+	}
+	if err := sortRows(rows, "tokens_sent"); err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Set != 1 || rows[1].Set != 0 || rows[2].Set != 3 || rows[3].Set != 2 {
+		t.Fatalf("sorted sets = %d %d %d %d", rows[0].Set, rows[1].Set, rows[2].Set, rows[3].Set)
+	}
+	if err := sortRows(rows, "nope"); err == nil {
+		t.Fatal("unknown metric accepted")
+	}
+	tie := []Row{row(0, map[string]float64{"compactions": 1, "peak_tokens": 5}), row(1, map[string]float64{"compactions": 1, "peak_tokens": 2}), row(2, map[string]float64{"compactions": 0, "peak_tokens": 9})}
+	if err := sortRows(tie, "compactions,peak_tokens"); err != nil || tie[0].Set != 2 || tie[1].Set != 1 {
+		t.Fatalf("tie-break order: %v %d %d", err, tie[0].Set, tie[1].Set)
+	}
+	up := []Row{row(0, map[string]float64{"agreement_exact": 0.2}), row(1, map[string]float64{"agreement_exact": 0.9}), row(2, nil)}
+	if err := sortRows(up, "agreement_exact"); err != nil {
+		t.Fatal(err)
+	}
+	if up[0].Set != 1 || up[2].Set != 2 {
+		t.Fatal("agreement must sort high first, a row without it last")
+	}
+}

@@ -1,0 +1,135 @@
+package sweep
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Stream writes a sweep's rows as JSON lines as they finish (--out): a
+// header line, one line per row in the order they finish, and a trailer
+// saying whether the sweep completed and how many rows it wrote. A reader
+// (ReadFile) counts the rows against the trailer, so a file cut short is
+// never taken for a complete shard.
+//
+// Add may be called from several workers. The first write error is kept:
+// later rows are not written, and Close reports it.
+type Stream struct {
+	mu  sync.Mutex
+	w   io.WriteCloser
+	enc *json.Encoder
+	n   int
+	err error
+}
+
+// NewStream writes the header line to w; nil w gives a Stream that writes
+// nothing (no --out).
+func NewStream(w io.WriteCloser, h Header, v View) (*Stream, error) {
+	if w == nil {
+		return &Stream{}, nil
+	}
+	s := &Stream{w: w, enc: json.NewEncoder(w)}
+	s.enc.SetEscapeHTML(false)
+	if err := s.enc.Encode(streamHead{Header: h, View: v}); err != nil {
+		w.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+type streamHead struct {
+	Header Header `json:"header"`
+	View   View   `json:"view"`
+}
+
+type streamTrailer struct {
+	Complete *bool `json:"complete"`
+	Rows     int   `json:"rows"`
+}
+
+// Add writes one finished row.
+func (s *Stream) Add(r Row) {
+	if s.w == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	if s.err = s.enc.Encode(r); s.err == nil {
+		s.n++
+	}
+}
+
+// Close writes the trailer and closes the writer. It returns the first
+// error of any write or of the close itself (where a full disk shows).
+func (s *Stream) Close(complete bool) error {
+	if s.w == nil {
+		return nil
+	}
+	if s.err == nil {
+		s.err = s.enc.Encode(streamTrailer{Complete: &complete, Rows: s.n})
+	}
+	if err := s.w.Close(); s.err == nil {
+		s.err = err
+	}
+	return s.err
+}
+
+// ReadFile reads a sweep's --format json report or its --out JSON lines.
+// Errors name the file (and the line, for JSON lines).
+func ReadFile(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte(`{"header":`)) {
+		return readStream(path, data)
+	}
+	var r Report
+	if err := json.Unmarshal(data, &r); err != nil || r.Policy == "" || r.Shard == "" {
+		return nil, fmt.Errorf("%s: not a sweep report; expected the output of calib sweep --format json or --out", path)
+	}
+	return &r, nil
+}
+
+func readStream(path string, data []byte) (*Report, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 1<<16), 1<<30)
+	r := &Report{Rows: []Row{}}
+	var trailer streamTrailer
+	line := 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if line == 1 {
+			var head streamHead
+			if err := json.Unmarshal(b, &head); err != nil {
+				return nil, fmt.Errorf("%s:1: expected the sweep header line: %v", path, err)
+			}
+			r.Header, r.View = head.Header, head.View
+			continue
+		}
+		if bytes.HasPrefix(b, []byte(`{"complete":`)) {
+			if err := json.Unmarshal(b, &trailer); err != nil {
+				return nil, fmt.Errorf("%s:%d: expected the trailer {\"complete\": ..., \"rows\": N}: %v", path, line, err)
+			}
+			continue
+		}
+		var row Row
+		if err := json.Unmarshal(b, &row); err != nil {
+			return nil, fmt.Errorf("%s:%d: expected a sweep row (the file is damaged; run the shard again): %v", path, line, err)
+		}
+		r.Rows = append(r.Rows, row)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %v", path, line+1, err)
+	}
+	r.Complete = trailer.Complete != nil && *trailer.Complete && trailer.Rows == len(r.Rows)
+	return r, nil
+}

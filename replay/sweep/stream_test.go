@@ -1,0 +1,123 @@
+package sweep
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// writeStream writes rows to a --out file the way a sweep does.
+func writeStream(t *testing.T, path string, h Header, v View, rows []Row, complete bool) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStream(f, h, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		s.Add(r)
+	}
+	if err := s.Close(complete); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The --out stream reads back as the report it was written from: header,
+// view, every row, complete; and builds the same sets.
+func TestStreamRoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "rows.jsonl")
+	h, v := header("1/1"), View{Sort: "tokens_sent"}
+	rows := sweepRows(1, 1)
+	writeStream(t, path, h, v, rows, true)
+	got, err := ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Complete || !reflect.DeepEqual(got.Header, h) || !reflect.DeepEqual(got.View, v) || !reflect.DeepEqual(got.Rows, rows) {
+		t.Fatalf("read back\n got %+v\nwant header %+v view %+v rows %+v", got, h, v, rows)
+	}
+	want, err := Build(h, v, true, sweepRows(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Build(got.Header, got.View, got.Complete, got.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, want) {
+		t.Fatalf("built from the stream\n got %+v\nwant %+v", back, want)
+	}
+}
+
+// A stream is complete only with a complete trailer that counts every row:
+// an interrupted sweep, a file cut short, or a trailer whose count differs.
+func TestStreamIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	rows := sweepRows(1, 1)
+	interrupted := filepath.Join(dir, "interrupted.jsonl")
+	writeStream(t, interrupted, header("1/1"), View{}, rows, false)
+	full := filepath.Join(dir, "full.jsonl")
+	writeStream(t, full, header("1/1"), View{}, rows, true)
+	data, _ := os.ReadFile(full)
+	lines := strings.SplitAfter(string(data), "\n")
+	cut := filepath.Join(dir, "cut.jsonl")
+	os.WriteFile(cut, []byte(strings.Join(lines[:len(lines)-2], "")), 0o644) // no trailer
+	lost := filepath.Join(dir, "lost.jsonl")
+	os.WriteFile(lost, []byte(lines[0]+lines[1]+lines[len(lines)-2]), 0o644) // trailer counts rows not there
+	for _, p := range []string{interrupted, cut, lost} {
+		r, err := ReadFile(p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if r.Complete {
+			t.Errorf("%s: read as complete", filepath.Base(p))
+		}
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(lines[0]+lines[1]+"{\"set\": 1, \"par\n"), 0o644)
+	if _, err := ReadFile(bad); err == nil || !strings.Contains(err.Error(), "bad.jsonl:3: expected a sweep row") {
+		t.Errorf("damaged line: %v", err)
+	}
+}
+
+// failAfter accepts n bytes, then fails every write.
+type failAfter struct {
+	n      int
+	closed bool
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+func (w *failAfter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		return 0, errDiskFull
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+func (w *failAfter) Close() error { w.closed = true; return nil }
+
+// A write that fails mid-sweep is not dropped: Close reports it.
+func TestStreamWriteError(t *testing.T) {
+	w := &failAfter{n: 1000}
+	s, err := NewStream(w, header("1/1"), View{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sweepRows(1, 1) {
+		s.Add(r)
+	}
+	if err := s.Close(true); !errors.Is(err, errDiskFull) || !w.closed {
+		t.Fatalf("Close = %v (closed %v), want the write error", err, w.closed)
+	}
+	if _, err := NewStream(&failAfter{}, header("1/1"), View{}); !errors.Is(err, errDiskFull) {
+		t.Fatalf("header write error: %v", err)
+	}
+}
