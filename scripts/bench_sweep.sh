@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sweep scaling, measured on the calib binary over synthetic smith sessions:
-#   1. speed-up of --jobs 2 over --jobs 1 (same 64-point grid, same corpus);
+#   1. speed-up of --jobs 2 over --jobs 1 (32 sets over 30 MB; 64 sets over 126 MB);
 #   2. peak memory of a 1,000-point sweep against one replay of the corpus;
 #   3. wall time of 1,000 parameter sets of smith-staged over 50 sessions of
 #      2,000 messages (skip with QUICK=1).
@@ -22,6 +22,15 @@ measure() { # label, command...: prints wall seconds and peak RSS
 	printf '%-44s %8.2f s %8.1f MB\n' "$label" "$secs" "$(awk -v k="$kb" 'BEGIN{print k/1024}')"
 	echo "$secs $kb" >"$tmp/last"
 }
+
+# ~30 MB corpus, 32-set grid: the --jobs 2 / --jobs 1 target of issue 9.
+go run scripts/gen_sessions.go "$tmp/c30" 8 600
+grid32=(--grid compact_at=0.6..0.95:0.05 --grid window_turns=1..4)
+measure "sweep 32 sets x 8 sessions (30 MB), --jobs 1" "$tmp/calib" sweep -q -p smith-staged "${grid32[@]}" --jobs 1 "$tmp/c30"
+j1=$(cut -d' ' -f1 "$tmp/last")
+measure "sweep 32 sets x 8 sessions (30 MB), --jobs 2" "$tmp/calib" sweep -q -p smith-staged "${grid32[@]}" --jobs 2 "$tmp/c30"
+j2=$(cut -d' ' -f1 "$tmp/last")
+echo "speed-up --jobs 2 / --jobs 1 (30 MB, 32 sets): $(awk -v a="$j1" -v b="$j2" 'BEGIN{printf "%.2fx", a/b}')"
 
 grid64=(--grid compact_at=0.6..0.95:0.05 --grid window_turns=1..4 --grid old_result_bytes=512,2048)
 measure "sweep 64 sets x 10 sessions, --jobs 1" "$tmp/calib" sweep -q -p smith-staged "${grid64[@]}" --jobs 1 "$tmp/c10"
