@@ -133,5 +133,18 @@ func TestAgreementRealClaudeCode(t *testing.T) {
 		if got := SummarizeAgreement(as); got != tt.want {
 			t.Errorf("%v:\n got %+v\nwant %+v", tt.set, got, tt.want)
 		}
+		// A sweep's set reports the same rates as replay's summary: over
+		// all events and checkpoints, not a mean of session rates.
+		var per []map[string]float64
+		for _, a := range as {
+			per = append(per, AgreementMetrics(a))
+		}
+		m := CombineSessions(per)
+		if want := round4(float64(tt.want.Exact) / float64(tt.want.Events)); m["agreement_exact"] != want {
+			t.Errorf("%v: sweep agreement_exact %v, replay's exact/events %v", tt.set, m["agreement_exact"], want)
+		}
+		if m["agreement_jaccard"] != tt.want.MeanJaccard || m["agreement_trigger"] != tt.want.TriggerAgreement {
+			t.Errorf("%v: sweep jaccard %v trigger %v, replay's %v %v", tt.set, m["agreement_jaccard"], m["agreement_trigger"], tt.want.MeanJaccard, tt.want.TriggerAgreement)
+		}
 	}
 }
