@@ -397,7 +397,7 @@ func claiFastSource(s string) (source string, ok bool) {
 	}
 }
 
-// claiAppendJSONString appends s as a JSON string escaped as clai's
+// AppendJSONString appends s as a JSON string escaped as clai's
 // serde_json escapes it, for renderers that re-serialize clai's JSON
 // (policy's clai digest).
 func AppendJSONString(dst []byte, s string) []byte {

@@ -97,6 +97,8 @@ func newCCThread(sidechain bool, line int) *ccThread {
 	return &ccThread{sidechain: sidechain, firstLine: line, lastAsst: -1, pendingComp: -1, uses: map[string]int{}}
 }
 
+// Load reads one Claude Code log: its main thread and each sidechain run
+// as sessions (see the top of this file).
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	f, err := os.Open(p)
 	if err != nil {

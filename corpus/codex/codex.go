@@ -87,6 +87,7 @@ type codexLoader struct {
 	noMerge  bool // a compaction sits between the last message and the next
 }
 
+// Load reads one Codex rollout file as one session.
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	f, err := os.Open(p)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
-// The scanning primitives of the fast line decoder (jsonl_decode.go).
+// The scanning primitives of the fast line decoder (decode.go).
 
 // scanString scans the string whose opening quote is at d.i, validating
 // it (escapes, no raw control characters, UTF-8). With inPlace it also

@@ -121,7 +121,7 @@ type smithIndexEntry struct {
 	Model    string `json:"model"`
 }
 
-// loadSmithRoot loads a sessions root: one session per index.json entry,
+// LoadRoot loads a sessions root: one session per index.json entry,
 // in index order, then any session folder or legacy <id>.json the index
 // does not list, in name order. Entries are parsed one at a time, as smith
 // does, so a damaged entry or a missing folder costs only itself.

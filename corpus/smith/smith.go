@@ -35,7 +35,7 @@ func parseSmithTranscript(file string, buf []byte) *corpus.Session {
 	return s
 }
 
-// loadSmithTranscript loads a transcript file. A transcript.jsonl with a
+// LoadTranscript loads a transcript file. A transcript.jsonl with a
 // session.json beside it is loaded as its session folder.
 func LoadTranscript(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	dir := filepath.Dir(p)
@@ -63,7 +63,7 @@ func smithFileID(p string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// readStdin loads a JSONL transcript from standard input ("-").
+// ReadStdin loads a JSONL transcript from standard input ("-").
 func ReadStdin(r io.Reader) (*corpus.Session, error) {
 	buf, err := jsonscan.ReadAll(r)
 	if err != nil {
@@ -77,7 +77,7 @@ func ReadStdin(r io.Reader) (*corpus.Session, error) {
 	return s, nil
 }
 
-// loadSmithSessionFile loads a session.json (or a legacy <id>.json). A
+// LoadSessionFile loads a session.json (or a legacy <id>.json). A
 // session.json with a transcript beside it is loaded as its folder.
 func LoadSessionFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	dir := filepath.Dir(p)
@@ -96,7 +96,7 @@ func LoadSessionFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	return []*corpus.Session{s}, nil
 }
 
-// loadSmithDir loads one session folder: transcript.jsonl (the raw
+// LoadDir loads one session folder: transcript.jsonl (the raw
 // history) and/or session.json (metadata and the compacted history).
 func LoadDir(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 	tp, sp := filepath.Join(dir, "transcript.jsonl"), filepath.Join(dir, "session.json")
