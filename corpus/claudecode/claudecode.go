@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -105,10 +106,16 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}
 	defer f.Close()
+	return Read(p, f, opts)
+}
+
+// Read reads a log from r (a file, or standard input); p names it in
+// sessions and warnings.
+func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
-	if err := jsonscan.StreamLines(f, l.line); err != nil {
+	if err := jsonscan.StreamLines(r, l.line); err != nil {
 		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
 	}
 	return l.finish(), nil

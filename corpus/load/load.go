@@ -13,8 +13,8 @@ import (
 	"github.com/calib-dev/calib/corpus/smith"
 )
 
-// Load reads every path (a file, a directory, or "-" for a JSONL transcript
-// on standard input) and returns the sessions in argument order. A path that
+// Load reads every path (a file, a directory, or "-" for a log on standard
+// input, recognised by content as a file is) and returns the sessions in argument order. A path that
 // fails does not cost the others: Load returns what it could read together
 // with an error joining one *FileError per failed path.
 func Load(paths []string, opts corpus.Options) ([]*corpus.Session, error) {
@@ -44,11 +44,7 @@ func loadPath(p string, opts corpus.Options) ([]*corpus.Session, error) {
 		if opts.Stdin == nil {
 			return nil, &corpus.FileError{Path: "-", Err: errors.New("standard input is not available")}
 		}
-		s, err := smith.ReadStdin(opts.Stdin)
-		if err != nil {
-			return nil, err
-		}
-		return []*corpus.Session{s}, nil
+		return loadStdin(opts.Stdin, opts)
 	}
 	fi, err := os.Stat(p)
 	if err != nil {

@@ -33,6 +33,11 @@ func readSmithSessionFile(p string) (*smithSessionFile, error) {
 	if err != nil {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}
+	return parseSmithSessionFile(p, buf)
+}
+
+// parseSmithSessionFile decodes a session.json read from p.
+func parseSmithSessionFile(p string, buf []byte) (*smithSessionFile, error) {
 	if jsonscan.AllSpace(buf) {
 		return nil, &corpus.FileError{Path: p, Err: errors.New("empty file; expected smith's session.json object")}
 	}

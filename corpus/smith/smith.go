@@ -3,7 +3,6 @@ package smith
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -63,18 +62,27 @@ func smithFileID(p string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// ReadStdin loads a JSONL transcript from standard input ("-").
-func ReadStdin(r io.Reader) (*corpus.Session, error) {
-	buf, err := jsonscan.ReadAll(r)
+// ReadTranscript reads a transcript already in memory (standard input) as
+// the session id, warnings naming file. The session's strings alias buf.
+func ReadTranscript(file, id string, buf []byte, _ corpus.Options) ([]*corpus.Session, error) {
+	s := parseSmithTranscript(file, buf)
+	s.ID = id
+	return []*corpus.Session{s}, nil
+}
+
+// ReadSessionFile reads a session.json already in memory (standard input);
+// id names the session when the file records none.
+func ReadSessionFile(file, id string, buf []byte, _ corpus.Options) ([]*corpus.Session, error) {
+	sf, err := parseSmithSessionFile(file, buf)
 	if err != nil {
-		return nil, &corpus.FileError{Path: "-", Err: fmt.Errorf("reading standard input: %w", err)}
+		return nil, err
 	}
-	if jsonscan.AllSpace(buf) {
-		return nil, &corpus.FileError{Path: "-", Err: errors.New("standard input is empty; expected a smith transcript (one JSON message per line)")}
+	s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: file, Meta: sf.meta,
+		Messages: sf.messages, Warnings: sf.warnings}
+	if s.ID == "" {
+		s.ID = id
 	}
-	s := parseSmithTranscript("-", buf)
-	s.ID = "stdin"
-	return s, nil
+	return []*corpus.Session{s}, nil
 }
 
 // LoadSessionFile loads a session.json (or a legacy <id>.json). A
