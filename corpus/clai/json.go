@@ -62,7 +62,7 @@ func (p *claiScan) str() (string, bool) {
 		return "", false
 	}
 	start := p.i
-	end, escaped, ok := jsonscan.StringEnd(p.s, start)
+	end, escaped, ok := jsonscan.StringEndIn(p.s, start)
 	if !ok {
 		return "", false
 	}
@@ -143,7 +143,7 @@ func (p *claiScan) skipString() bool {
 	if !p.next('"') {
 		return false
 	}
-	end, _, ok := jsonscan.StringEnd(p.s, p.i)
+	end, _, ok := jsonscan.StringEndIn(p.s, p.i)
 	p.i = end + 1
 	return ok
 }

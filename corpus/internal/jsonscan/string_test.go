@@ -40,7 +40,7 @@ func TestStringEndMatchesEncodingJSON(t *testing.T) {
 	for _, body := range bodies {
 		for _, tail := range []string{`"`, `"rest`, ``} {
 			in := `"` + body + tail
-			end, _, ok := StringEnd(in, 1)
+			end, _, ok := StringEndIn(in, 1)
 			var s string
 			err := json.NewDecoder(strings.NewReader(in)).Decode(&s)
 			want := err == nil && utf8.ValidString(body) && tail != ""
