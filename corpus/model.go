@@ -1,7 +1,9 @@
-// Package corpus loads recorded agent sessions (smith, clai, Claude Code,
-// Codex) into one normalized model. It knows nothing about policies: it only
-// records faithfully what each format keeps, plus what the agent itself did
-// (its recorded compactions), plus every line it had to skip or repair.
+// Package corpus is the normalized model of recorded agent sessions (smith,
+// clai, Claude Code, Codex): what each format keeps, what the agent itself
+// did (its recorded compactions) and every line a reader had to skip or
+// repair. The readers live in one subpackage per format (corpus/smith,
+// corpus/clai, corpus/claudecode, corpus/codex); corpus/load recognises a
+// file's format and calls its reader. It knows nothing about policies.
 package corpus
 
 import (

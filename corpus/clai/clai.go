@@ -12,7 +12,7 @@ import (
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
-// loadClai reads a clai workspace database (.clai/data.sqlite): one Session
+// Load reads a clai workspace database (.clai/data.sqlite): one Session
 // per assistant_sessions row, ordered by created_at then id. It never
 // writes: see openClai for how the database and its -wal/-shm files stay
 // byte-identical, also while clai is running and writing.
@@ -20,7 +20,7 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	return loadBusy(p, opts, claiBusyTimeout)
 }
 
-// loadClaiBusy is loadClai with a chosen lock timeout (tests use a short
+// loadBusy is Load with a chosen lock timeout (tests use a short
 // one).
 func loadBusy(p string, _ corpus.Options, busy time.Duration) ([]*corpus.Session, error) {
 	// A database no process had open is read without locks (openClai); if

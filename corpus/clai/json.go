@@ -54,82 +54,42 @@ func (p *claiScan) peek() byte {
 	return 0
 }
 
-// str reads a string at p.i and returns its value.
+// str reads a string at p.i and returns its value. A string that breaks
+// jsonscan's rule (invalid UTF-8 among others) fails: encoding/json then
+// decides.
 func (p *claiScan) str() (string, bool) {
 	if !p.next('"') {
 		return "", false
 	}
 	start := p.i
-	j := claiPlainEnd(p.s, start)
-	if j >= len(p.s) {
+	end, escaped, ok := jsonscan.StringEndIn(p.s, start)
+	if !ok {
 		return "", false
 	}
-	switch p.s[j] {
-	case '"':
-		v := p.s[start:j]
-		if !utf8.ValidString(v) {
-			return "", false // invalid UTF-8: let encoding/json replace it
-		}
-		p.i = j + 1
-		return v, true
-	case '\\':
-		return p.unescape(start, j)
+	p.i = end + 1
+	if !escaped {
+		return p.s[start:end], true
 	}
-	return "", false // a raw control character
+	return p.unescape(p.s[start:end]), true
 }
 
-// unescape decodes a string with escapes, as encoding/json does; s[j] is
-// the first backslash.
-func (p *claiScan) unescape(start, j int) (string, bool) {
-	b := append(p.buf[:0], p.s[start:j]...)
-	for j < len(p.s) {
-		switch c := p.s[j]; {
-		case c == '"':
-			if !utf8.ValidString(p.s[start:j]) {
-				return "", false
-			}
-			p.i = j + 1
-			p.buf = b
-			return string(b), true
-		case c != '\\':
-			return "", false // a raw control character
-		}
-		r, n := jsonscan.DecodeEscape(p.s[j:])
-		if n == 0 {
-			return "", false
-		}
-		b = utf8.AppendRune(b, r)
-		j += n
-		k := claiPlainEnd(p.s, j)
-		b = append(b, p.s[j:k]...)
-		j = k
-	}
-	return "", false
-}
-
-// claiPlainEnd returns the index of the first byte at or after j that ends
-// a plain run inside a JSON string: a quote, a backslash or a control
-// character. It tests eight bytes at a time (SWAR): text is long and its
-// escapes are sparse.
-func claiPlainEnd(s string, j int) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	for ; j+8 <= len(s); j += 8 {
-		x := uint64(s[j]) | uint64(s[j+1])<<8 | uint64(s[j+2])<<16 | uint64(s[j+3])<<24 |
-			uint64(s[j+4])<<32 | uint64(s[j+5])<<40 | uint64(s[j+6])<<48 | uint64(s[j+7])<<56
-		q := x ^ ('"' * ones)
-		bs := x ^ ('\\' * ones)
-		// Each term's high bit is set for some byte iff a byte is zero (the
-		// quote or backslash) or below 0x20: exact as a yes/no.
-		if ((q-ones)&^q|(bs-ones)&^bs|(x-0x20*ones)&^x)&highs != 0 {
+// unescape decodes the escapes of a validated string body, as encoding/json
+// does.
+func (p *claiScan) unescape(body string) string {
+	b := p.buf[:0]
+	for {
+		k := strings.IndexByte(body, '\\')
+		if k < 0 {
+			b = append(b, body...)
 			break
 		}
+		b = append(b, body[:k]...)
+		r, n := jsonscan.DecodeEscape(body[k:])
+		b = utf8.AppendRune(b, r)
+		body = body[k+n:]
 	}
-	for ; j < len(s); j++ {
-		if c := s[j]; c == '"' || c == '\\' || c < 0x20 {
-			return j
-		}
-	}
-	return j
+	p.buf = b
+	return string(b)
 }
 
 // skip steps over one JSON value, checking its syntax.
@@ -183,24 +143,9 @@ func (p *claiScan) skipString() bool {
 	if !p.next('"') {
 		return false
 	}
-	start := p.i
-	j := claiPlainEnd(p.s, start)
-	for j < len(p.s) {
-		switch p.s[j] {
-		case '"':
-			p.i = j + 1
-			return utf8.ValidString(p.s[start:j])
-		case '\\':
-			_, n := jsonscan.DecodeEscape(p.s[j:])
-			if n == 0 {
-				return false
-			}
-			j = claiPlainEnd(p.s, j+n)
-		default:
-			return false // a raw control character
-		}
-	}
-	return false
+	end, _, ok := jsonscan.StringEndIn(p.s, p.i)
+	p.i = end + 1
+	return ok
 }
 
 func (p *claiScan) literal(w string) bool {
@@ -211,42 +156,13 @@ func (p *claiScan) literal(w string) bool {
 	return false
 }
 
-// number checks JSON's number grammar: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number checks JSON's number grammar.
 func (p *claiScan) number() bool {
-	s, i := p.s, p.i
-	if i < len(s) && s[i] == '-' {
-		i++
+	end, ok := jsonscan.NumberEnd(p.s, p.i)
+	if ok {
+		p.i = end
 	}
-	digits := func() int {
-		n := 0
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-			n++
-		}
-		return n
-	}
-	if i < len(s) && s[i] == '0' {
-		i++
-	} else if digits() == 0 {
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	p.i = i
-	return true
+	return ok
 }
 
 // claiPartKeys are the ContentPart fields, for the case-insensitive check.
@@ -397,7 +313,7 @@ func claiFastSource(s string) (source string, ok bool) {
 	}
 }
 
-// claiAppendJSONString appends s as a JSON string escaped as clai's
+// AppendJSONString appends s as a JSON string escaped as clai's
 // serde_json escapes it, for renderers that re-serialize clai's JSON
 // (policy's clai digest).
 func AppendJSONString(dst []byte, s string) []byte {

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -97,16 +98,24 @@ func newCCThread(sidechain bool, line int) *ccThread {
 	return &ccThread{sidechain: sidechain, firstLine: line, lastAsst: -1, pendingComp: -1, uses: map[string]int{}}
 }
 
+// Load reads one Claude Code log: its main thread and each sidechain run
+// as sessions (see the top of this file).
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}
 	defer f.Close()
+	return Read(p, f, opts)
+}
+
+// Read reads a log from r (a file, or standard input); p names it in
+// sessions and warnings.
+func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
-	if err := jsonscan.StreamLines(f, l.line); err != nil {
+	if err := jsonscan.StreamLines(r, l.line); err != nil {
 		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
 	}
 	return l.finish(), nil

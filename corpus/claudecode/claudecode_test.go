@@ -195,7 +195,8 @@ func TestClaudeCodeProjectFolder(t *testing.T) {
 }
 
 // A folder of logs loads every file recognised by content, in lexical
-// order; SOURCES.md is not a log and is passed over.
+// order except that a session comes before its subagents; SOURCES.md is not
+// a log and is passed over.
 func TestClaudeCodeRealFolder(t *testing.T) {
 	dir := realFile(t, ".")
 	ss, err := load.Load([]string{dir}, corpus.Options{Strict: true})
@@ -208,7 +209,8 @@ func TestClaudeCodeRealFolder(t *testing.T) {
 	}
 	// claude-code/*.jsonl (1.0.53 and 2.1.x), then claude-code/projects/<id>/
 	// (the phantom-reads sessions: 2.1.x subagents under <id>/subagents/,
-	// 2.0.x agent-*.jsonl beside the main file, which sorts first), then codex/.
+	// 2.0.x agent-*.jsonl beside the main file: its name sorts first, but a
+	// parent comes before its subagents), then codex/.
 	want := []string{
 		"0a725fb5-6378-432a-9e84-9f3f49d4043d",
 		"0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
@@ -231,10 +233,10 @@ func TestClaudeCodeRealFolder(t *testing.T) {
 		"504216d1-8285-4ec4-92be-0db8dc92a18a/agent-aa360a0",
 		"9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f",
 		"b151f674-388c-48f0-9b04-0384f5a0bfb1",
+		"b6240830-5041-465e-aad0-910c13cd9b6c",
 		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-1698e3ad",
 		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-375bb764",
 		"b6240830-5041-465e-aad0-910c13cd9b6c/agent-a382dbae",
-		"b6240830-5041-465e-aad0-910c13cd9b6c",
 		"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e",
 		"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e/agent-a57399f",
 		"c172889a-aa67-452b-b5c9-81f1e500de7d",

@@ -42,25 +42,34 @@ func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 				continue
 			}
 			lines++
-			wm, gm := want.Message, got.Message
-			want.Message, got.Message = nil, nil
-			if !reflect.DeepEqual(want, got) {
-				t.Errorf("%s:%d: line\n got %+v\nwant %+v", p, i+1, got, want)
-			}
-			if (wm == nil) != (gm == nil) {
-				t.Errorf("%s:%d: message presence differs", p, i+1)
-				continue
-			}
-			if wm == nil {
-				continue
-			}
-			if wm.ID != gm.ID || wm.Role != gm.Role || wm.Model != gm.Model || !bytes.Equal(wm.Content, gm.Content) {
-				t.Errorf("%s:%d: message header differs", p, i+1)
-			}
-			compareContent(t, p, i+1, wm.Content, gm.Content)
+			compareLine(t, p, i+1, want, got)
 		}
 	}
 	t.Logf("%d lines compared", lines)
+}
+
+// compareLine reports where the scanner's line differs from
+// encoding/json's.
+func compareLine(t *testing.T, p string, line int, want, got ccLine) {
+	t.Helper()
+	wm, gm := want.Message, got.Message
+	want.Message, got.Message = nil, nil
+	if !reflect.DeepEqual(want, got) {
+		t.Errorf("%s:%d: line\n got %+v\nwant %+v", p, line, got, want)
+	}
+	if (wm == nil) != (gm == nil) {
+		t.Errorf("%s:%d: message presence differs", p, line)
+		return
+	}
+	if wm == nil {
+		return
+	}
+	if wm.ID != gm.ID || wm.Role != gm.Role || wm.Model != gm.Model || !bytes.Equal(wm.Content, gm.Content) {
+		t.Errorf("%s:%d: message header differs", p, line)
+	}
+	if len(wm.Content) > 0 {
+		compareContent(t, p, line, wm.Content, gm.Content)
+	}
 }
 
 func compareContent(t *testing.T, p string, line int, wantRaw, gotRaw []byte) {

@@ -2,7 +2,7 @@ package claudecode
 
 import "bytes"
 
-// isClaudeCodeRecord recognises a Claude Code log by its first record
+// IsRecord recognises a Claude Code log by its first record
 // (first is the record's line): every record of a session carries its
 // parentUuid and sessionId, a resumed log may start with a summary or a
 // file-history snapshot.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -87,15 +88,22 @@ type codexLoader struct {
 	noMerge  bool // a compaction sits between the last message and the next
 }
 
+// Load reads one Codex rollout file as one session.
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}
 	defer f.Close()
+	return Read(p, f, opts)
+}
+
+// Read reads a log from r (a file, or standard input); p names it in
+// sessions and warnings.
+func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	l := &codexLoader{path: p, unknown: jsonscan.UnknownKinds{}, calls: map[string]int{}, callName: map[string]string{},
 		s: &corpus.Session{Format: corpus.FormatCodex, Path: p}}
-	if err := jsonscan.StreamLines(f, l.line); err != nil {
+	if err := jsonscan.StreamLines(r, l.line); err != nil {
 		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
 	}
 	l.finish()

@@ -2,7 +2,7 @@ package codex
 
 import "bytes"
 
-// isCodexRecord recognises a Codex rollout by its first record (first is
+// IsRecord recognises a Codex rollout by its first record (first is
 // the record's line): a typed envelope around a payload.
 func IsRecord(first []byte) bool {
 	has := func(s string) bool { return bytes.Contains(first, []byte(s)) }

@@ -13,15 +13,29 @@ import (
 	"github.com/calib-dev/calib/corpus/smith"
 )
 
-// Load reads every path (a file, a directory, or "-" for a JSONL transcript
-// on standard input) and returns the sessions in argument order. A path that
-// fails does not cost the others: Load returns what it could read together
-// with an error joining one *FileError per failed path.
+// Load reads every path (a file, a directory, or "-" for a log on standard
+// input, recognised by content as a file is) and returns the sessions in
+// argument order. A path that fails does not cost the others: Load returns
+// what it could read together with an error joining one *FileError per
+// failed path.
+//
+// Files are read in parallel (see run), but the sessions and errors come
+// out in the same order whatever the parallelism: argument order, then
+// lexical order inside a folder, a Claude Code session before its
+// subagents.
 func Load(paths []string, opts corpus.Options) ([]*corpus.Session, error) {
+	groups := make([]group, len(paths))
+	var units []unit
+	for i, p := range paths {
+		groups[i] = expand(p, opts)
+		units = append(units, groups[i].units...)
+	}
+	results := run(units)
 	var sessions []*corpus.Session
 	var errs []error
-	for _, p := range paths {
-		ss, err := loadPath(p, opts)
+	for _, g := range groups {
+		ss, err := g.collect(results[:len(g.units)])
+		results = results[len(g.units):]
 		sessions = append(sessions, ss...)
 		if err != nil {
 			errs = append(errs, err)
@@ -39,28 +53,86 @@ func Load(paths []string, opts corpus.Options) ([]*corpus.Session, error) {
 	return sessions, errors.Join(errs...)
 }
 
-func loadPath(p string, opts corpus.Options) ([]*corpus.Session, error) {
+// group is what one command-line path expands to: the units that load it,
+// or the error that stopped it before any.
+type group struct {
+	path string
+	// folder marks a plain folder walked for session files: finding none
+	// is an error.
+	folder bool
+	units  []unit
+	err    error
+}
+
+// collect assembles the group's results, in unit order.
+func (g group) collect(rs []result) ([]*corpus.Session, error) {
+	if g.err != nil {
+		return nil, g.err
+	}
+	if !g.folder {
+		return rs[0].sessions, rs[0].err
+	}
+	var sessions []*corpus.Session
+	var errs []error
+	for _, r := range rs {
+		sessions = append(sessions, r.sessions...)
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+	}
+	if len(sessions) == 0 && len(errs) == 0 {
+		return nil, &corpus.FileError{Path: g.path, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", corpus.ErrNoSessions)}
+	}
+	return parentsFirst(sessions), errors.Join(errs...)
+}
+
+// expand turns one path into its units. Only the folder walk happens here;
+// reading and sniffing files is the units' work.
+func expand(p string, opts corpus.Options) group {
+	one := func(u unit) group { return group{path: p, units: []unit{u}} }
 	if p == "-" {
 		if opts.Stdin == nil {
-			return nil, &corpus.FileError{Path: "-", Err: errors.New("standard input is not available")}
+			return group{path: p, err: &corpus.FileError{Path: "-", Err: errors.New("standard input is not available")}}
 		}
-		s, err := smith.ReadStdin(opts.Stdin)
-		if err != nil {
-			return nil, err
-		}
-		return []*corpus.Session{s}, nil
+		return one(func() ([]*corpus.Session, error) { return loadStdin(opts.Stdin, opts) })
 	}
 	fi, err := os.Stat(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, &corpus.FileError{Path: p, Err: errors.New("no such file or directory; expected a session file, a session folder or a clai workspace")}
+			return group{path: p, err: &corpus.FileError{Path: p, Err: errors.New("no such file or directory; expected a session file, a session folder or a clai workspace")}}
 		}
-		return nil, &corpus.FileError{Path: p, Err: err}
+		return group{path: p, err: &corpus.FileError{Path: p, Err: err}}
 	}
-	if fi.IsDir() {
-		return loadDir(p, opts)
+	if !fi.IsDir() {
+		return one(func() ([]*corpus.Session, error) { return loadFile(p, opts) })
 	}
-	return loadFile(p, opts)
+	// The folders each agent writes are read whole by their reader.
+	switch {
+	case jsonscan.Exists(filepath.Join(p, ".clai", "data.sqlite")):
+		return one(func() ([]*corpus.Session, error) { return clai.Load(filepath.Join(p, ".clai", "data.sqlite"), opts) })
+	case jsonscan.Exists(filepath.Join(p, "index.json")):
+		return one(func() ([]*corpus.Session, error) { return smith.LoadRoot(p, opts) })
+	case isSmithFolder(p):
+		return one(func() ([]*corpus.Session, error) { return smith.LoadDir(p, opts) })
+	}
+	files, err := walk(p)
+	if err != nil {
+		return group{path: p, err: &corpus.FileError{Path: p, Err: err}}
+	}
+	g := group{path: p, folder: true}
+	for _, f := range files {
+		g.units = append(g.units, func() ([]*corpus.Session, error) {
+			if f.dir {
+				return smith.LoadDir(f.path, opts)
+			}
+			ff, err := sniffFile(f.path)
+			if err != nil || ff == nil {
+				return nil, nil // not a session file: folders hold other things too
+			}
+			return ff.load(f.path, opts)
+		})
+	}
+	return g
 }
 
 // loadFile sniffs one file's content and hands it to its reader.
@@ -75,63 +147,74 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	return f.load(p, opts)
 }
 
-// loadDir recognises the folders each agent writes (a clai workspace, a
-// smith sessions root or session folder) and otherwise loads every file in
-// the tree whose content is recognised, in lexical order.
-func loadDir(dir string, opts corpus.Options) ([]*corpus.Session, error) {
-	if jsonscan.Exists(filepath.Join(dir, ".clai", "data.sqlite")) {
-		return clai.Load(filepath.Join(dir, ".clai", "data.sqlite"), opts)
-	}
-	if jsonscan.Exists(filepath.Join(dir, "index.json")) {
-		return smith.LoadRoot(dir, opts)
-	}
-	if jsonscan.Exists(filepath.Join(dir, "transcript.jsonl")) || jsonscan.Exists(filepath.Join(dir, "session.json")) {
-		return smith.LoadDir(dir, opts)
-	}
-	var files []string
+// walked is one entry of a folder walk: a regular file, or a smith session
+// folder (loaded whole).
+type walked struct {
+	path string
+	dir  bool
+}
+
+// walk lists the files of a plain folder tree in lexical order of their
+// paths (a Claude Code <id>.jsonl sorts before its <id>/subagents/).
+func walk(dir string) ([]walked, error) {
+	var files []walked
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if p != dir && (jsonscan.Exists(filepath.Join(p, "transcript.jsonl")) || jsonscan.Exists(filepath.Join(p, "session.json"))) {
-				files = append(files, p) // a smith session folder: loaded whole
+			if p != dir && isSmithFolder(p) {
+				files = append(files, walked{path: p, dir: true})
 				return filepath.SkipDir
 			}
 			return nil
 		}
 		if d.Type().IsRegular() {
-			files = append(files, p)
+			files = append(files, walked{path: p})
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, &corpus.FileError{Path: dir, Err: err}
+	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
+	return files, err
+}
+
+func isSmithFolder(p string) bool {
+	return jsonscan.Exists(filepath.Join(p, "transcript.jsonl")) || jsonscan.Exists(filepath.Join(p, "session.json"))
+}
+
+// parentsFirst moves each Claude Code subagent session that a folder's
+// lexical order put before its parent (2.0.x writes agent-<id>.jsonl
+// beside the main file, and "agent-" may sort first) to just after the
+// parent, keeping every other session where it is.
+func parentsFirst(ss []*corpus.Session) []*corpus.Session {
+	ids := map[string]bool{}
+	for _, s := range ss {
+		if s.Format == corpus.FormatClaudeCode {
+			ids[s.ID] = true
+		}
 	}
-	sort.Strings(files)
-	var sessions []*corpus.Session
-	var errs []error
-	for _, p := range files {
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			ss, err := smith.LoadDir(p, opts)
-			sessions = append(sessions, ss...)
-			if err != nil {
-				errs = append(errs, err)
-			}
+	waiting := map[string][]*corpus.Session{}
+	out := make([]*corpus.Session, 0, len(ss))
+	seen := map[string]bool{}
+	var emit func(s *corpus.Session)
+	emit = func(s *corpus.Session) {
+		out = append(out, s)
+		if s.Format != corpus.FormatClaudeCode {
+			return
+		}
+		seen[s.ID] = true
+		kids := waiting[s.ID]
+		delete(waiting, s.ID)
+		for _, k := range kids {
+			emit(k)
+		}
+	}
+	for _, s := range ss {
+		if p := s.Meta.Parent; s.Format == corpus.FormatClaudeCode && p != "" && p != s.ID && ids[p] && !seen[p] {
+			waiting[p] = append(waiting[p], s)
 			continue
 		}
-		f, err := sniffFile(p)
-		if err != nil || f == nil {
-			continue // not a session file: folders hold other things too
-		}
-		ss, err := f.load(p, opts)
-		sessions = append(sessions, ss...)
-		if err != nil {
-			errs = append(errs, err)
-		}
+		emit(s)
 	}
-	if len(sessions) == 0 && len(errs) == 0 {
-		return nil, &corpus.FileError{Path: dir, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", corpus.ErrNoSessions)}
-	}
-	return sessions, errors.Join(errs...)
+	return out
 }

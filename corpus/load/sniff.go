@@ -28,6 +28,12 @@ type format struct {
 	// line.
 	whole bool
 	load  func(p string, opts corpus.Options) ([]*corpus.Session, error)
+	// read reads the format from memory (standard input); nil for formats
+	// read only from a path (a database, a sessions root).
+	read func(buf []byte, opts corpus.Options) ([]*corpus.Session, error)
+	// what names a format read only from a path, for the error when it
+	// arrives on standard input.
+	what string
 }
 
 // formats lists every format calib reads, in the order a file is tried
@@ -35,16 +41,16 @@ type format struct {
 // entry here (and its package).
 func formats() []format {
 	return []format{
-		{name: "clai", magic: "SQLite format 3\x00", load: clai.Load},
-		{name: "smith-index", record: smith.IsIndex, whole: true,
+		{name: "clai", magic: "SQLite format 3\x00", load: clai.Load, what: "SQLite database (a clai data.sqlite)"},
+		{name: "smith-index", record: smith.IsIndex, whole: true, what: "smith index.json (it lists the session folders beside it)",
 			load: func(p string, opts corpus.Options) ([]*corpus.Session, error) {
 				return smith.LoadRoot(filepath.Dir(p), opts)
 			}},
-		{name: "smith-transcript", record: smith.IsTranscriptLine, load: smith.LoadTranscript},
-		{name: "codex", record: codex.IsRecord, load: codex.Load},
-		{name: "claude-code", record: claudecode.IsRecord, load: claudecode.Load},
-		{name: "smith-session", record: smith.IsSession, whole: true, load: smith.LoadSessionFile},
-		{name: "smith-transcript", record: smith.IsMessageLine, load: smith.LoadTranscript},
+		{name: "smith-transcript", record: smith.IsTranscriptLine, load: smith.LoadTranscript, read: readSmithTranscript},
+		{name: "codex", record: codex.IsRecord, load: codex.Load, read: readStream(codex.Read)},
+		{name: "claude-code", record: claudecode.IsRecord, load: claudecode.Load, read: readStream(claudecode.Read)},
+		{name: "smith-session", record: smith.IsSession, whole: true, load: smith.LoadSessionFile, read: readSmithSession},
+		{name: "smith-transcript", record: smith.IsMessageLine, load: smith.LoadTranscript, read: readSmithTranscript},
 	}
 }
 

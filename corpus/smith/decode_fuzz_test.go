@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // specLines are the example lines of smith.md §1.3, plus the two fixtures
@@ -238,8 +240,8 @@ func TestUTF8Len(t *testing.T) {
 		if r, size := utf8.DecodeRuneInString(s); !(r == utf8.RuneError && size <= 1) {
 			want = size
 		}
-		if got := utf8Len([]byte(s)); got != want {
-			t.Errorf("utf8Len(%q) = %d, want %d", s, got, want)
+		if got := jsonscan.UTF8Len([]byte(s)); got != want {
+			t.Errorf("jsonscan.UTF8Len(%q) = %d, want %d", s, got, want)
 		}
 	}
 }

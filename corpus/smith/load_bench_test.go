@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 )
@@ -20,8 +21,11 @@ func benchSet(b *testing.B, mb int) ([]string, int64) {
 		bytes int64
 	}
 	if v, ok := benchSets.Load(mb); ok {
-		s := v.(set)
-		return s.paths, s.bytes
+		// A set in a test's temporary folder is gone once that benchmark
+		// ends (-cpu 1,2 runs each benchmark twice): write it again.
+		if s := v.(set); jsonscan.Exists(s.paths[0]) {
+			return s.paths, s.bytes
+		}
 	}
 	dir := os.Getenv("CALIB_BENCH_DIR")
 	if dir == "" {

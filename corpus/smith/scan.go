@@ -9,10 +9,11 @@ import (
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
-// The scanning primitives of the fast line decoder (jsonl_decode.go).
+// The scanning primitives of the fast line decoder (decode.go).
 
 // scanString scans the string whose opening quote is at d.i, validating
-// it (escapes, no raw control characters, UTF-8). With inPlace it also
+// it by jsonscan's one rule (escapes, no raw control characters, UTF-8).
+// Without inPlace it is jsonscan.StringEnd. With inPlace it also
 // unescapes as it goes: once an escape has shortened the text by gap
 // bytes, every byte read at i is written back at i-gap (whole words in the
 // fast loop), and it returns the bounds of the decoded contents. The line
@@ -23,17 +24,25 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 	b := d.b
 	i := d.i + 1
 	start = i
+	if !inPlace {
+		end, pending, ok := jsonscan.StringEnd(b, i)
+		if !ok {
+			return 0, 0, false, false
+		}
+		d.i = end + 1
+		return start, end, pending, true
+	}
 	gap := 0
 	for {
 		// Eight bytes at a time, find the first byte that is '"', '\\',
-		// below 0x20 or non-ASCII (see special).
+		// below 0x20 or non-ASCII (see jsonscan.Special).
 		if gap == 0 {
 			for i+16 <= len(b) {
-				if t := special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
+				if t := jsonscan.Special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
 					i += bits.TrailingZeros64(t) >> 3
 					goto found
 				}
-				if t := special(binary.LittleEndian.Uint64(b[i+8:])); t != 0 {
+				if t := jsonscan.Special(binary.LittleEndian.Uint64(b[i+8:])); t != 0 {
 					i += 8 + bits.TrailingZeros64(t)>>3
 					goto found
 				}
@@ -44,7 +53,7 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 			// is stored whole: it only overwrites bytes already loaded.
 			for i+8 <= len(b) {
 				x := binary.LittleEndian.Uint64(b[i:])
-				if t := special(x); t != 0 {
+				if t := jsonscan.Special(x); t != 0 {
 					for k := bits.TrailingZeros64(t) >> 3; k > 0; k-- {
 						b[i-gap] = b[i]
 						i++
@@ -70,7 +79,7 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 		c := b[i]
 		switch {
 		case c >= utf8.RuneSelf:
-			size := utf8Len(b[i:])
+			size := jsonscan.UTF8Len(b[i:])
 			if size == 0 {
 				return 0, 0, false, false
 			}
@@ -80,19 +89,9 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 			i += size
 		case c == '"':
 			d.i = i + 1
-			if inPlace {
-				return start, i - gap, false, true
-			}
-			return start, i, pending, true
+			return start, i - gap, false, true
 		case c < 0x20:
 			return 0, 0, false, false
-		case !inPlace:
-			n := escapeLen(b[i:])
-			if n == 0 {
-				return 0, 0, false, false
-			}
-			pending = true
-			i += n
 		default: // a backslash, decoded here
 			if !d.saved {
 				d.orig = append(d.orig[:0], b...)
@@ -115,30 +114,6 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 			gap += rn - wn
 		}
 	}
-}
-
-// utf8Len returns the length of the valid UTF-8 sequence b starts with, or
-// 0 if it is invalid. Two- and three-byte sequences (accents, dashes, CJK)
-// are checked inline; the rest goes to utf8.DecodeRune.
-func utf8Len(b []byte) int {
-	c := b[0]
-	switch {
-	case c >= 0xc2 && c <= 0xdf:
-		if len(b) >= 2 && b[1]&0xc0 == 0x80 {
-			return 2
-		}
-		return 0
-	case c >= 0xe1 && c <= 0xec, c == 0xee, c == 0xef:
-		if len(b) >= 3 && b[1]&0xc0 == 0x80 && b[2]&0xc0 == 0x80 {
-			return 3
-		}
-		return 0
-	}
-	r, size := utf8.DecodeRune(b)
-	if r == utf8.RuneError && size <= 1 {
-		return 0
-	}
-	return size
 }
 
 // simpleEscape returns the byte a two-byte escape \c stands for, or 0 when
@@ -174,24 +149,6 @@ func escapeLen(b []byte) int {
 func unescapeOne(dst, src []byte) (written, read int) {
 	r, n := jsonscan.DecodeEscape(src)
 	return jsonscan.PutRune(dst, r), n
-}
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// special flags (in bit 7 of each byte) the bytes of x that end a run of
-// plain string text: '"', '\\', a control character (< 0x20) or a
-// non-ASCII byte. With the high bits masked off no byte can carry into the
-// next, so every flag is exact.
-func special(x uint64) uint64 {
-	const low7 = 0x7f7f7f7f7f7f7f7f
-	x7 := x & low7
-	ctl := x7 + lsb*(0x80-0x20)           // bit 7 set iff byte >= 0x20
-	quo := (x7 ^ lsb*'"') + low7          // bit 7 set iff byte != '"'
-	bsl := (x7 ^ lsb*'\\') + low7         // bit 7 set iff byte != '\\'
-	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
 }
 
 // sep consumes what follows an element of an object or array: a ',' (more
@@ -248,45 +205,13 @@ func (d *lineDecoder) skipValue(depth int) bool {
 	}
 }
 
-// number validates a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// number validates a JSON number.
 func (d *lineDecoder) number() bool {
-	b, i := d.b, d.i
-	if i < len(b) && b[i] == '-' {
-		i++
+	end, ok := jsonscan.NumberEnd(d.b, d.i)
+	if ok {
+		d.i = end
 	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
-		}
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
-		}
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	}
-	d.i = i
-	return true
+	return ok
 }
 
 // unescape decodes the escapes of a validated JSON string body in place

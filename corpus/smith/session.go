@@ -33,6 +33,11 @@ func readSmithSessionFile(p string) (*smithSessionFile, error) {
 	if err != nil {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}
+	return parseSmithSessionFile(p, buf)
+}
+
+// parseSmithSessionFile decodes a session.json read from p.
+func parseSmithSessionFile(p string, buf []byte) (*smithSessionFile, error) {
 	if jsonscan.AllSpace(buf) {
 		return nil, &corpus.FileError{Path: p, Err: errors.New("empty file; expected smith's session.json object")}
 	}
@@ -121,7 +126,7 @@ type smithIndexEntry struct {
 	Model    string `json:"model"`
 }
 
-// loadSmithRoot loads a sessions root: one session per index.json entry,
+// LoadRoot loads a sessions root: one session per index.json entry,
 // in index order, then any session folder or legacy <id>.json the index
 // does not list, in name order. Entries are parsed one at a time, as smith
 // does, so a damaged entry or a missing folder costs only itself.

@@ -3,7 +3,6 @@ package smith
 import (
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -35,7 +34,7 @@ func parseSmithTranscript(file string, buf []byte) *corpus.Session {
 	return s
 }
 
-// loadSmithTranscript loads a transcript file. A transcript.jsonl with a
+// LoadTranscript loads a transcript file. A transcript.jsonl with a
 // session.json beside it is loaded as its session folder.
 func LoadTranscript(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	dir := filepath.Dir(p)
@@ -63,21 +62,30 @@ func smithFileID(p string) string {
 	return strings.TrimSuffix(base, filepath.Ext(base))
 }
 
-// readStdin loads a JSONL transcript from standard input ("-").
-func ReadStdin(r io.Reader) (*corpus.Session, error) {
-	buf, err := jsonscan.ReadAll(r)
-	if err != nil {
-		return nil, &corpus.FileError{Path: "-", Err: fmt.Errorf("reading standard input: %w", err)}
-	}
-	if jsonscan.AllSpace(buf) {
-		return nil, &corpus.FileError{Path: "-", Err: errors.New("standard input is empty; expected a smith transcript (one JSON message per line)")}
-	}
-	s := parseSmithTranscript("-", buf)
-	s.ID = "stdin"
-	return s, nil
+// ReadTranscript reads a transcript already in memory (standard input) as
+// the session id, warnings naming file. The session's strings alias buf.
+func ReadTranscript(file, id string, buf []byte, _ corpus.Options) ([]*corpus.Session, error) {
+	s := parseSmithTranscript(file, buf)
+	s.ID = id
+	return []*corpus.Session{s}, nil
 }
 
-// loadSmithSessionFile loads a session.json (or a legacy <id>.json). A
+// ReadSessionFile reads a session.json already in memory (standard input);
+// id names the session when the file records none.
+func ReadSessionFile(file, id string, buf []byte, _ corpus.Options) ([]*corpus.Session, error) {
+	sf, err := parseSmithSessionFile(file, buf)
+	if err != nil {
+		return nil, err
+	}
+	s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: file, Meta: sf.meta,
+		Messages: sf.messages, Warnings: sf.warnings}
+	if s.ID == "" {
+		s.ID = id
+	}
+	return []*corpus.Session{s}, nil
+}
+
+// LoadSessionFile loads a session.json (or a legacy <id>.json). A
 // session.json with a transcript beside it is loaded as its folder.
 func LoadSessionFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	dir := filepath.Dir(p)
@@ -96,7 +104,7 @@ func LoadSessionFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	return []*corpus.Session{s}, nil
 }
 
-// loadSmithDir loads one session folder: transcript.jsonl (the raw
+// LoadDir loads one session folder: transcript.jsonl (the raw
 // history) and/or session.json (metadata and the compacted history).
 func LoadDir(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 	tp, sp := filepath.Join(dir, "transcript.jsonl"), filepath.Join(dir, "session.json")

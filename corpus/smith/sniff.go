@@ -10,25 +10,25 @@ import (
 // line, starting at its opening bracket). corpus/load tries these in its
 // ordered list of formats.
 
-// isSmithIndex recognises a sessions root's index.json.
+// IsIndex recognises a sessions root's index.json.
 func IsIndex(first []byte) bool {
 	return first[0] == '[' && (bytes.Contains(first, []byte(`"first_prompt"`)) || bytes.Contains(first, []byte(`"message_count"`)) ||
 		bytes.Equal(bytes.TrimSpace(first), []byte("[]")))
 }
 
-// isSmithTranscriptLine recognises a transcript line as smith writes it:
+// IsTranscriptLine recognises a transcript line as smith writes it:
 // "role" first.
 func IsTranscriptLine(first []byte) bool {
 	return bytes.HasPrefix(first, []byte(`{"role":`))
 }
 
-// isSmithSession recognises a session.json (or a legacy <id>.json).
+// IsSession recognises a session.json (or a legacy <id>.json).
 func IsSession(first []byte) bool {
 	return first[0] == '{' && bytes.Contains(first, []byte(`"messages":`)) &&
 		(bytes.HasPrefix(first, []byte(`{"id":`)) || bytes.Contains(first, []byte(`"created_at":`)))
 }
 
-// isSmithMessageLine recognises a message line whose keys were written in
+// IsMessageLine recognises a message line whose keys were written in
 // another order (a hand-edited or re-serialised transcript). It is tried
 // last: other formats' records hold "role" and "content" too.
 func IsMessageLine(first []byte) bool {

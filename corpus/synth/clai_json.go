@@ -8,7 +8,7 @@ import (
 )
 
 // clai writes content_json and provider metadata with serde_json: compact,
-// object keys sorted, strings escaped as corpus.SerdeJSON.
+// object keys sorted, strings escaped as jsonscan.Serde.
 
 func claiQuote(s string) string { return string(claiString(nil, s)) }
 

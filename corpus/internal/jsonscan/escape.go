@@ -11,7 +11,7 @@ import (
 // the same everywhere and lives here, checked against encoding/json by each
 // scanner's differential and fuzz tests.
 
-// decodeEscape decodes the escape that starts src (src[0] == '\\') and
+// DecodeEscape decodes the escape that starts src (src[0] == '\\') and
 // returns the rune it stands for and its length in bytes: 2 for \n and the
 // like, 6 for \uXXXX, 12 for a surrogate pair written as two \u escapes.
 // As in encoding/json, a lone or mismatched surrogate is U+FFFD. n is 0
@@ -76,7 +76,7 @@ func hex4[T string | []byte](b T) (rune, bool) {
 	return r, true
 }
 
-// putRune writes r as UTF-8 at the start of dst and returns the bytes written
+// PutRune writes r as UTF-8 at the start of dst and returns the bytes written
 // (dst must have room: an escape is never shorter than what it decodes to).
 func PutRune(dst []byte, r rune) int {
 	if r < utf8.RuneSelf {

@@ -2,19 +2,19 @@ package jsonscan
 
 import "os"
 
-// exists reports whether anything is at p.
+// Exists reports whether anything is at p.
 func Exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
 }
 
-// isDir reports whether p is a directory.
+// IsDir reports whether p is a directory.
 func IsDir(p string) bool {
 	fi, err := os.Stat(p)
 	return err == nil && fi.IsDir()
 }
 
-// allSpace reports whether b holds only whitespace and newlines.
+// AllSpace reports whether b holds only whitespace and newlines.
 func AllSpace(b []byte) bool {
 	for _, c := range b {
 		if c != '\n' && c != ' ' && c != '\t' && c != '\r' {

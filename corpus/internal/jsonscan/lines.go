@@ -10,26 +10,26 @@ import (
 // JSONL input is split into lines two ways, with no line-length cap in
 // either (a 64 MB tool result is one line):
 //
-//   - forEachLine splits a whole file read into one buffer. The smith
+//   - ForEachLine splits a whole file read into one buffer. The smith
 //     decoder keeps strings that point into that buffer (it unescapes in
 //     place), so a loaded transcript costs about its file size and nothing
-//     is copied (see jsonl_decode.go).
-//   - streamLines reads a stream a line at a time. The Claude Code and
+//     is copied (see corpus/smith/decode.go).
+//   - StreamLines reads a stream a line at a time. The Claude Code and
 //     Codex readers copy the little they keep of each line (a Claude Code
 //     file repeats every file read in toolUseResult, which is dropped), so
 //     streaming keeps their peak memory below the file size.
 
-// readWhole reads a file into a buffer of exactly its size.
+// ReadWhole reads a file into a buffer of exactly its size.
 func ReadWhole(p string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
-// readAllFrom reads a stream (standard input) to the end.
+// ReadAll reads a stream (standard input) to the end.
 func ReadAll(r io.Reader) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-// forEachLine calls fn for every line of buf that is not blank, with its
+// ForEachLine calls fn for every line of buf that is not blank, with its
 // 1-based line number. unterminated is true for a last line with no
 // newline (a file cut off mid-write). Each line is capped (cap == len) so
 // that nothing can append past it into the next line.
@@ -62,7 +62,7 @@ func isBlank(line []byte) bool {
 	return true
 }
 
-// streamLines calls fn for every non-blank line of r, with its 1-based line
+// StreamLines calls fn for every non-blank line of r, with its 1-based line
 // number. A line is only valid until fn returns: fn copies what it keeps.
 // final is true for a last line that has no terminating newline: a log cut
 // mid-write ends like that.

@@ -7,7 +7,7 @@ import (
 	"github.com/calib-dev/calib/corpus"
 )
 
-// unknownKinds collects the line and block types a reader does not know
+// UnknownKinds collects the line and block types a reader does not know
 // (a log from a newer agent version), so that each type is skipped with one
 // warning saying how often it occurred and where first, not one per line.
 type UnknownKinds map[string]*tally

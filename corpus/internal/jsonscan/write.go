@@ -1,22 +1,22 @@
 package jsonscan
 
-// JSONStyle is how an agent's JSON library escapes a string. Byte counts,
+// Style is how an agent's JSON library escapes a string. Byte counts,
 // digests and duplicate-call keys depend on the exact bytes, so writers of
 // real files (corpus/synth) and renderers that re-serialize (clai's digest)
 // must escape exactly as the agent does.
 type Style int
 
 const (
-	// SerdeJSON is Rust's serde_json (clai): '"', '\\' and control
+	// Serde is Rust's serde_json (clai): '"', '\\' and control
 	// characters are escaped (\b \f \n \r \t by name, others as \u00xx);
 	// DEL, U+2028/2029 and <>& are written raw.
 	Serde Style = iota
-	// CrystalJSON is Crystal's JSON (smith): as serde_json, and DEL (0x7f)
+	// Crystal is Crystal's JSON (smith): as serde_json, and DEL (0x7f)
 	// is escaped as \u007f too.
 	Crystal
 )
 
-// AppendJSONString appends s as a JSON string in the given style.
+// AppendString appends s as a JSON string in the given style.
 func AppendString(dst []byte, s string, style Style) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')

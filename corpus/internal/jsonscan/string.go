@@ -1,0 +1,172 @@
+package jsonscan
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// The one rule every reader's JSON scanner applies to a string: escapes
+// are valid JSON escapes, no raw control character (< 0x20), and the text
+// is valid UTF-8. encoding/json accepts invalid UTF-8 and replaces it with
+// U+FFFD; calib's scanners reject it instead (smith and clai then hand the
+// line to encoding/json, Claude Code warns and skips it), so a string they
+// return is always the bytes the agent wrote.
+
+// StringEnd scans the body of a JSON string that starts at b[i] (just
+// after the opening quote) and returns the index of its closing quote and
+// whether it holds escapes. ok is false when the string breaks the rule
+// above or is not closed. Text is looked at sixteen bytes per step (see
+// Special): tool outputs are long and their escapes sparse.
+func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
+	for {
+		for i+16 <= len(b) {
+			if t := Special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
+				i += bits.TrailingZeros64(t) >> 3
+				goto found
+			}
+			if t := Special(binary.LittleEndian.Uint64(b[i+8:])); t != 0 {
+				i += 8 + bits.TrailingZeros64(t)>>3
+				goto found
+			}
+			i += 16
+		}
+		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 && b[i] < utf8.RuneSelf {
+			i++
+		}
+		if i >= len(b) {
+			return 0, false, false
+		}
+	found:
+		switch c := b[i]; {
+		case c == '"':
+			return i, escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 < len(b) {
+				switch b[i+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					i += 2 // the common escapes inline: file contents hold one per line
+					continue
+				}
+			}
+			_, n := DecodeEscape(b[i:])
+			if n == 0 {
+				return 0, false, false
+			}
+			i += n
+		case c < 0x20:
+			return 0, false, false
+		default:
+			n := UTF8Len(b[i:])
+			if n == 0 {
+				return 0, false, false
+			}
+			i += n
+		}
+	}
+}
+
+// StringEndIn is StringEnd over a string (clai's content_json is read as
+// one), without copying it: the scan only reads.
+func StringEndIn(s string, i int) (end int, escaped, ok bool) {
+	return StringEnd(unsafe.Slice(unsafe.StringData(s), len(s)), i)
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// Special flags (in bit 7 of each byte) the bytes of x that end a run of
+// plain string text: '"', '\\', a control character (< 0x20) or a
+// non-ASCII byte. With the high bits masked off no byte can carry into the
+// next, so every flag is exact.
+func Special(x uint64) uint64 {
+	const low7 = 0x7f7f7f7f7f7f7f7f
+	x7 := x & low7
+	ctl := x7 + lsb*(0x80-0x20)           // bit 7 set iff byte >= 0x20
+	quo := (x7 ^ lsb*'"') + low7          // bit 7 set iff byte != '"'
+	bsl := (x7 ^ lsb*'\\') + low7         // bit 7 set iff byte != '\\'
+	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
+}
+
+// UTF8Len returns the length of the valid UTF-8 sequence b starts with, or
+// 0 if it is invalid (as utf8.DecodeRune judges: no overlong forms, no
+// surrogates, nothing above U+10FFFF).
+func UTF8Len[T string | []byte](b T) int {
+	n := len(b)
+	c := b[0]
+	switch {
+	case c < 0x80:
+		return 1
+	case c < 0xc2:
+		return 0
+	case c <= 0xdf:
+		if n >= 2 && b[1]&0xc0 == 0x80 {
+			return 2
+		}
+		return 0
+	case c <= 0xef:
+		lo, hi := byte(0x80), byte(0xbf)
+		if c == 0xe0 {
+			lo = 0xa0
+		} else if c == 0xed {
+			hi = 0x9f
+		}
+		if n >= 3 && lo <= b[1] && b[1] <= hi && b[2]&0xc0 == 0x80 {
+			return 3
+		}
+		return 0
+	case c <= 0xf4:
+		lo, hi := byte(0x80), byte(0xbf)
+		if c == 0xf0 {
+			lo = 0x90
+		} else if c == 0xf4 {
+			hi = 0x8f
+		}
+		if n >= 4 && lo <= b[1] && b[1] <= hi && b[2]&0xc0 == 0x80 && b[3]&0xc0 == 0x80 {
+			return 4
+		}
+	}
+	return 0
+}
+
+// NumberEnd checks JSON's number grammar,
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, from b[i] and returns
+// the index just past the number.
+func NumberEnd[T string | []byte](b T, i int) (end int, ok bool) {
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	if i < len(b) && b[i] == '0' {
+		i++
+	} else if digits() == 0 {
+		return 0, false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0, false
+		}
+	}
+	return i, true
+}

@@ -1,0 +1,67 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// UTF8Len agrees with utf8.DecodeRune on every two-, three- and four-byte
+// prefix shape, valid or not.
+func TestUTF8LenMatchesDecodeRune(t *testing.T) {
+	for c0 := 0x80; c0 <= 0xff; c0++ {
+		for _, c1 := range []byte{0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0} {
+			for _, tail := range []string{"", "\x80", "\x80\x80", "\x80\x80\x80", "a", "\x80a"} {
+				b := append([]byte{byte(c0), c1}, tail...)
+				want := 0
+				if r, n := utf8.DecodeRune(b); r != utf8.RuneError || n > 1 {
+					want = n
+				}
+				if got := UTF8Len(b); got != want {
+					t.Errorf("UTF8Len(% x) = %d, want %d", b, got, want)
+				}
+				if got := UTF8Len(string(b)); got != want {
+					t.Errorf("UTF8Len(string % x) = %d, want %d", b, got, want)
+				}
+			}
+		}
+	}
+}
+
+// StringEnd accepts exactly the strings encoding/json accepts, less those
+// with invalid UTF-8 (the rule: calib rejects them), and finds the same end.
+func TestStringEndMatchesEncodingJSON(t *testing.T) {
+	bodies := []string{
+		``, `plain`, `a\"b`, `\\`, `\\\"`, `\u00e9\n\t\/`, `\ud83d\ude00`, `\ud83d`, `\u12`, `\x`,
+		"tab\there", "nl\nx", "caf\xc3\xa9", "bad\xe9utf8", "\xed\xa0\x80", "\xf0\x9f\x98\x80",
+		strings.Repeat("long text ", 20) + `\"` + strings.Repeat("é", 30),
+	}
+	for _, body := range bodies {
+		for _, tail := range []string{`"`, `"rest`, ``} {
+			in := `"` + body + tail
+			end, _, ok := StringEndIn(in, 1)
+			var s string
+			err := json.NewDecoder(strings.NewReader(in)).Decode(&s)
+			want := err == nil && utf8.ValidString(body) && tail != ""
+			if ok != want {
+				t.Errorf("StringEnd(%q) ok=%v, want %v (encoding/json: %v)", in, ok, want, err)
+				continue
+			}
+			if ok && end != 1+len(body) {
+				t.Errorf("StringEnd(%q) = %d, want %d", in, end, 1+len(body))
+			}
+		}
+	}
+}
+
+// NumberEnd accepts exactly JSON's numbers.
+func TestNumberEndMatchesEncodingJSON(t *testing.T) {
+	for _, n := range []string{"0", "-0", "12", "-", "01", "1.", "1.5", ".5", "1e", "1e+", "1E-7", "-12.5e10", "1x", "+1", "00"} {
+		end, ok := NumberEnd(n, 0)
+		want := json.Valid([]byte(n))
+		if got := ok && end == len(n); got != want {
+			t.Errorf("NumberEnd(%q) = %d, %v; encoding/json valid: %v", n, end, ok, want)
+		}
+	}
+}

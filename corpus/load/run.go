@@ -1,0 +1,49 @@
+package load
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// unit is one piece of loading work: a file, a folder an agent writes, or
+// standard input.
+type unit func() ([]*corpus.Session, error)
+
+type result struct {
+	sessions []*corpus.Session
+	err      error
+}
+
+// run runs the units on up to GOMAXPROCS goroutines and returns their
+// results in unit order, so what Load returns does not depend on the
+// parallelism. Loading keeps every session anyway, so running files side
+// by side adds only the readers' transient buffers to peak memory.
+func run(units []unit) []result {
+	results := make([]result, len(units))
+	workers := min(runtime.GOMAXPROCS(0), len(units))
+	if workers <= 1 {
+		for i, u := range units {
+			results[i].sessions, results[i].err = u()
+		}
+		return results
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i].sessions, results[i].err = units[i]()
+			}
+		}()
+	}
+	for i := range units {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return results
+}
