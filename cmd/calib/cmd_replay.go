@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -99,8 +101,12 @@ type agreementJSON struct {
 
 type replaySessionJSON struct {
 	metrics.SessionRow
-	Policy  string             `json:"policy"`
-	Params  policy.Params      `json:"params"`
+	Policy string        `json:"policy"`
+	Params policy.Params `json:"params"`
+	// Metrics are the session's values of the metric registry
+	// (metrics.SessionMetrics), by name as sweep rows carry them; the
+	// session table's metric columns come from here.
+	Metrics map[string]float64 `json:"metrics"`
 	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
 	// Rederived re-derives each digest clai recorded (clai-rotation only).
 	Rederived []replay.Rederived `json:"rederived,omitempty"`
@@ -179,6 +185,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			a := replay.Agree(s, p)
 			r.agreement = &a
 		}
+		r.session.Metrics = metrics.SessionMetrics(t, r.agreement)
 		if o.compareRecorded {
 			r.session.Rederived = replay.Rederive(s, p)
 		}
@@ -293,24 +300,29 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		ev.AddRow(cells...)
 	}
 
-	cols = []report.Column{report.TextCol("session"), report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"),
-		report.NumCol("compactions"), report.NumCol("peak"), report.NumCol("tokens sent")}
-	for _, s := range stages {
-		cols = append(cols, report.NumCol(s))
+	// The metric columns are the registry's (metrics.Columns): a metric
+	// with a per-session value gets its column here without more code.
+	// Stage columns come in the order the stages ran, as in the
+	// compactions table.
+	var present []string
+	for _, name := range stages {
+		present = append(present, "reclaimed_"+name)
 	}
-	cols = append(cols, report.NumCol("mangled"), report.NumCol("dropped"), report.NumCol("misses"), report.NumCol("exhausted"), report.NumCol("violations"))
+	for _, s := range out.Sessions {
+		for _, k := range slices.Sorted(maps.Keys(s.Metrics)) {
+			present = append(present, k)
+		}
+	}
+	mcols := metrics.Columns(present)
+	cols = append([]report.Column{report.TextCol("session"), report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests")},
+		labelColumns(mcols)...)
 	if compare {
 		cols = append(cols, report.TextCol("recorded"))
 	}
-	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results)", cols...)
+	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results; calib metrics explains each column)", cols...)
 	for _, s := range out.Sessions {
-		cells := []report.Cell{report.Str(s.ID), report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests),
-			report.Int(s.Compactions), report.Int(s.PeakTokens), report.Int(s.TokensSent)}
-		for _, name := range stages {
-			cells = append(cells, report.Int(s.Reclaimed[name]))
-		}
-		cells = append(cells, report.Int(s.ResultsMangled), report.Int(s.ResultsDropped), report.Int(s.TargetMisses),
-			report.Int(s.Exhausted), report.Int(s.Violations))
+		cells := append([]report.Cell{report.Str(s.ID), report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests)},
+			metricCells(mcols, s.Metrics)...)
 		if compare {
 			cells = append(cells, report.Str(compareCell(s)))
 		}
