@@ -93,8 +93,8 @@ func blockBytes(b *corpus.Block) int64 {
 	return int64(len(b.Text) + len(b.Args) + len(b.Payload))
 }
 
-// Inspect computes the inspect row of one session. It only reads s.
-func Inspect(s *corpus.Session) InspectRow {
+// inspectSession computes the inspect row of one session. It only reads s.
+func inspectSession(s *corpus.Session) InspectRow {
 	r := InspectRow{
 		ID:              s.ID,
 		Format:          string(s.Format),
@@ -182,7 +182,7 @@ func Inspect(s *corpus.Session) InspectRow {
 func InspectAll(sessions []*corpus.Session) []InspectRow {
 	rows := make([]InspectRow, len(sessions))
 	for i, s := range sessions {
-		rows[i] = Inspect(s)
+		rows[i] = inspectSession(s)
 	}
 	return rows
 }

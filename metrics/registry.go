@@ -139,8 +139,8 @@ func HigherIsBetter(name string) bool {
 	return m.HigherBetter
 }
 
-// Names lists the registry's names, comma-separated, for error messages.
-func Names() string {
+// names lists the registry's names, comma-separated, for error messages.
+func names() string {
 	var names []string
 	for _, m := range Registry() {
 		n := m.Name
@@ -157,7 +157,7 @@ func Names() string {
 func Check(flag, name string, have func(Needs) bool) error {
 	m, ok := Lookup(name)
 	if !ok {
-		return fmt.Errorf("%s %s: no such metric (known: %s); `calib metrics` explains each", flag, name, Names())
+		return fmt.Errorf("%s %s: no such metric (known: %s); `calib metrics` explains each", flag, name, names())
 	}
 	if m.Needs != NeedsNothing && have != nil && !have(m.Needs) {
 		switch m.Needs {

@@ -9,7 +9,7 @@ import (
 // and sweep's rows all come from here, so a metric declared in the Registry
 // and computed here appears in each of them. Rotation policies add their
 // chain's figures (ChainMetrics); a, when not nil, adds the agreement with
-// the recorded clearing events (AgreementMetrics).
+// the recorded clearing events (agreementMetrics).
 func SessionMetrics(t *replay.Trace, a *replay.Agreement) map[string]float64 {
 	s := Session(t)
 	m := map[string]float64{
@@ -47,7 +47,7 @@ func SessionMetrics(t *replay.Trace, a *replay.Agreement) map[string]float64 {
 		m["tail_slope_bytes_per_rotation"] = round1(g.TailSlope)
 	}
 	if a != nil {
-		for k, v := range AgreementMetrics(*a) {
+		for k, v := range agreementMetrics(*a) {
 			m[k] = v
 		}
 	}
