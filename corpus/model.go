@@ -161,6 +161,11 @@ type Recorded struct {
 	// (clai's assistant_tool_calls), in start order. Sessions run through a
 	// CLI (Claude Code, Codex) keep their tool results only here.
 	ToolCalls []ToolCall
+	// Usage is what the provider reported per request, in order, where the
+	// format records it (usage.go); UsageTotal the session totals of a
+	// format that keeps only those (smith).
+	Usage      []Usage
+	UsageTotal *Usage
 }
 
 // ToolCall is one tool call an agent recorded apart from its messages.

@@ -1,0 +1,86 @@
+package corpus
+
+import (
+	"fmt"
+	"time"
+)
+
+// Usage is what a provider reported for one request, or for a whole
+// session when the format keeps only totals. Counts are the provider's
+// tokens: InputTokens is uncached input only (Codex's input_tokens, which
+// includes the cached part, is stored minus CacheReadTokens), so the
+// prompt is always InputTokens + CacheWriteTokens + CacheReadTokens.
+type Usage struct {
+	// AtMessage is the index in Session.Messages of the assistant message
+	// the request produced; -1 for session totals and for requests whose
+	// message is not in Messages.
+	AtMessage int
+	Model     string
+	// Requests is 1 for one request, the count for totals (0: unknown).
+	Requests         int
+	InputTokens      int
+	CacheWriteTokens int
+	// CacheWrite5m and CacheWrite1h split the writes by TTL when Split is
+	// true (Claude Code 2.0.60 and later); Claude Code 1.0.x has no split.
+	CacheWrite5m    int
+	CacheWrite1h    int
+	Split           bool
+	CacheReadTokens int
+	// OutputTokens includes reasoning; ReasoningTokens is its reasoning
+	// part where recorded (Codex). Claude Code 2.1.9+ records the
+	// stream-start count (1–10), not the final output.
+	OutputTokens    int
+	ReasoningTokens int
+	// ContextWindow is the model's window where recorded (Codex).
+	ContextWindow int
+	// Sent is when the request was sent (Claude Code: the last user line
+	// before it) and Done when its response was written (the last line of
+	// the message); zero when the log has no timestamps.
+	Sent, Done time.Time
+	// AfterStopHook is true when a stop_hook_summary line came since the
+	// previous request (Claude Code).
+	AfterStopHook bool
+	// Breakpoint is the tool_use id of the tool result on the last
+	// transcript line before the request (Claude Code writes parallel
+	// results in completion order and marks its cache breakpoint there).
+	Breakpoint string
+	// Line is the line (or rowid) the figures were taken from.
+	Line int
+}
+
+// Prompt is every input token of the request.
+func (u Usage) Prompt() int { return u.InputTokens + u.CacheWriteTokens + u.CacheReadTokens }
+
+// Add sums usage into totals (times, ids and flags are not summed).
+func (u *Usage) Add(v Usage) {
+	u.Requests += max(v.Requests, 1)
+	u.InputTokens += v.InputTokens
+	u.CacheWriteTokens += v.CacheWriteTokens
+	u.CacheWrite5m += v.CacheWrite5m
+	u.CacheWrite1h += v.CacheWrite1h
+	u.CacheReadTokens += v.CacheReadTokens
+	u.OutputTokens += v.OutputTokens
+	u.ReasoningTokens += v.ReasoningTokens
+}
+
+// UsageField is one recorded count and its name as the format spells it,
+// for CheckUsage.
+type UsageField struct {
+	Name  string
+	Value *int64 // nil: absent
+}
+
+// CheckUsage validates recorded counts: every field present and not
+// negative. It returns the warning message for the first bad field
+// ("" when all are good), naming the field and what was expected.
+func CheckUsage(what string, fields ...UsageField) string {
+	for _, f := range fields {
+		switch {
+		case f.Value == nil:
+			return fmt.Sprintf("%s has no %s (expected a token count); the request's usage is ignored", what, f.Name)
+		case *f.Value < 0:
+			return fmt.Sprintf("%s %s is %d (expected a count ≥ 0); the request's usage is ignored", what, f.Name, *f.Value)
+		}
+	}
+	return ""
+}
