@@ -21,6 +21,8 @@ const (
 	FormatClai            Format = "clai"             // .clai/data.sqlite
 	FormatClaudeCode      Format = "claude-code"      // ~/.claude/projects/<project>/<session>.jsonl
 	FormatCodex           Format = "codex"            // ~/.codex/sessions/.../rollout-*.jsonl
+	FormatGemini          Format = "gemini-cli"       // ~/.gemini/tmp/<project>/chats/session-*.json[l]
+	FormatOpencode        Format = "opencode"         // ~/.local/share/opencode/opencode.db or storage/
 )
 
 // Role is who wrote a message. The values are the lower-case names every

@@ -44,6 +44,9 @@ type Usage struct {
 	// transcript line before the request (Claude Code writes parallel
 	// results in completion order and marks its cache breakpoint there).
 	Breakpoint string
+	// Cost is what the agent itself computed for the request, in USD
+	// (opencode records one per step); 0 when the format records none.
+	Cost float64
 	// Line is the line (or rowid) the figures were taken from.
 	Line int
 }
@@ -61,6 +64,7 @@ func (u *Usage) Add(v Usage) {
 	u.CacheReadTokens += v.CacheReadTokens
 	u.OutputTokens += v.OutputTokens
 	u.ReasoningTokens += v.ReasoningTokens
+	u.Cost += v.Cost
 }
 
 // UsageField is one recorded count and its name as the format spells it,
