@@ -46,12 +46,12 @@ func claiLoadOnce(p string, busy time.Duration) (ss []*corpus.Session, immutable
 	ctx := context.Background()
 	tx, err := claiBeginRead(ctx, c)
 	if err != nil {
-		return nil, c.immutable, err
+		return nil, c.Immutable, err
 	}
 	defer tx.Rollback()
 	r := &claiReader{path: p, tx: tx, ctx: ctx}
 	ss, err = r.load()
-	return ss, c.immutable, err
+	return ss, c.Immutable, err
 }
 
 // claiReader holds the state of one load: the read transaction, the
