@@ -25,7 +25,9 @@ type claiDB = sqlitero.DB
 func openClai(p string, busy time.Duration) (*claiDB, error) { return sqlitero.Open(p, busy) }
 
 // claiBeginRead starts the read transaction a whole load runs in.
-func claiBeginRead(ctx context.Context, c *claiDB) (*sql.Tx, error) { return sqlitero.BeginRead(ctx, c) }
+func claiBeginRead(ctx context.Context, c *claiDB) (*sql.Tx, error) {
+	return sqlitero.BeginRead(ctx, c)
+}
 
 // claiExplain turns SQLite's terse errors into ones that say what to do.
 func claiExplain(err error, busy time.Duration) error {
