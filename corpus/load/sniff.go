@@ -12,6 +12,7 @@ import (
 	"github.com/calib-dev/calib/corpus/clai"
 	"github.com/calib-dev/calib/corpus/claudecode"
 	"github.com/calib-dev/calib/corpus/codex"
+	"github.com/calib-dev/calib/corpus/gemini"
 	"github.com/calib-dev/calib/corpus/smith"
 )
 
@@ -27,7 +28,11 @@ type format struct {
 	// index.json): known by the start of the file only, never by a later
 	// line.
 	whole bool
-	load  func(p string, opts corpus.Options) ([]*corpus.Session, error)
+	// doc, when set, recognises a single-document format by the start of
+	// the file (the whole sniff window): a pretty-printed JSON document
+	// says what it is only after its first line.
+	doc  func(head []byte) bool
+	load func(p string, opts corpus.Options) ([]*corpus.Session, error)
 	// read reads the format from memory (standard input); nil for formats
 	// read only from a path (a database, a sessions root).
 	read func(buf []byte, opts corpus.Options) ([]*corpus.Session, error)
@@ -48,6 +53,7 @@ func formats() []format {
 			}},
 		{name: "smith-transcript", record: smith.IsTranscriptLine, load: smith.LoadTranscript, read: readSmithTranscript},
 		{name: "codex", record: codex.IsRecord, load: codex.Load, read: readStream(codex.Read)},
+		{name: "gemini-cli", record: gemini.IsRecord, doc: gemini.IsConversation, load: gemini.Load, read: readStream(gemini.Read)},
 		{name: "claude-code", record: claudecode.IsRecord, load: claudecode.Load, read: readStream(claudecode.Read)},
 		{name: "smith-session", record: smith.IsSession, whole: true, load: smith.LoadSessionFile, read: readSmithSession},
 		{name: "smith-transcript", record: smith.IsMessageLine, load: smith.LoadTranscript, read: readSmithTranscript},
@@ -127,6 +133,9 @@ func sniffRecord(fs []format, b []byte, atStart bool) *format {
 	}
 	for i := range fs {
 		if fs[i].record != nil && (atStart || !fs[i].whole) && fs[i].record(first) {
+			return &fs[i]
+		}
+		if atStart && fs[i].doc != nil && fs[i].doc(b) {
 			return &fs[i]
 		}
 	}

@@ -1,0 +1,123 @@
+package gemini
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+)
+
+// finish turns the messages as they stand at the end of the file into the
+// session: user and gemini messages in order, each gemini message followed
+// by a tool message with the results of its tool calls; compression notices
+// as recorded compactions; tokens as recorded usage.
+func (l *loader) finish() {
+	s := l.s
+	if s.ID == "" {
+		s.ID = sessionIDFromName(l.path)
+	}
+	if !l.meta {
+		l.warn(0, "no session metadata record (expected a first line with sessionId and projectHash); the session id is taken from the file name")
+	}
+	seen := map[string]int{}
+	for _, e := range l.entries {
+		ts := jsonscan.Timestamp(e.m.Timestamp)
+		switch *e.m.Type {
+		case "user":
+			s.Messages = append(s.Messages, corpus.Message{ID: e.id, Role: corpus.RoleUser, Blocks: l.blocks(e.m.Content, e.line), Time: ts, Line: e.line})
+		case "gemini":
+			l.gemini(e, seen)
+		case "info":
+			l.info(e)
+		}
+		// error and warning records are what the CLI showed; not history.
+	}
+	s.Warnings = append(s.Warnings, l.unknown.Warnings(l.path, "Gemini CLI")...)
+	if len(s.Messages) == 0 {
+		l.warn(0, "no user or gemini messages in this chat file")
+	}
+	ws := s.Warnings
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Line < ws[j].Line })
+}
+
+// gemini adds a model message (thoughts, content, tool calls), then the
+// tool message holding its results, and the request's usage.
+func (l *loader) gemini(e *entry, seen map[string]int) {
+	s := l.s
+	ts := jsonscan.Timestamp(e.m.Timestamp)
+	blocks := thinking(e.m.Thoughts)
+	blocks = append(blocks, l.blocks(e.m.Content, e.line)...)
+	blocks = append(blocks, l.toolUses(e, seen)...)
+	at := -1
+	if len(blocks) > 0 {
+		at = len(s.Messages)
+		s.Messages = append(s.Messages, corpus.Message{ID: e.id, Role: corpus.RoleAssistant, Blocks: blocks, Time: ts, Line: e.line})
+	}
+	if s.Meta.Model == "" {
+		s.Meta.Model = e.m.Model
+	}
+	if res := l.toolResults(e); len(res) > 0 {
+		s.Messages = append(s.Messages, corpus.Message{ID: e.id + "/results", Role: corpus.RoleTool, Blocks: res, Time: ts, Line: e.line})
+	}
+	if e.m.Tokens != nil {
+		l.usage(e, at)
+	}
+}
+
+// usage records a gemini message's tokens (TokensSummary, from the
+// response's usageMetadata). Gemini's promptTokenCount includes the cached
+// part and candidatesTokenCount excludes the thoughts, so the corpus fields
+// are: input = input − cached + tool (the tool-use prompt is input too),
+// cache read = cached, output = output + thoughts, reasoning = thoughts.
+// Their sum is Gemini's total.
+func (l *loader) usage(e *entry, at int) {
+	t := e.m.Tokens
+	if msg := corpus.CheckUsage("tokens", corpus.UsageField{Name: "input", Value: t.Input},
+		corpus.UsageField{Name: "output", Value: t.Output}, corpus.UsageField{Name: "cached", Value: t.Cached}); msg != "" {
+		l.warn(e.line, "%s", msg)
+		return
+	}
+	opt := func(v *int64) int64 {
+		if v == nil || *v < 0 {
+			return 0
+		}
+		return *v
+	}
+	if *t.Cached > *t.Input {
+		l.warn(e.line, "tokens: cached (%d) exceeds input (%d), which includes it; the request's usage is ignored", *t.Cached, *t.Input)
+		return
+	}
+	l.s.Recorded.Usage = append(l.s.Recorded.Usage, corpus.Usage{
+		AtMessage: at, Model: e.m.Model, Requests: 1,
+		InputTokens:     int(*t.Input - *t.Cached + opt(t.Tool)),
+		CacheReadTokens: int(*t.Cached),
+		OutputTokens:    int(*t.Output + opt(t.Thoughts)),
+		ReasoningTokens: int(opt(t.Thoughts)),
+		Done:            jsonscan.Timestamp(e.m.Timestamp),
+		Line:            e.line,
+	})
+}
+
+// info records a compression notice as a compaction that takes effect at
+// the next message.
+func (l *loader) info(e *entry) {
+	ps, _, err := parts(e.m.Content)
+	if err != nil || len(ps) == 0 {
+		return // the recorder always writes a string
+	}
+	var texts []string
+	for _, p := range ps {
+		if p.Text != nil {
+			texts = append(texts, *p.Text)
+		}
+	}
+	c, ok := compression(strings.Join(texts, ""))
+	if !ok {
+		return
+	}
+	rc := &l.s.Recorded
+	c.Index, c.ID, c.AtMessage, c.Line = len(rc.Compactions), e.id, len(l.s.Messages), e.line
+	c.CreatedAt = jsonscan.Timestamp(e.m.Timestamp)
+	rc.Compactions = append(rc.Compactions, c)
+}

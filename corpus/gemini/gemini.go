@@ -1,0 +1,313 @@
+// Package gemini reads Gemini CLI chat files
+// (~/.gemini/tmp/<project>/chats/session-<YYYY-MM-DDTHH-MM>-<id8>.jsonl, and
+// the single .json document older builds wrote) into the corpus model.
+//
+// The shapes are those of google-gemini/gemini-cli
+// packages/core/src/services/chatRecordingTypes.ts and
+// chatRecordingService.ts (read at commit 04741d1d7383bce06c0f0a22101561b619a75dd3):
+//
+//   - The first JSONL record is the session metadata {sessionId, projectHash,
+//     startTime, lastUpdated, kind?, directories?}; {"$set": {...}} records
+//     update it later (lastUpdated, summary, directories).
+//   - Every other record with an "id" is a message: {id, timestamp, type,
+//     content, displayContent?}, type user | gemini | info | error | warning;
+//     a gemini message adds toolCalls [{id, name, args, result, status,
+//     timestamp}], thoughts [{subject, description, timestamp}], tokens
+//     {input, output, cached, thoughts, tool, total} and model. The recorder
+//     appends a message again each time it changes (tokens arrive, a tool
+//     call completes, a result is masked): as loadConversationRecord does, a
+//     later record replaces the earlier one but keeps its position.
+//   - {"$rewindTo": id} removes that message and every later one (the user
+//     rewound the conversation); an unknown id removes everything.
+//   - Tool results are kept inside the gemini message's toolCalls, not as
+//     messages: each call's result (functionResponse parts) becomes a tool
+//     message right after its assistant message, paired by the call id.
+//   - info, error and warning records are what the CLI showed the user; they
+//     were never sent to the model, so they are not history. The CLI records
+//     its compression notice as an info record, which is how a compression
+//     shows in the file (compress.go): the <state_snapshot> summary itself is
+//     not written, and the file keeps the full uncompressed history.
+//   - The legacy .json is one ConversationRecord {sessionId, projectHash,
+//     startTime, lastUpdated, messages: [...]} with the same message shape.
+package gemini
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+)
+
+// record is any line of a chat file (or element of a legacy document's
+// messages). Which kind it is follows from the keys present, in the order
+// gemini-cli's loader tests them: $rewindTo, id, $set, sessionId+projectHash.
+type record struct {
+	RewindTo *string        `json:"$rewindTo"`
+	Set      *sessionMeta   `json:"$set"`
+	ID       *string        `json:"id"`
+	message      // message fields (when ID is set)
+	sessionMeta  // metadata fields (the first line)
+}
+
+// message is a MessageRecord.
+type message struct {
+	Timestamp string          `json:"timestamp"`
+	Type      *string         `json:"type"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls []toolCall      `json:"toolCalls"`
+	Thoughts  []thought       `json:"thoughts"`
+	Tokens    *tokens         `json:"tokens"`
+	Model     string          `json:"model"`
+}
+
+type toolCall struct {
+	ID        *string         `json:"id"`
+	Name      string          `json:"name"`
+	Args      json.RawMessage `json:"args"`
+	Result    json.RawMessage `json:"result"`
+	Status    string          `json:"status"`
+	Timestamp string          `json:"timestamp"`
+}
+
+type thought struct {
+	Subject     string `json:"subject"`
+	Description string `json:"description"`
+}
+
+// tokens is TokensSummary; pointers tell a missing count from a zero.
+type tokens struct {
+	Input    *int64 `json:"input"`
+	Output   *int64 `json:"output"`
+	Cached   *int64 `json:"cached"`
+	Thoughts *int64 `json:"thoughts"`
+	Tool     *int64 `json:"tool"`
+	Total    *int64 `json:"total"`
+}
+
+// sessionMeta is the metadata record and the payload of $set.
+type sessionMeta struct {
+	SessionID   *string `json:"sessionId"`
+	ProjectHash *string `json:"projectHash"`
+	StartTime   string  `json:"startTime"`
+	LastUpdated string  `json:"lastUpdated"`
+	Summary     string  `json:"summary"`
+	Kind        string  `json:"kind"`
+}
+
+// entry is one message as it stands after the records so far.
+type entry struct {
+	id   string
+	line int
+	m    message
+}
+
+type loader struct {
+	path    string
+	s       *corpus.Session
+	unknown jsonscan.UnknownKinds
+	entries []*entry
+	pos     map[string]int // id -> index in entries
+	meta    bool           // a metadata record was seen
+}
+
+// Load reads one chat file, JSONL or legacy .json.
+func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &corpus.FileError{Path: p, Err: err}
+	}
+	defer f.Close()
+	return Read(p, f, opts)
+}
+
+// Read reads a chat file from r; p names it in the session and warnings.
+// A JSONL file is streamed (only the latest version of each message is
+// kept); a legacy .json is one document and is read whole.
+func Read(p string, r io.Reader, _ corpus.Options) ([]*corpus.Session, error) {
+	l := &loader{path: p, unknown: jsonscan.UnknownKinds{}, pos: map[string]int{},
+		s: &corpus.Session{Format: corpus.FormatGemini, Path: p}}
+	br := bufio.NewReaderSize(r, 64<<10)
+	first, n, cut, err := firstLine(br)
+	if err != nil {
+		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+	}
+	if isLegacyStart(first) {
+		rest, err := io.ReadAll(br)
+		if err != nil {
+			return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+		}
+		doc := append(bytes.Repeat([]byte{'\n'}, n-1), first...)
+		if err := l.legacy(append(append(doc, '\n'), rest...)); err != nil {
+			return nil, &corpus.FileError{Path: p, Err: err}
+		}
+	} else {
+		if first != nil {
+			l.line(n, first, cut)
+		}
+		err := jsonscan.StreamLines(br, func(k int, b []byte, final bool) error {
+			l.line(n+k, b, final)
+			return nil
+		})
+		if err != nil {
+			return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+		}
+	}
+	l.finish()
+	return []*corpus.Session{l.s}, nil
+}
+
+// firstLine returns the first non-blank line (a byte-order mark removed)
+// and its 1-based number; nil at the end of input. cut is true when that
+// line has no newline: it is the whole input, perhaps cut mid-write.
+func firstLine(br *bufio.Reader) (line []byte, n int, cut bool, err error) {
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) > 0 {
+			n++
+			if n == 1 {
+				b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+			}
+			if len(bytes.TrimSpace(b)) > 0 {
+				return bytes.TrimRight(b, "\r\n"), n, err == io.EOF, nil
+			}
+		}
+		if err == io.EOF {
+			return nil, n, false, nil
+		}
+		if err != nil {
+			return nil, n, false, err
+		}
+	}
+}
+
+// isLegacyStart tells a legacy document from JSONL by its first line: the
+// legacy recorder wrote JSON.stringify(conversation, null, 2), whose first
+// line is a lone "{"; a compact legacy document is one object that holds
+// the messages.
+func isLegacyStart(first []byte) bool {
+	t := bytes.TrimSpace(first)
+	if bytes.Equal(t, []byte("{")) {
+		return true
+	}
+	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
+		return false
+	}
+	var probe struct {
+		Messages json.RawMessage `json:"messages"`
+	}
+	return json.Unmarshal(t, &probe) == nil && probe.Messages != nil
+}
+
+func (l *loader) warn(line int, format string, args ...any) {
+	l.s.Warnings = append(l.s.Warnings, corpus.Warning{File: l.path, Line: line, Message: fmt.Sprintf(format, args...)})
+}
+
+// line handles one JSONL record.
+func (l *loader) line(n int, b []byte, final bool) {
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		switch {
+		case final:
+			l.warn(n, "the chat file is cut mid-line: the last line (%d bytes, no newline) is not complete JSON; line skipped", len(b))
+		case len(b) > 0 && b[0] != '{':
+			l.warn(n, "expected a JSON object, got %s; line skipped", describe(b))
+		default:
+			l.warn(n, "invalid JSON (%v); line skipped", err)
+		}
+		return
+	}
+	l.record(&r, n)
+}
+
+// describe names what a line starts with, for a warning.
+func describe(b []byte) string {
+	if len(b) > 20 {
+		b = b[:20]
+	}
+	return fmt.Sprintf("%q", b)
+}
+
+// record applies one record, in gemini-cli's order of tests.
+func (l *loader) record(r *record, n int) {
+	switch {
+	case r.RewindTo != nil:
+		l.rewind(*r.RewindTo, n)
+	case r.ID != nil:
+		l.message(*r.ID, &r.message, n)
+	case r.Set != nil:
+		l.setMeta(r.Set)
+	case r.SessionID != nil && r.ProjectHash != nil:
+		l.meta = true
+		l.setMeta(&r.sessionMeta)
+	default:
+		l.unknown.Add("record (no id, $set, $rewindTo or sessionId and projectHash)", n)
+	}
+}
+
+func (l *loader) setMeta(m *sessionMeta) {
+	if m.SessionID != nil && *m.SessionID != "" {
+		l.s.ID = *m.SessionID
+	}
+	if t := jsonscan.Timestamp(m.StartTime); !t.IsZero() {
+		l.s.Meta.CreatedAt = t
+	}
+	if t := jsonscan.Timestamp(m.LastUpdated); !t.IsZero() {
+		l.s.Meta.UpdatedAt = t
+	}
+	if m.Summary != "" {
+		l.s.Meta.Title = m.Summary
+	}
+	if m.Kind != "" {
+		l.s.Meta.Kind = m.Kind
+	}
+}
+
+// knownTypes are the message types of ConversationRecordExtra.
+var knownTypes = map[string]bool{"user": true, "gemini": true, "info": true, "error": true, "warning": true}
+
+// message applies a message record: a new id is appended, a known id is
+// replaced in place.
+func (l *loader) message(id string, m *message, n int) {
+	if m.Type == nil {
+		l.warn(n, "message %s has no type (expected user, gemini, info, error or warning); record skipped", id)
+		return
+	}
+	if !knownTypes[*m.Type] {
+		l.unknown.Add("message type "+*m.Type, n)
+		return
+	}
+	if i, ok := l.pos[id]; ok {
+		l.entries[i].m, l.entries[i].line = *m, n
+		return
+	}
+	l.pos[id] = len(l.entries)
+	l.entries = append(l.entries, &entry{id: id, line: n, m: *m})
+}
+
+// rewind removes the message id and every later one; an id that does not
+// occur removes everything (both as gemini-cli's loader does).
+func (l *loader) rewind(id string, n int) {
+	cut, ok := l.pos[id]
+	if !ok {
+		l.warn(n, "$rewindTo names message %s, which does not occur before it; as Gemini CLI does, every earlier message is dropped", id)
+		cut = 0
+	}
+	for _, e := range l.entries[cut:] {
+		delete(l.pos, e.id)
+	}
+	l.entries = l.entries[:cut]
+}
+
+// sessionIDFromName is the id a file without metadata gets: its name
+// without the extension.
+func sessionIDFromName(p string) string {
+	base := filepath.Base(p)
+	return strings.TrimSuffix(strings.TrimSuffix(base, ".jsonl"), ".json")
+}
