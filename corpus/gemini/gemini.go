@@ -49,11 +49,11 @@ import (
 // messages). Which kind it is follows from the keys present, in the order
 // gemini-cli's loader tests them: $rewindTo, id, $set, sessionId+projectHash.
 type record struct {
-	RewindTo *string        `json:"$rewindTo"`
-	Set      *sessionMeta   `json:"$set"`
-	ID       *string        `json:"id"`
-	message      // message fields (when ID is set)
-	sessionMeta  // metadata fields (the first line)
+	RewindTo    *string      `json:"$rewindTo"`
+	Set         *sessionMeta `json:"$set"`
+	ID          *string      `json:"id"`
+	message                  // message fields (when ID is set)
+	sessionMeta              // metadata fields (the first line)
 }
 
 // message is a MessageRecord.
