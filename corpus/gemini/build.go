@@ -20,6 +20,7 @@ func (l *loader) finish() {
 	if !l.meta {
 		l.warn(0, "no session metadata record (expected a first line with sessionId and projectHash); the session id is taken from the file name")
 	}
+	l.decode()
 	seen := map[string]int{}
 	for _, e := range l.entries {
 		ts := jsonscan.Timestamp(e.m.Timestamp)

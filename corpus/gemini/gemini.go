@@ -35,6 +35,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,10 +102,12 @@ type sessionMeta struct {
 	Kind        string  `json:"kind"`
 }
 
-// entry is one message as it stands after the records so far.
+// entry is one message as it stands after the records so far: its last
+// record, raw until decode.
 type entry struct {
 	id   string
 	line int
+	raw  []byte
 	m    message
 }
 
@@ -211,19 +214,75 @@ func (l *loader) warn(line int, format string, args ...any) {
 
 // line handles one JSONL record.
 func (l *loader) line(n int, b []byte, final bool) {
-	var r record
-	if err := json.Unmarshal(b, &r); err != nil {
-		switch {
-		case final:
+	if t := bytes.TrimLeft(b, " \t"); len(t) == 0 || t[0] != '{' {
+		l.warn(n, "expected a JSON object, got %s; line skipped", describe(t))
+		return
+	}
+	if !json.Valid(b) {
+		var v any
+		err := json.Unmarshal(b, &v)
+		if final {
 			l.warn(n, "the chat file is cut mid-line: the last line (%d bytes, no newline) is not complete JSON; line skipped", len(b))
-		case len(b) > 0 && b[0] != '{':
-			l.warn(n, "expected a JSON object, got %s; line skipped", describe(b))
-		default:
+		} else {
 			l.warn(n, "invalid JSON (%v); line skipped", err)
 		}
 		return
 	}
-	l.record(&r, n)
+	// A message record is kept raw and decoded once, at the end: the
+	// recorder appends each message again on every change, and only its
+	// last version counts. Its id comes first (JSON.stringify keeps the
+	// order newMessage builds), so it is read without decoding the line.
+	if id, ok := leadingID(b); ok {
+		l.put(id, bytes.Clone(b), n)
+		return
+	}
+	var r record
+	if err := json.Unmarshal(b, &r); err != nil {
+		l.typeError(n, err)
+		return
+	}
+	l.record(&r, b, n)
+}
+
+// leadingID reads the id of a line that starts {"id":"<id>" with no escape
+// in the id.
+func leadingID(b []byte) (string, bool) {
+	const prefix = `{"id":"`
+	if !bytes.HasPrefix(b, []byte(prefix)) {
+		return "", false
+	}
+	rest := b[len(prefix):]
+	i := bytes.IndexAny(rest, `"\`)
+	if i < 0 || rest[i] != '"' {
+		return "", false
+	}
+	return string(rest[:i]), true
+}
+
+// typeError reports a valid JSON record whose fields have other types.
+func (l *loader) typeError(n int, err error) {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := strings.TrimPrefix(strings.TrimPrefix(te.Field, "message."), "sessionMeta.")
+		l.warn(n, "%s is a JSON %s, expected %s; line skipped", field, te.Value, goType(te.Type.String()))
+		return
+	}
+	l.warn(n, "%v; line skipped", err)
+}
+
+// goType names a Go type of the record as the JSON it stands for.
+func goType(t string) string {
+	switch {
+	case strings.Contains(t, "string"):
+		return "a string"
+	case strings.Contains(t, "int"):
+		return "a number"
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case t == "bool":
+		return "true or false"
+	}
+	return "an object"
 }
 
 // describe names what a line starts with, for a warning.
@@ -234,13 +293,14 @@ func describe(b []byte) string {
 	return fmt.Sprintf("%q", b)
 }
 
-// record applies one record, in gemini-cli's order of tests.
-func (l *loader) record(r *record, n int) {
+// record applies one record (b is its line), in gemini-cli's order of
+// tests.
+func (l *loader) record(r *record, b []byte, n int) {
 	switch {
 	case r.RewindTo != nil:
 		l.rewind(*r.RewindTo, n)
 	case r.ID != nil:
-		l.message(*r.ID, &r.message, n)
+		l.put(*r.ID, bytes.Clone(b), n)
 	case r.Set != nil:
 		l.setMeta(r.Set)
 	case r.SessionID != nil && r.ProjectHash != nil:
@@ -272,23 +332,39 @@ func (l *loader) setMeta(m *sessionMeta) {
 // knownTypes are the message types of ConversationRecordExtra.
 var knownTypes = map[string]bool{"user": true, "gemini": true, "info": true, "error": true, "warning": true}
 
-// message applies a message record: a new id is appended, a known id is
+// put applies a message record (raw): a new id is appended, a known id is
 // replaced in place.
-func (l *loader) message(id string, m *message, n int) {
-	if m.Type == nil {
-		l.warn(n, "message %s has no type (expected user, gemini, info, error or warning); record skipped", id)
-		return
-	}
-	if !knownTypes[*m.Type] {
-		l.unknown.Add("message type "+*m.Type, n)
-		return
-	}
+func (l *loader) put(id string, raw []byte, n int) {
 	if i, ok := l.pos[id]; ok {
-		l.entries[i].m, l.entries[i].line = *m, n
+		l.entries[i].raw, l.entries[i].line = raw, n
 		return
 	}
 	l.pos[id] = len(l.entries)
-	l.entries = append(l.entries, &entry{id: id, line: n, m: *m})
+	l.entries = append(l.entries, &entry{id: id, line: n, raw: raw})
+}
+
+// decode decodes the last version of each message and drops those that
+// are not messages calib knows, with a warning.
+func (l *loader) decode() {
+	kept := l.entries[:0]
+	for _, e := range l.entries {
+		raw := e.raw
+		e.raw = nil
+		if err := json.Unmarshal(raw, &e.m); err != nil {
+			l.typeError(e.line, err)
+			continue
+		}
+		switch {
+		case e.m.Type == nil:
+			l.warn(e.line, "message %s has no type (expected user, gemini, info, error or warning); record skipped", e.id)
+			continue
+		case !knownTypes[*e.m.Type]:
+			l.unknown.Add("message type "+*e.m.Type, e.line)
+			continue
+		}
+		kept = append(kept, e)
+	}
+	l.entries = kept
 }
 
 // rewind removes the message id and every later one; an id that does not

@@ -164,6 +164,12 @@ func TestChatBadInput(t *testing.T) {
 			[]string{"user@4[text]"},
 			[]string{"2: invalid JSON (invalid character ',' looking for beginning of object key string); line skipped",
 				`3: expected a JSON object, got "not json"; line skipped`}},
+		{"fields of other types", "types.jsonl", meta + "\n" + `{"id":"u0","timestamp":5,"type":"user","content":"x"}` + "\n" +
+			`{"id":"g0","type":"gemini","content":"","toolCalls":{"id":"c"}}` + "\n" + "[1,2]\n" + user("u1", "hi") + "\n",
+			[]string{"user@5[text]"},
+			[]string{"2: timestamp is a JSON number, expected a string; line skipped",
+				"3: toolCalls is a JSON object, expected a list; line skipped",
+				`4: expected a JSON object, got "[1,2]"; line skipped`}},
 		{"unknown records", "unknown.jsonl", meta + "\n" + user("u1", "hi") + "\n" +
 			`{"id":"x1","timestamp":"2026-01-05T09:00:02.000Z","type":"tool_group","content":""}` + "\n" +
 			`{"id":"x2","timestamp":"2026-01-05T09:00:02.000Z","type":"tool_group","content":""}` + "\n" +
@@ -175,15 +181,13 @@ func TestChatBadInput(t *testing.T) {
 				"5: unknown record (no id, $set, $rewindTo or sessionId and projectHash) (1 occurrence(s), first at this line) skipped; the log may come from a newer Gemini CLI",
 				"6: unknown content part {executableCode} (1 occurrence(s), first at this line) skipped; the log may come from a newer Gemini CLI",
 			}},
-		{"missing fields", "missing.jsonl", user("u1", "hi") + "\n" +
-			`{"id":"m1","timestamp":"2026-01-05T09:00:02.000Z","content":"no type"}` + "\n" +
-			`{"id":"g1","timestamp":"2026-01-05T09:00:03.000Z","type":"gemini","content":"","toolCalls":[{"name":"ls","args":{},"status":"success"},{"id":"c2","name":"glob","args":{"pattern":"*"},"status":"executing"}],"tokens":{"input":10,"cached":0,"total":10}}` + "\n" +
-			`{"$rewindTo":"nope"}` + "\n" + user("u2", "again") + "\n",
-			[]string{"user@5[text]"},
+		{"missing fields", "missing.jsonl", user("u1", "hi") + "\n" + `{"$rewindTo":"nope"}` + "\n" +
+			`{"id":"m1","timestamp":"2026-01-05T09:00:02.000Z","content":"no type"}` + "\n" + user("u2", "again") + "\n",
+			[]string{"user@4[text]"},
 			[]string{
 				"0: no session metadata record (expected a first line with sessionId and projectHash); the session id is taken from the file name",
-				"2: message m1 has no type (expected user, gemini, info, error or warning); record skipped",
-				"4: $rewindTo names message nope, which does not occur before it; as Gemini CLI does, every earlier message is dropped",
+				"2: $rewindTo names message nope, which does not occur before it; as Gemini CLI does, every earlier message is dropped",
+				"3: message m1 has no type (expected user, gemini, info, error or warning); record skipped",
 			}},
 		{"unpaired tool call, bad tokens", "unpaired.jsonl", meta + "\n" + user("u1", "hi") + "\n" +
 			`{"id":"g1","timestamp":"2026-01-05T09:00:03.000Z","type":"gemini","content":"","toolCalls":[{"name":"ls","args":{},"status":"success"},{"id":"c2","name":"glob","args":{"pattern":"*"},"status":"executing"}],"tokens":{"input":10,"cached":0,"total":10}}` + "\n",

@@ -97,12 +97,14 @@ func (l *loader) legacyMessages(dec *json.Decoder, doc []byte) (int64, error) {
 			return off, err
 		}
 		n := lineOf(doc, valueStart(doc, off))
-		var r record
+		var r struct {
+			ID *string `json:"id"`
+		}
 		if err := json.Unmarshal(raw, &r); err != nil || r.ID == nil {
 			l.warn(n, "message is not a message record with an id (expected {id, timestamp, type, content}); skipped")
 			continue
 		}
-		l.message(*r.ID, &r.message, n)
+		l.put(*r.ID, raw, n)
 	}
 	off = dec.InputOffset()
 	_, err = dec.Token()
