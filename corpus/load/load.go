@@ -10,6 +10,7 @@ import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/clai"
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+	"github.com/calib-dev/calib/corpus/opencode"
 	"github.com/calib-dev/calib/corpus/smith"
 )
 
@@ -112,6 +113,8 @@ func expand(p string, opts corpus.Options) group {
 		return one(func() ([]*corpus.Session, error) { return clai.Load(filepath.Join(p, ".clai", "data.sqlite"), opts) })
 	case jsonscan.Exists(filepath.Join(p, "index.json")):
 		return one(func() ([]*corpus.Session, error) { return smith.LoadRoot(p, opts) })
+	case opencode.IsStorage(p):
+		return one(func() ([]*corpus.Session, error) { return opencode.LoadStorage(p, opts) })
 	case isSmithFolder(p):
 		return one(func() ([]*corpus.Session, error) { return smith.LoadDir(p, opts) })
 	}
@@ -122,6 +125,9 @@ func expand(p string, opts corpus.Options) group {
 	g := group{path: p, folder: true}
 	for _, f := range files {
 		g.units = append(g.units, func() ([]*corpus.Session, error) {
+			if f.dir && f.opencode {
+				return opencode.LoadStorage(f.path, opts)
+			}
 			if f.dir {
 				return smith.LoadDir(f.path, opts)
 			}
@@ -148,10 +154,11 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 }
 
 // walked is one entry of a folder walk: a regular file, or a smith session
-// folder (loaded whole).
+// folder or an opencode storage folder (loaded whole).
 type walked struct {
-	path string
-	dir  bool
+	path     string
+	dir      bool
+	opencode bool
 }
 
 // walk lists the files of a plain folder tree in lexical order of their
@@ -165,6 +172,10 @@ func walk(dir string) ([]walked, error) {
 		if d.IsDir() {
 			if p != dir && isSmithFolder(p) {
 				files = append(files, walked{path: p, dir: true})
+				return filepath.SkipDir
+			}
+			if p != dir && opencode.IsStorage(p) {
+				files = append(files, walked{path: p, dir: true, opencode: true})
 				return filepath.SkipDir
 			}
 			return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/calib-dev/calib/corpus/claudecode"
 	"github.com/calib-dev/calib/corpus/codex"
 	"github.com/calib-dev/calib/corpus/gemini"
+	"github.com/calib-dev/calib/corpus/opencode"
 	"github.com/calib-dev/calib/corpus/smith"
 )
 
@@ -21,6 +22,10 @@ type format struct {
 	name string
 	// magic, when set, is the prefix that identifies a binary file.
 	magic string
+	// probe, when set, confirms a file with the magic by looking inside it
+	// (which SQLite tables it has); formats sharing a magic are told apart
+	// by it, in list order.
+	probe func(p string) bool
 	// record recognises the format's first record (its line, starting at
 	// its opening bracket).
 	record func(first []byte) bool
@@ -46,6 +51,7 @@ type format struct {
 // entry here (and its package).
 func formats() []format {
 	return []format{
+		{name: "opencode", magic: "SQLite format 3\x00", probe: opencode.IsDatabase, load: opencode.Load, what: "SQLite database (an opencode opencode.db)"},
 		{name: "clai", magic: "SQLite format 3\x00", load: clai.Load, what: "SQLite database (a clai data.sqlite)"},
 		{name: "smith-index", record: smith.IsIndex, whole: true, what: "smith index.json (it lists the session folders beside it)",
 			load: func(p string, opts corpus.Options) ([]*corpus.Session, error) {
@@ -54,6 +60,8 @@ func formats() []format {
 		{name: "smith-transcript", record: smith.IsTranscriptLine, load: smith.LoadTranscript, read: readSmithTranscript},
 		{name: "codex", record: codex.IsRecord, load: codex.Load, read: readStream(codex.Read)},
 		{name: "gemini-cli", record: gemini.IsRecord, doc: gemini.IsConversation, load: gemini.Load, read: readStream(gemini.Read)},
+		{name: "opencode-session", whole: true, doc: opencode.IsSessionFile, load: opencode.LoadSessionFile,
+			what: "opencode storage session file (it reads the message/ and part/ folders beside session/)"},
 		{name: "claude-code", record: claudecode.IsRecord, load: claudecode.Load, read: readStream(claudecode.Read)},
 		{name: "smith-session", record: smith.IsSession, whole: true, load: smith.LoadSessionFile, read: readSmithSession},
 		{name: "smith-transcript", record: smith.IsMessageLine, load: smith.LoadTranscript, read: readSmithTranscript},
@@ -84,6 +92,12 @@ func sniffFile(p string) (*format, error) {
 	if len(bytes.TrimSpace(buf)) == 0 {
 		return nil, &corpus.FileError{Path: p, Err: errors.New("empty file; expected at least one JSON line or a SQLite database")}
 	}
+	fs := formats()
+	for i := range fs {
+		if fs[i].probe != nil && bytes.HasPrefix(buf, []byte(fs[i].magic)) && fs[i].probe(p) {
+			return &fs[i], nil
+		}
+	}
 	k := sniffBytes(buf)
 	if k == nil && looksBinary(buf) {
 		return nil, &corpus.FileError{Path: p, Err: errBinary}
@@ -98,7 +112,8 @@ func sniffFile(p string) (*format, error) {
 func sniffBytes(b []byte) *format {
 	fs := formats()
 	for i := range fs {
-		if fs[i].magic != "" && bytes.HasPrefix(b, []byte(fs[i].magic)) {
+		// A format with a probe needs the file itself: sniffFile tries it.
+		if fs[i].magic != "" && fs[i].probe == nil && bytes.HasPrefix(b, []byte(fs[i].magic)) {
 			return &fs[i]
 		}
 	}

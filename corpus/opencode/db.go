@@ -1,0 +1,222 @@
+package opencode
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+	"github.com/calib-dev/calib/corpus/internal/sqlitero"
+)
+
+// busyTimeout bounds how long a load waits for a lock another process
+// holds. Readers of a WAL database are never blocked by an ordinary writer.
+const busyTimeout = 5 * time.Second
+
+// required are the columns calib reads, per table (session.sql.ts).
+var required = map[string][]string{
+	"session": {"id", "title", "directory", "version", "time_created", "time_updated"},
+	"message": {"id", "session_id", "time_created", "data"},
+	"part":    {"id", "message_id", "data"},
+}
+
+// Load reads an opencode database (opencode.db): one session per row of
+// the session table, ordered by creation time then id. It never writes:
+// the database is opened as clai's is (see sqlitero.Open), so it and its
+// -wal and -shm files stay byte-identical, also while opencode runs.
+func Load(p string, _ corpus.Options) ([]*corpus.Session, error) {
+	for attempt := 0; ; attempt++ {
+		ss, immutable, err := loadOnce(p, busyTimeout)
+		if immutable && attempt < 2 && (jsonscan.Exists(p+"-wal") || jsonscan.Exists(p+"-shm")) {
+			continue // opencode opened it while we read: read the live state
+		}
+		if err != nil {
+			return nil, &corpus.FileError{Path: p, Err: explain(err, busyTimeout)}
+		}
+		return ss, nil
+	}
+}
+
+func loadOnce(p string, busy time.Duration) (ss []*corpus.Session, immutable bool, err error) {
+	c, err := sqlitero.Open(p, busy)
+	if err != nil {
+		return nil, false, err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	tx, err := sqlitero.BeginRead(ctx, c)
+	if err != nil {
+		return nil, c.Immutable, err
+	}
+	defer tx.Rollback()
+	ss, err = readDB(ctx, tx, p)
+	return ss, c.Immutable, err
+}
+
+// schemaError says what a SQLite file lacks to be an opencode database.
+func schemaError(cols map[string]map[string]bool) error {
+	var missing []string
+	for _, t := range []string{"session", "message", "part"} {
+		if cols[t] == nil {
+			missing = append(missing, "table "+t)
+			continue
+		}
+		for _, c := range required[t] {
+			if !cols[t][c] {
+				missing = append(missing, t+"."+c)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return fmt.Errorf("not an opencode database: it has no %s; expected opencode's opencode.db (tables session, message and part)", strings.Join(missing, ", "))
+}
+
+func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error) {
+	cols, err := sqlitero.Tables(ctx, tx, "session", "message", "part")
+	if err != nil {
+		return nil, err
+	}
+	if err := schemaError(cols); err != nil {
+		return nil, err
+	}
+	parent := "NULL"
+	if cols["session"]["parent_id"] {
+		parent = "parent_id"
+	}
+	var fileWarnings []corpus.Warning
+	warn := func(rowid int64, format string, args ...any) {
+		fileWarnings = append(fileWarnings, corpus.Warning{File: p, Line: int(rowid), Message: fmt.Sprintf(format, args...)})
+	}
+
+	var sessions []*corpus.Session
+	byID := map[string]*corpus.Session{}
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, `+parent+`, title, directory, version, time_created, time_updated FROM session ORDER BY time_created, id`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var rowid int64
+		var id, par, title, dir, version sql.NullString
+		var created, updated sql.NullFloat64
+		if err := rows.Scan(&rowid, &id, &par, &title, &dir, &version, &created, &updated); err != nil {
+			warn(rowid, "session (table session, row %d): %v; session skipped", rowid, err)
+			continue
+		}
+		if !id.Valid || id.String == "" {
+			warn(rowid, "session (table session, row %d) has no id; session skipped", rowid)
+			continue
+		}
+		in := &sessionInfo{ID: id.String, ParentID: par.String, Title: title.String, Directory: dir.String, Version: version.String}
+		in.Time.Created, in.Time.Updated = created.Float64, updated.Float64
+		s := newSession(in, p)
+		sessions = append(sessions, s)
+		byID[s.ID] = s
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	msgs := map[string][]message{} // session id -> messages in order
+	sessOf := map[string]string{}  // message id -> session id
+	msgAt := map[string]int{}      // message id -> index in its session's list
+	rows, err = tx.QueryContext(ctx, `SELECT rowid, id, session_id, data FROM message ORDER BY session_id, time_created, id`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var rowid int64
+		var id, sid sql.NullString
+		var data []byte
+		if err := rows.Scan(&rowid, &id, &sid, &data); err != nil {
+			warn(rowid, "message (table message, row %d): %v; message skipped", rowid, err)
+			continue
+		}
+		if byID[sid.String] == nil {
+			warn(rowid, "message %s (table message, row %d) belongs to session %q, which is not in the session table; message skipped", id.String, rowid, sid.String)
+			continue
+		}
+		if data == nil {
+			warn(rowid, "message %s (table message, row %d) has no data (expected the message as JSON); message skipped", id.String, rowid)
+			continue
+		}
+		sessOf[id.String] = sid.String
+		msgAt[id.String] = len(msgs[sid.String])
+		msgs[sid.String] = append(msgs[sid.String], message{row: row{id: id.String, data: data, file: p, line: int(rowid), table: "message"}})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	rows, err = tx.QueryContext(ctx, `SELECT rowid, id, message_id, data FROM part ORDER BY message_id, id`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var rowid int64
+		var id, mid sql.NullString
+		var data []byte
+		if err := rows.Scan(&rowid, &id, &mid, &data); err != nil {
+			warn(rowid, "part (table part, row %d): %v; part skipped", rowid, err)
+			continue
+		}
+		sid, ok := sessOf[mid.String]
+		if !ok {
+			warn(rowid, "part %s (table part, row %d) belongs to message %q, which is not in the message table (or was skipped); part skipped", id.String, rowid, mid.String)
+			continue
+		}
+		if data == nil {
+			warn(rowid, "part %s (table part, row %d) has no data (expected the part as JSON); part skipped", id.String, rowid)
+			continue
+		}
+		m := &msgs[sid][msgAt[mid.String]]
+		m.parts = append(m.parts, row{id: id.String, data: data, file: p, line: int(rowid), table: "part"})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	if len(sessions) == 0 {
+		if len(fileWarnings) > 0 {
+			w := fileWarnings[0]
+			return nil, fmt.Errorf("%w: the opencode database has no readable session rows (row %d: %s)", corpus.ErrNoSessions, w.Line, w.Message)
+		}
+		return nil, fmt.Errorf("%w: the opencode database has no rows in session", corpus.ErrNoSessions)
+	}
+	for _, s := range sessions {
+		build(s, msgs[s.ID])
+	}
+	// Rows that belong to no session are reported with the first session.
+	ws := append(fileWarnings, sessions[0].Warnings...)
+	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Line < ws[j].Line })
+	sessions[0].Warnings = ws
+	return sessions, nil
+}
+
+// explain turns SQLite's terse errors into ones that say what to do.
+func explain(err error, busy time.Duration) error {
+	var se interface{ Code() int }
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch se.Code() & 0xff { // primary result code
+	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
+		return fmt.Errorf("the database is locked by another process (gave up after waiting %v): opencode may be holding it in exclusive mode or recovering it; retry when opencode is idle, or copy opencode.db with its -wal and -shm files and load the copy (%w)", busy, err)
+	case 26: // SQLITE_NOTADB
+		return fmt.Errorf("not a readable SQLite database (corrupt or encrypted); expected opencode's opencode.db (%w)", err)
+	case 11: // SQLITE_CORRUPT
+		return fmt.Errorf("the SQLite database is damaged; expected an intact opencode.db (%w)", err)
+	case 14: // SQLITE_CANTOPEN
+		return fmt.Errorf("SQLite could not open the database read-only (check that the file and its -wal/-shm files are readable) (%w)", err)
+	}
+	return err
+}
