@@ -1,0 +1,130 @@
+package opencode_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/opencode"
+)
+
+// writeSyntheticDB writes an opencode.db of at least minBytes of row data
+// in the shapes opencode writes (no real database is available): sessions
+// of 50 turns, each a user prompt and an assistant message of two steps,
+// the first with reasoning, text and two read calls returning ~9 KB files,
+// the second a closing text, each step ending in step-finish tokens. It
+// returns the database's size.
+func writeSyntheticDB(tb testing.TB, p string, minBytes int) int {
+	tb.Helper()
+	db, err := sql.Open("sqlite", p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{
+		`PRAGMA journal_mode=WAL`,
+		`CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL)`,
+		`CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
+		`CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id)`,
+		`CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
+		`CREATE INDEX part_message_id_id_idx ON part (message_id, id)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var src strings.Builder
+	for i := 1; i <= 160; i++ {
+		fmt.Fprintf(&src, "%5d\tfunc handler%d(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, \"ok %%d – ✓\", %d) }\n", i, i, i)
+	}
+	file, _ := json.Marshal(src.String())
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	size := 0
+	t0 := int64(1767600000000)
+	msg := func(id, sid string, at int64, data string) {
+		size += len(data)
+		if _, err := tx.Exec(`INSERT INTO message VALUES (?, ?, ?, ?, ?)`, id, sid, at, at, data); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	part := func(id, mid, sid string, data string) {
+		size += len(data)
+		if _, err := tx.Exec(`INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)`, id, mid, sid, data); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	tokens := `{"input":1200,"output":80,"reasoning":20,"cache":{"read":90000,"write":300}}`
+	for k := 0; size < minBytes; k++ {
+		sid := fmt.Sprintf("ses_%06d", k)
+		if _, err := tx.Exec(`INSERT INTO session VALUES (?, 'p', NULL, 'slug', '/work/demo', 'Fix the demo', '1.0.200', ?, ?)`, sid, t0, t0); err != nil {
+			tb.Fatal(err)
+		}
+		for turn := 0; turn < 50; turn++ {
+			at := t0 + int64(turn)*10000
+			u, a := fmt.Sprintf("msg_%06d_%03du", k, turn), fmt.Sprintf("msg_%06d_%03da", k, turn)
+			msg(u, sid, at, `{"role":"user","time":{"created":`+fmt.Sprint(at)+`},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}`)
+			part(u+"_0", u, sid, fmt.Sprintf(`{"type":"text","text":"Please review handler %d and the file next to it, then fix the failing test."}`, turn))
+			msg(a, sid, at+1, `{"role":"assistant","time":{"created":`+fmt.Sprint(at+1)+`,"completed":`+fmt.Sprint(at+9000)+`},"parentID":"`+u+
+				`","modelID":"claude-sonnet-4-5","providerID":"anthropic","mode":"build","agent":"build","path":{"cwd":"/work/demo","root":"/work/demo"},"cost":0.02,"tokens":`+tokens+`,"finish":"stop"}`)
+			part(a+"_00", a, sid, `{"type":"step-start","snapshot":"5d41402a"}`)
+			part(a+"_01", a, sid, `{"type":"reasoning","text":"Read both files before changing anything.","time":{"start":1,"end":2}}`)
+			part(a+"_02", a, sid, `{"type":"text","text":"I'll read the two files first.","time":{"start":2,"end":3}}`)
+			for c := 0; c < 2; c++ {
+				part(fmt.Sprintf("%s_0%d", a, 3+c), a, sid, fmt.Sprintf(`{"type":"tool","callID":"toolu_%s_%d","tool":"read","state":{"status":"completed","input":{"filePath":"/work/demo/handler%d_%d.go"},"output":%s,"title":"handler.go","metadata":{},"time":{"start":3,"end":4}}}`, a, c, turn, c, file))
+			}
+			part(a+"_05", a, sid, `{"type":"step-finish","reason":"tool-calls","cost":0.012,"tokens":`+tokens+`}`)
+			part(a+"_06", a, sid, `{"type":"step-start"}`)
+			part(a+"_07", a, sid, `{"type":"text","text":"The handler writes the status after the body; I moved WriteHeader first and the test passes now."}`)
+			part(a+"_08", a, sid, `{"type":"step-finish","reason":"stop","cost":0.008,"tokens":`+tokens+`}`)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	db.Close()
+	fi, err := os.Stat(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return int(fi.Size())
+}
+
+// The generator's output loads with no warnings.
+func TestSyntheticDBLoadsClean(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "opencode.db")
+	writeSyntheticDB(t, p, 1<<20)
+	ss, err := load.Load([]string{p}, corpus.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		// Each turn: user, assistant (thinking, text, 2 tool_use), tool, assistant.
+		if len(s.Messages) != 50*4 || len(s.Recorded.Usage) != 100 {
+			t.Errorf("%s: %d messages, %d usage", s.ID, len(s.Messages), len(s.Recorded.Usage))
+		}
+	}
+}
+
+// BenchmarkLoadOpencode loads a synthetic opencode.db of about 64 MB and
+// reports MB/s of database file.
+func BenchmarkLoadOpencode(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "opencode.db")
+	size := writeSyntheticDB(b, p, 64<<20)
+	b.SetBytes(int64(size))
+	b.ResetTimer()
+	for b.Loop() {
+		ss, err := opencode.Load(p, corpus.Options{})
+		if err != nil || len(ss) == 0 || len(ss[0].Warnings) != 0 {
+			b.Fatalf("load: %v", err)
+		}
+	}
+}
