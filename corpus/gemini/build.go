@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -19,6 +20,10 @@ func (l *loader) finish() {
 	}
 	if !l.meta {
 		l.warn(0, "no session metadata record (expected a first line with sessionId and projectHash); the session id is taken from the file name")
+	}
+	if s.Meta.Kind == "subagent" {
+		// A subagent's chat sits in chats/<parent session id>/.
+		s.Meta.Parent = filepath.Base(filepath.Dir(l.path))
 	}
 	l.decode()
 	seen := map[string]int{}

@@ -39,6 +39,7 @@ func (b *builder) compaction(m *message, in *info, text, status string, at int) 
 		if r.auto {
 			c.Trigger = "auto"
 		}
+		b.window(&c, r)
 	} else {
 		b.warn(&m.row, "%s: compaction summary whose request (parent %s) is not a user message with a compaction part; it takes effect at the summary", m.where("message"), in.ParentID)
 	}
@@ -46,6 +47,33 @@ func (b *builder) compaction(m *message, in *info, text, status string, at int) 
 		c.AtMessage = len(b.s.Messages)
 	}
 	b.s.Recorded.Compactions = append(b.s.Recorded.Compactions, c)
+}
+
+// window records what a compaction summarized: the messages from the
+// previous compaction's request (or the start) to the one before the
+// request, or before the kept tail when the request names one
+// (tail_start_id, newer builds: filterCompacted then sends the request, the
+// summary, the tail and what follows, so the tail stays verbatim).
+func (b *builder) window(c *corpus.Compaction, r request) {
+	from := 0
+	for _, prev := range b.s.Recorded.Compactions {
+		if prev.Strategy == "compaction" && prev.AtMessage < r.at {
+			from = prev.AtMessage
+		}
+	}
+	to := r.at - 1
+	if r.tail != "" {
+		for i := from; i < r.at; i++ {
+			if b.s.Messages[i].ID == r.tail {
+				to = i - 1
+				break
+			}
+		}
+	}
+	if from > to || to >= len(b.s.Messages) {
+		return
+	}
+	c.SourceFrom, c.SourceTo, c.InputMessages = b.s.Messages[from].ID, b.s.Messages[to].ID, to-from+1
 }
 
 // prunes groups the pruned tool parts into prunes and puts every recorded

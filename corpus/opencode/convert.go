@@ -43,6 +43,7 @@ type prunedPart struct {
 type request struct {
 	at   int // its index in Messages
 	auto bool
+	tail string // tail_start_id: the first message kept verbatim (newer builds)
 }
 
 // build converts msgs (in opencode's order) into s.
@@ -157,7 +158,7 @@ func (b *builder) user(m *message, in *info, ps []part) {
 			real = true
 		case "compaction":
 			msg.Blocks = append(msg.Blocks, corpus.Block{Kind: corpus.KindText, Text: "What did we do so far?"})
-			b.requests[m.id] = request{at: len(b.s.Messages), auto: p.Auto}
+			b.requests[m.id] = request{at: len(b.s.Messages), auto: p.Auto, tail: p.TailStartID}
 		case "subtask":
 			msg.Blocks = append(msg.Blocks, corpus.Block{Kind: corpus.KindText, Text: "The following tool was executed by the user"})
 		}

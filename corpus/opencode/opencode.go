@@ -110,8 +110,9 @@ type part struct {
 	Tool   string     `json:"tool"`
 	State  *toolState `json:"state"`
 	// compaction
-	Auto     bool `json:"auto"`
-	Overflow bool `json:"overflow"`
+	Auto        bool   `json:"auto"`
+	Overflow    bool   `json:"overflow"`
+	TailStartID string `json:"tail_start_id"`
 	// step-finish
 	Cost   float64 `json:"cost"`
 	Tokens *tokens `json:"tokens"`

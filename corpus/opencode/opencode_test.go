@@ -107,6 +107,9 @@ func checkSession(t *testing.T, s *corpus.Session) {
 	if got := usage(s); !slices.Equal(got, wantUsage) {
 		t.Errorf("usage:\n got %q\nwant %q", got, wantUsage)
 	}
+	if c := s.Recorded.Compactions[0]; c.SourceFrom != "msg_0001" || c.SourceTo != "msg_0002/step3" || c.InputMessages != 6 {
+		t.Errorf("summarized window %s..%s (%d messages), want msg_0001..msg_0002/step3 (6)", c.SourceFrom, c.SourceTo, c.InputMessages)
+	}
 	a := s.Messages[1].Blocks[2]
 	if a.ToolCallID != "toolu_01" || a.ToolName != "bash" || !strings.Contains(string(a.Args), `"command": "go test ./pkg/demo"`) {
 		t.Errorf("tool_use %+v (args %s)", a, a.Args)
@@ -230,6 +233,21 @@ func TestDatabase(t *testing.T) {
 	}
 	if after := hashFiles(t, dir); !maps(before, after) {
 		t.Errorf("the folder changed: before %d files, after %d", len(before), len(after))
+	}
+}
+
+// TestCompactionTail: a compaction request that keeps a tail verbatim
+// (tail_start_id, newer builds) summarized only the messages before it.
+func TestCompactionTail(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "opencode.db")
+	buildDB(t, p, `UPDATE part SET data = json_set(data, '$.tail_start_id', 'msg_0002') WHERE id = 'prt_0003_00'`)
+	ss, err := load.Load([]string{p}, corpus.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ss[0].Recorded.Compactions[0]
+	if c.Strategy != "compaction" || c.AtMessage != 6 || c.SourceFrom != "msg_0001" || c.SourceTo != "msg_0001" || c.InputMessages != 1 {
+		t.Errorf("compaction %+v, want the window msg_0001 alone", c)
 	}
 }
 
