@@ -224,3 +224,22 @@ func TestChatBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestSubagentChat: a subagent's chat, which Gemini CLI writes into a
+// folder named for the parent session, names that parent.
+func TestSubagentChat(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chats", "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "9f8e7d6c-0000-4000-8000-000000000002.jsonl")
+	content := `{"sessionId":"9f8e7d6c-0000-4000-8000-000000000002","projectHash":"p1","startTime":"2026-01-05T09:00:00.000Z","lastUpdated":"2026-01-05T09:00:00.000Z","kind":"subagent","directories":["/work/demo"]}` + "\n" +
+		`{"id":"u1","timestamp":"2026-01-05T09:00:01.000Z","type":"user","content":[{"text":"List the Go files"}]}` + "\n"
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadOne(t, p, corpus.Options{Strict: true})
+	if s.Meta.Kind != "subagent" || s.Meta.Parent != "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d" {
+		t.Errorf("meta %+v", s.Meta)
+	}
+}
