@@ -148,7 +148,7 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 		return nil, err
 	}
 	if f == nil {
-		return nil, &corpus.FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log")}
+		return nil, &corpus.FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log, a Gemini CLI chat, an opencode.db or opencode storage session file")}
 	}
 	return f.load(p, opts)
 }
