@@ -243,3 +243,22 @@ func TestSubagentChat(t *testing.T) {
 		t.Errorf("meta %+v", s.Meta)
 	}
 }
+
+// TestChatOnStdin: a chat piped to standard input is recognised by content
+// and read like the file.
+func TestChatOnStdin(t *testing.T) {
+	for _, name := range []string{"session-2026-01-05T09-00-0a1b2c3d.jsonl", "session-2025-09-01T10-00-11111111.json"} {
+		f, err := os.Open(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ss, err := load.Load([]string{"-"}, corpus.Options{Stdin: f, Strict: true})
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(ss) != 1 || ss[0].Format != corpus.FormatGemini || ss[0].Path != "-" || len(ss[0].Messages) < 5 {
+			t.Errorf("%s on stdin: %d sessions %+v", name, len(ss), ss)
+		}
+	}
+}

@@ -37,7 +37,7 @@ func loadStdin(r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	case f == nil && looksBinary(head):
 		return nil, &corpus.FileError{Path: stdinName, Err: errBinary}
 	case f == nil:
-		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log")}
+		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log or a Gemini CLI chat")}
 	case f.read == nil:
 		return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("standard input holds a %s, which is read only from a path; pass its path instead of -", f.what)}
 	}

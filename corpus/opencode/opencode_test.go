@@ -388,3 +388,19 @@ func TestStorageBadInput(t *testing.T) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, wantW)
 	}
 }
+
+// TestDatabaseOnStdin: a database cannot be read from standard input; the
+// error asks for its path.
+func TestDatabaseOnStdin(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "opencode.db")
+	buildDB(t, p)
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, err = load.Load([]string{"-"}, corpus.Options{Stdin: f})
+	if err == nil || !strings.Contains(err.Error(), "which is read only from a path; pass its path instead of -") {
+		t.Errorf("error %v", err)
+	}
+}
