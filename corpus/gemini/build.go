@@ -108,7 +108,7 @@ func (l *loader) usage(e *entry, at int) {
 // info records a compression notice as a compaction that takes effect at
 // the next message.
 func (l *loader) info(e *entry) {
-	ps, _, err := parts(e.m.Content)
+	ps, err := parts(e.m.Content)
 	if err != nil || len(ps) == 0 {
 		return // the recorder always writes a string
 	}

@@ -39,35 +39,59 @@ type functionResult struct {
 }
 
 // parts decodes a PartListUnion: a string, one Part, or a list of strings
-// and Parts. Each element is kept raw too, for an unknown part's payload.
-func parts(raw json.RawMessage) ([]part, []json.RawMessage, error) {
+// and Parts. A list of Parts (what the recorder writes) is decoded in one
+// pass; the raw elements, needed only for an unknown part, come from
+// element.
+func parts(raw json.RawMessage) ([]part, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil, nil, nil
+		return nil, nil
 	}
-	var elems []json.RawMessage
 	if raw[0] == '[' {
-		if err := json.Unmarshal(raw, &elems); err != nil {
-			return nil, nil, err
+		var out []part
+		if json.Unmarshal(raw, &out) == nil {
+			return out, nil
 		}
-	} else {
-		elems = []json.RawMessage{raw}
+	}
+	elems, err := elements(raw)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]part, len(elems))
 	for i, e := range elems {
 		if len(e) > 0 && e[0] == '"' {
 			var s string
 			if err := json.Unmarshal(e, &s); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			out[i].Text = &s
 			continue
 		}
 		if err := json.Unmarshal(e, &out[i]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	return out, elems, nil
+	return out, nil
+}
+
+// elements splits a PartListUnion into its raw elements.
+func elements(raw json.RawMessage) ([]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || raw[0] != '[' {
+		return []json.RawMessage{raw}, nil
+	}
+	var elems []json.RawMessage
+	err := json.Unmarshal(raw, &elems)
+	return elems, err
+}
+
+// element is the i-th raw element of a PartListUnion that parts decoded.
+func element(raw json.RawMessage, i int) json.RawMessage {
+	elems, _ := elements(raw)
+	if i < len(elems) {
+		return elems[i]
+	}
+	return nil
 }
 
 // blocks turns content parts into blocks. Text parts become text (thinking
@@ -75,7 +99,7 @@ func parts(raw json.RawMessage) ([]part, []json.RawMessage, error) {
 // calls and responses recorded in the content become tool_use and
 // tool_result blocks; anything else is an unknown block.
 func (l *loader) blocks(raw json.RawMessage, n int) []corpus.Block {
-	ps, elems, err := parts(raw)
+	ps, err := parts(raw)
 	if err != nil {
 		l.warn(n, "content is not a string, a part or a list of parts (%v); content skipped", err)
 		return nil
@@ -99,8 +123,9 @@ func (l *loader) blocks(raw json.RawMessage, n int) []corpus.Block {
 			}
 			out = append(out, corpus.Block{Kind: corpus.KindText, Text: *p.Text})
 		default:
-			l.unknown.Add("content part "+keys(elems[i]), n)
-			out = append(out, corpus.Block{Kind: corpus.KindUnknown, Payload: elems[i]})
+			e := element(raw, i)
+			l.unknown.Add("content part "+keys(e), n)
+			out = append(out, corpus.Block{Kind: corpus.KindUnknown, Payload: e})
 		}
 	}
 	return out
@@ -176,7 +201,7 @@ func (l *loader) toolResults(e *entry) []corpus.Block {
 			l.warn(e.line, "tool call %s (%s) has no result (status %q): the session ended or was cut before it finished", id, tc.Name, tc.Status)
 			continue
 		}
-		ps, elems, err := parts(res)
+		ps, err := parts(res)
 		if err != nil {
 			l.warn(e.line, "tool call %s (%s): result is not a list of parts (%v); kept as raw payload", id, tc.Name, err)
 			out = append(out, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Payload: res, IsError: tc.Status == "error"})
@@ -208,7 +233,7 @@ func (l *loader) toolResults(e *entry) []corpus.Block {
 			case p.Text != nil:
 				texts = append(texts, *p.Text)
 			default:
-				l.unknown.Add("tool result part "+keys(elems[i]), e.line)
+				l.unknown.Add("tool result part "+keys(element(res, i)), e.line)
 			}
 		}
 		if res0 == nil {
