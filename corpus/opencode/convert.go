@@ -98,6 +98,8 @@ func (b *builder) decode(r *row, kind string, v any) bool {
 	}
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.As(err, &te) && te.Field == "":
+		b.warn(r, "%s: data is a JSON %s, expected an object; %s skipped", r.where(kind), te.Value, kind)
 	case errors.As(err, &te):
 		b.warn(r, "%s: %s is a JSON %s, not what opencode writes; %s skipped", r.where(kind), te.Field, te.Value, kind)
 	case !json.Valid(r.data):
