@@ -52,7 +52,7 @@ type format struct {
 func formats() []format {
 	return []format{
 		{name: "opencode", magic: "SQLite format 3\x00", probe: opencode.IsDatabase, load: opencode.Load, what: "SQLite database (an opencode opencode.db)"},
-		{name: "clai", magic: "SQLite format 3\x00", load: clai.Load, what: "SQLite database (a clai data.sqlite)"},
+		{name: "clai", magic: "SQLite format 3\x00", load: clai.Load, what: "SQLite database (a clai data.sqlite or an opencode.db)"},
 		{name: "smith-index", record: smith.IsIndex, whole: true, what: "smith index.json (it lists the session folders beside it)",
 			load: func(p string, opts corpus.Options) ([]*corpus.Session, error) {
 				return smith.LoadRoot(filepath.Dir(p), opts)
