@@ -1,9 +1,10 @@
 // Package corpus is the normalized model of recorded agent sessions (smith,
-// clai, Claude Code, Codex): what each format keeps, what the agent itself
-// did (its recorded compactions) and every line a reader had to skip or
-// repair. The readers live in one subpackage per format (corpus/smith,
-// corpus/clai, corpus/claudecode, corpus/codex); corpus/load recognises a
-// file's format and calls its reader. It knows nothing about policies.
+// clai, Claude Code, Codex, Gemini CLI, opencode): what each format keeps,
+// what the agent itself did (its recorded compactions) and every line a
+// reader had to skip or repair. The readers live in one subpackage per
+// format (corpus/smith, corpus/clai, corpus/claudecode, corpus/codex,
+// corpus/gemini, corpus/opencode); corpus/load recognises a file's format
+// and calls its reader. It knows nothing about policies.
 package corpus
 
 import (
