@@ -192,7 +192,7 @@ type Compaction struct {
 	ID    string // the recording's id, when it has one
 	// Strategy is the recording's own name: clai local_summary |
 	// session_rotation_summary; claude-code compact | microcompact; codex
-	// compacted.
+	// compacted; gemini-cli compress; opencode compaction | prune.
 	Strategy string
 	Trigger  string // automatic | manual | error_recovery | auto ...
 	Status   string // clai: running | completed | failed
