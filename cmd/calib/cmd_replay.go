@@ -24,12 +24,16 @@ type replayOptions struct {
 }
 
 // policyFlags adds --policy and --set, shared by replay, sweep and
-// digest-growth.
+// digest-growth. Only a command whose default is "auto" accepts auto, so
+// only its completion offers it.
 func policyFlags(cmd *cobra.Command, name *string, set *[]string, def string) {
 	cmd.Flags().StringVarP(name, "policy", "p", def, "compaction `POLICY` (calib policies lists them)")
 	cmd.Flags().StringArrayVar(set, "set", nil, "set policy parameters: `name=value[,name=value]` (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return append(policy.Names(), "auto"), cobra.ShellCompDirectiveNoFileComp
+		if def == "auto" {
+			return append(policy.Names(), "auto"), cobra.ShellCompDirectiveNoFileComp
+		}
+		return policy.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 

@@ -8,6 +8,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -182,6 +184,77 @@ func TestRunInProcess(t *testing.T) {
 		first, _, _ := strings.Cut(errOut.String(), "\n")
 		if first != tt.stderrLine {
 			t.Errorf("calib %v: stderr first line %q, want %q", tt.args, first, tt.stderrLine)
+		}
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	vcs := func(rev, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	tests := []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "devel (no build information)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel (no VCS revision recorded: go run, go test and -buildvcs=false record none)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("1d41ed4c5a6b7c8d9e0f", "true")}, "devel (revision 1d41ed4c5a6b, dirty)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("1d41ed4", "false")}, "devel (revision 1d41ed4)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.4-0.20261130000000-1d41ed4c5a6b"}, Settings: vcs("1d41ed4c5a6b7c8d", "false")}, "v1.2.4-0.20261130000000-1d41ed4c5a6b (revision 1d41ed4c5a6b)"},
+	}
+	for _, tt := range tests {
+		if got := versionOf(tt.bi); got != tt.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", tt.bi, got, tt.want)
+		}
+	}
+}
+
+// Each command offers exactly the shared flags it honours: policies reads
+// no corpus and draws nothing, merge reads shard files, not the demo.
+func TestSharedFlagsPerCommand(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // first stderr line
+	}{
+		{[]string{"policies", "--demo"}, "calib: unknown flag: --demo"},
+		{[]string{"policies", "--strict"}, "calib: unknown flag: --strict"},
+		{[]string{"policies", "--plot", "dir"}, "calib: unknown flag: --plot"},
+		{[]string{"merge", "--demo"}, "calib: unknown flag: --demo"},
+		{[]string{"merge", "--strict", "x.json"}, "calib: unknown flag: --strict"},
+		{[]string{"demo", "--format", "json", "dir"}, "calib: unknown flag: --format"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCalib(t, tt.args...)
+		first, _, _ := strings.Cut(errOut, "\n")
+		if code != 2 || first != tt.want {
+			t.Errorf("calib %v: exit %d, stderr %q; want 2, %q", tt.args, code, first, tt.want)
+		}
+	}
+	// The commands that read a corpus take all five.
+	for _, name := range []string{"inspect", "replay", "sweep", "digest-growth"} {
+		code, out, _ := runCalib(t, name, "--help")
+		for _, f := range []string{"--format", "--plot", "--strict", "--demo", "--quiet"} {
+			if code != 0 || !strings.Contains(out, f) {
+				t.Errorf("calib %s --help does not offer %s", name, f)
+			}
+		}
+	}
+}
+
+// Completion offers auto only where --policy accepts it (replay).
+func TestPolicyCompletion(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  string
+		auto bool
+	}{{"replay", true}, {"sweep", false}, {"digest-growth", false}} {
+		code, out, _ := runCalib(t, "__complete", tt.cmd, "-p", "")
+		lines := strings.Split(out, "\n")
+		if code != 0 || !slices.Contains(lines, "smith-staged") {
+			t.Fatalf("calib __complete %s -p: exit %d\n%s", tt.cmd, code, out)
+		}
+		if got := slices.Contains(lines, "auto"); got != tt.auto {
+			t.Errorf("%s -p completion offers auto: %v, want %v", tt.cmd, got, tt.auto)
 		}
 	}
 }
