@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
+	"encoding/xml"
 	"errors"
 	"flag"
 	"fmt"
+	"image/png"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -40,6 +44,8 @@ func TestScript(t *testing.T) {
 			"writeq":    cmdWriteq,
 			"mksqlite":  cmdMksqlite,
 			"plotfiles": cmdPlotfiles,
+			"json":      cmdJSON,
+			"isimage":   cmdIsImage,
 		},
 	})
 }
@@ -117,6 +123,90 @@ func cmdMksqlite(ts *testscript.TestScript, neg bool, args []string) {
 	_, err = db.Exec("CREATE TABLE " + args[1] + " (x TEXT)")
 	ts.Check(err)
 	ts.Check(db.Close())
+}
+
+// cmdJSON is `json PATH WANT`: decode the last command's stdout as JSON,
+// select PATH (dot-separated keys and array indices; * takes every element
+// and gives an array) and require its compact JSON encoding to equal WANT.
+// Scripts assert exact figures with it, not text-table spacing:
+//
+//	json sessions.*.compactions [1,3,0,0,0]
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: json PATH WANT")
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
+		ts.Fatalf("json: stdout is not JSON: %v", err)
+	}
+	got, err := jsonSelect(doc, strings.Split(args[0], "."))
+	if err != nil {
+		ts.Fatalf("json %s: %v", args[0], err)
+	}
+	b, err := json.Marshal(got)
+	ts.Check(err)
+	if (string(b) == args[1]) == neg {
+		ts.Fatalf("json %s = %s, want %s%s", args[0], b, map[bool]string{true: "not "}[neg], args[1])
+	}
+}
+
+// cmdIsImage is `isimage FILE...`: each FILE decodes as what its name
+// says (.png as PNG, .svg as XML whose root is <svg>) and is not empty.
+func cmdIsImage(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: isimage FILE...")
+	}
+	for _, name := range args {
+		data, err := os.ReadFile(ts.MkAbs(name))
+		ts.Check(err)
+		switch filepath.Ext(name) {
+		case ".png":
+			cfg, err := png.DecodeConfig(bytes.NewReader(data))
+			if err != nil || cfg.Width == 0 || cfg.Height == 0 {
+				ts.Fatalf("%s: not a PNG image (%v)", name, err)
+			}
+		case ".svg":
+			var root struct{ XMLName xml.Name }
+			if err := xml.Unmarshal(data, &root); err != nil || root.XMLName.Local != "svg" {
+				ts.Fatalf("%s: not an SVG document (root %q, %v)", name, root.XMLName.Local, err)
+			}
+		default:
+			ts.Fatalf("isimage %s: want a .png or .svg file", name)
+		}
+	}
+}
+
+func jsonSelect(v any, path []string) (any, error) {
+	if len(path) == 0 || path[0] == "" {
+		return v, nil
+	}
+	key, rest := path[0], path[1:]
+	switch x := v.(type) {
+	case map[string]any:
+		e, ok := x[key]
+		if !ok {
+			return nil, fmt.Errorf("no key %q", key)
+		}
+		return jsonSelect(e, rest)
+	case []any:
+		if key == "*" {
+			out := []any{}
+			for _, e := range x {
+				r, err := jsonSelect(e, rest)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, r)
+			}
+			return out, nil
+		}
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i >= len(x) {
+			return nil, fmt.Errorf("%q is not an index of an array of %d", key, len(x))
+		}
+		return jsonSelect(x[i], rest)
+	}
+	return nil, fmt.Errorf("%q: not an object or array", key)
 }
 
 func TestExitCode(t *testing.T) {
