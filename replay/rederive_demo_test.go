@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 )
@@ -24,7 +25,7 @@ func TestRederiveClaiIndependentDigests(t *testing.T) {
 	if _, err := synth.WriteDemo(dir, synth.DemoOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	ss, err := corpus.Load([]string{filepath.Join(dir, "clai")}, corpus.Options{})
+	ss, err := load.Load([]string{filepath.Join(dir, "clai")}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
