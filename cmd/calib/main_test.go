@@ -10,12 +10,14 @@ import (
 	"flag"
 	"fmt"
 	"image/png"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -345,6 +347,32 @@ func TestPolicyCompletion(t *testing.T) {
 		}
 		if got := slices.Contains(lines, "auto"); got != tt.auto {
 			t.Errorf("%s -p completion offers auto: %v, want %v", tt.cmd, got, tt.auto)
+		}
+	}
+}
+
+// An unreadable file is named once (the loader's line already starts with
+// it; the operating system's error repeats it) and the message says what
+// to do.
+func TestFileErrorText(t *testing.T) {
+	pe := func(op string, err error) error { return &fs.PathError{Op: op, Path: "s/a.jsonl", Err: err} }
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{pe("open", syscall.EACCES), "permission denied; make it readable by this user (chmod +r, or for a folder +rx) or run calib as a user who can read it"},
+		{fmt.Errorf("reading: %w", pe("read", syscall.EISDIR)), "reading: is a directory where a file was expected; give the file or its folder"},
+		{pe("stat", syscall.ENOTDIR), "not a directory: a part of the path before the last is a file; check the path"},
+		{pe("read", syscall.EIO), "cannot read it: input/output error; check that the path exists and can be read"},
+		{errors.New("unrecognised content"), "unrecognised content"},
+	}
+	for _, tt := range tests {
+		got := fileErrorText(tt.err)
+		if got != tt.want {
+			t.Errorf("fileErrorText(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+		if strings.Contains(got, "s/a.jsonl") {
+			t.Errorf("fileErrorText(%v) repeats the path: %q", tt.err, got)
 		}
 	}
 }
