@@ -205,8 +205,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
 	}
 	var violations []string
+	var violationFiles []string
 	var agreements []replay.Agreement
-	for _, r := range results {
+	for i, r := range results {
 		if r.agreement != nil {
 			agreements = append(agreements, *r.agreement)
 		}
@@ -214,14 +215,15 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Sessions = append(out.Sessions, r.session)
 		for _, v := range r.session.ViolationList {
 			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
+			violationFiles = append(violationFiles, l.Sessions[i].Path)
 		}
 	}
 	if len(agreements) > 0 {
 		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements)}
 	}
 	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
-	for _, v := range violations {
-		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelError, Title: "invariant violated", Message: v})
+	for i, v := range violations {
+		doc.Annotations = append(doc.Annotations, sessionError(violationFiles[i], "invariant violated", v))
 	}
 	if err := a.write(doc); err != nil {
 		return err

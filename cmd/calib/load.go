@@ -87,6 +87,7 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 		return nil, ctxErr
 	}
 	l := &loaded{Sessions: sessions}
+	a.corpus = l
 	for _, s := range sessions {
 		s.Path = rel(s.Path)
 		for i := range s.Warnings {

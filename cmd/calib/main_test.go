@@ -22,6 +22,8 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
+
+	"github.com/calib-dev/calib/report"
 )
 
 var update = flag.Bool("update", false, "rewrite cmp targets inside testdata/script/*.txtar")
@@ -374,5 +376,18 @@ func TestFileErrorText(t *testing.T) {
 		if strings.Contains(got, "s/a.jsonl") {
 			t.Errorf("fileErrorText(%v) repeats the path: %q", tt.err, got)
 		}
+	}
+}
+
+// Every ::error a command emits about a session names its file.
+func TestSessionErrorNamesFile(t *testing.T) {
+	var out bytes.Buffer
+	a := sessionError("s/transcript.jsonl", "invariant violated", "session s, request 3: tool-pairing: x")
+	if err := report.WriteGitHub(&out, []report.Annotation{a}); err != nil {
+		t.Fatal(err)
+	}
+	want := "::error file=s/transcript.jsonl,title=invariant violated::session s, request 3: tool-pairing: x\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
 	}
 }

@@ -8,8 +8,22 @@ import (
 
 // write prints doc to standard output in the --format the user chose.
 // Commands build their tables and their typed JSON result and call it once.
+//
+// --format github follows one rule for every command: each load warning is
+// a ::warning with file= and line= (added here from the loaded corpus, so
+// no command can forget it), then the command's own ::error lines, each
+// with file= the session file it is about (see sessionError).
 func (a *app) write(doc report.Doc) error {
+	if a.Format == report.GitHub && a.corpus != nil {
+		doc.Annotations = append(a.corpus.annotations(), doc.Annotations...)
+	}
 	return report.Write(a.IO.Out, a.Format, doc)
+}
+
+// sessionError is the ::error annotation of a failure about the session
+// read from file (a gate, an invariant broken during replay).
+func sessionError(file, title, message string) report.Annotation {
+	return report.Annotation{Level: report.LevelError, File: file, Title: title, Message: message}
 }
 
 // plotsWanted reports whether --plot DIR was given; commands skip building

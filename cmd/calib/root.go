@@ -108,6 +108,9 @@ type app struct {
 	// Format is the validated --format value.
 	Format report.Format
 	flags  globalFlags
+	// corpus is what loadSessions loaded, for the load-warning
+	// annotations of --format github (nil before loading).
+	corpus *loaded
 	// running is set once flags and arguments are validated: an error
 	// before that point is a usage error (exit 2).
 	running bool
