@@ -262,10 +262,11 @@ func distinctPolicies(rs []replayResult) []string {
 
 func replayTables(out replayJSON, compare bool) []*report.Table {
 	rows := make([]metrics.SessionRow, len(out.Sessions))
+	pols := make([]string, len(out.Sessions))
 	for i, s := range out.Sessions {
-		rows[i] = s.SessionRow
+		rows[i], pols[i] = s.SessionRow, s.Policy
 	}
-	stages := metrics.StageNames(rows, out.Events)
+	stages := stageColumns(pols, rows, out.Events)
 
 	cols := []report.Column{report.TextCol("session"), report.NumCol("#"), report.NumCol("request"), report.NumCol("turn"),
 		report.TextCol("strategy"), report.NumCol("before"), report.NumCol("after"), report.NumCol("target"),

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -18,6 +20,38 @@ func (a *app) write(doc report.Doc) error {
 		doc.Annotations = append(a.corpus.annotations(), doc.Annotations...)
 	}
 	return report.Write(a.IO.Out, a.Format, doc)
+}
+
+// stageColumns are the stage columns of a report on rows: the stages of
+// each policy used, in policy.Defs order and each policy's stage order, so
+// that a column's position depends on the policies, never on which stages
+// happened to reclaim something; a stage a policy did not declare follows
+// (metrics.StageNames order) rather than being lost.
+func stageColumns(policies []string, rows []metrics.SessionRow, events []metrics.EventRow) []string {
+	used := map[string]bool{}
+	for _, p := range policies {
+		used[p] = true
+	}
+	seen := map[string]bool{}
+	var cols []string
+	for _, d := range policy.Defs() {
+		if !used[d.Name] {
+			continue
+		}
+		for _, s := range d.Stages {
+			if !seen[s] {
+				seen[s] = true
+				cols = append(cols, s)
+			}
+		}
+	}
+	for _, s := range metrics.StageNames(rows, events) {
+		if !seen[s] {
+			seen[s] = true
+			cols = append(cols, s)
+		}
+	}
+	return cols
 }
 
 // sessionError is the ::error annotation of a failure about the session
