@@ -108,6 +108,8 @@ type replaySessionJSON struct {
 	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
 	// Rederived re-derives each digest clai recorded (clai-rotation only).
 	Rederived []replay.Rederived `json:"rederived,omitempty"`
+	// recorded says what else the agent recorded (recordedNote).
+	recorded string
 }
 
 // replayResult is one session's replay, reduced to what the report needs.
@@ -185,6 +187,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		}
 		if o.compareRecorded {
 			r.session.Rederived = replay.Rederive(s, p)
+		}
+		if o.compareRecorded {
+			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())
 		}
 		t.Final = nil // keep only what the plots need
 		return r, nil
@@ -365,7 +370,7 @@ func compareCell(s replaySessionJSON) string {
 		}
 		return out
 	case d == nil:
-		return "nothing recorded"
+		return s.recorded
 	case d.Match:
 		return fmt.Sprintf("identical (%d messages)", d.Recorded)
 	}

@@ -62,6 +62,28 @@ func TestRealCorpusLoadsClean(t *testing.T) {
 	}
 }
 
+// The recorded column names Claude Code's microcompacts and compact
+// summaries and how the replay compares with them.
+func TestRealCorpusRecordedColumn(t *testing.T) {
+	dir := realcorpus.Dir(t, "claude-code")
+	code, out, errOut := runCalib(t, "replay", "--compare-recorded", "--format", "csv",
+		filepath.Join(dir, "b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl"), filepath.Join(dir, "0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		",2 microcompact: 2 of 2 clearing events reproduced exactly; replay: 2 compactions\n",
+		",1 compact; replay: 1 compaction\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no session row ending in %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "nothing recorded") {
+		t.Errorf("a session with recorded events says nothing recorded:\n%s", out)
+	}
+}
+
 type agreementSummary struct {
 	Events           int     `json:"events"`
 	Exact            int     `json:"exact"`
