@@ -88,9 +88,11 @@ type policyRef struct {
 }
 
 type replayJSON struct {
-	Policy   policyRef           `json:"policy"`
-	Events   []metrics.EventRow  `json:"events"`
-	Sessions []replaySessionJSON `json:"sessions"`
+	Policy policyRef          `json:"policy"`
+	Events []metrics.EventRow `json:"events"`
+	// eventPaths is each event's session file, for the path column.
+	eventPaths []string
+	Sessions   []replaySessionJSON `json:"sessions"`
 	// Agreement compares the policy with the clearing events the agent
 	// recorded (Claude Code microcompact), with --compare-recorded.
 	Agreement *agreementJSON `json:"agreement,omitempty"`
@@ -105,6 +107,7 @@ type replaySessionJSON struct {
 	metrics.SessionRow
 	Policy  string             `json:"policy"`
 	Params  policy.Params      `json:"params"`
+	Path    string             `json:"path"`
 	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
 	// Rederived re-derives each digest clai recorded (clai-rotation only).
 	Rederived []replay.Rederived `json:"rederived,omitempty"`
@@ -176,7 +179,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			return replayResult{}, err
 		}
 		r := replayResult{trace: t, events: metrics.Events(t),
-			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params()}}
+			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params(), Path: s.Path}}
 		if o.compareRecorded && s.Recorded.History != nil {
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
 			r.session.Compare = &d
@@ -217,6 +220,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			agreements = append(agreements, *r.agreement)
 		}
 		out.Events = append(out.Events, r.events...)
+		for range r.events {
+			out.eventPaths = append(out.eventPaths, r.session.Path)
+		}
 		out.Sessions = append(out.Sessions, r.session)
 		for _, v := range r.session.ViolationList {
 			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
@@ -235,8 +241,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	}
 	if a.plotsWanted() {
 		var figs []report.Figure
-		for _, r := range results {
-			f, err := replayFigures(r.trace)
+		names := sessionNames(l.Sessions)
+		for i, r := range results {
+			f, err := replayFigures(r.trace, names[i])
 			if err != nil {
 				return err
 			}
@@ -268,28 +275,38 @@ func distinctPolicies(rs []replayResult) []string {
 func replayTables(out replayJSON, compare bool) []*report.Table {
 	rows := make([]metrics.SessionRow, len(out.Sessions))
 	pols := make([]string, len(out.Sessions))
+	ids := make([]string, len(out.Sessions))
 	for i, s := range out.Sessions {
-		rows[i], pols[i] = s.SessionRow, s.Policy
+		rows[i], pols[i], ids[i] = s.SessionRow, s.Policy, s.ID
 	}
+	withPath := idsRepeat(ids)
 	stages := stageColumns(pols, rows, out.Events)
 
-	cols := []report.Column{report.TextCol("session"), report.NumCol("#"), report.NumCol("request"), report.NumCol("turn"),
+	cols := []report.Column{report.TextCol("session")}
+	if withPath {
+		cols = append(cols, report.TextCol("path"))
+	}
+	cols = append(cols, report.NumCol("#"), report.NumCol("request"), report.NumCol("turn"),
 		report.TextCol("strategy"), report.NumCol("before"), report.NumCol("after"), report.NumCol("target"),
-		report.TextCol("reached"), report.TextCol("exhausted")}
+		report.TextCol("reached"), report.TextCol("exhausted"))
 	for _, s := range stages {
 		cols = append(cols, report.NumCol(s))
 	}
 	cols = append(cols, report.TextCol("blocks touched"))
 	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed)", out.Policy.Name), cols...)
-	for _, e := range out.Events {
+	for i, e := range out.Events {
 		// A rotation has no token target (clai rotates on its own
 		// trigger and keeps a fixed tail): show none rather than a miss.
 		target, reached := report.Int(e.TargetTokens), report.Str(yesNo(e.ReachedTarget))
 		if e.TargetTokens == 0 && e.Strategy == string(policy.Rotated) {
 			target, reached = report.Str("-"), report.Str("-")
 		}
-		cells := []report.Cell{report.Str(e.Session), report.Int(e.Index + 1), report.Int(e.Checkpoint), report.Int(e.Turn),
-			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), target, reached, report.Str(yesNo(e.Exhausted))}
+		cells := []report.Cell{report.Str(e.Session)}
+		if withPath {
+			cells = append(cells, report.Str(out.eventPaths[i]))
+		}
+		cells = append(cells, report.Int(e.Index+1), report.Int(e.Checkpoint), report.Int(e.Turn),
+			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), target, reached, report.Str(yesNo(e.Exhausted)))
 		var touched []string
 		for _, name := range stages {
 			c := report.Empty()
@@ -305,8 +322,12 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		ev.AddRow(cells...)
 	}
 
-	cols = []report.Column{report.TextCol("session"), report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"),
-		report.NumCol("compactions"), report.NumCol("peak"), report.NumCol("tokens sent")}
+	cols = []report.Column{report.TextCol("session")}
+	if withPath {
+		cols = append(cols, report.TextCol("path"))
+	}
+	cols = append(cols, report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"),
+		report.NumCol("compactions"), report.NumCol("peak"), report.NumCol("tokens sent"))
 	for _, s := range stages {
 		cols = append(cols, report.NumCol(s))
 	}
@@ -316,8 +337,12 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 	}
 	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results)", cols...)
 	for _, s := range out.Sessions {
-		cells := []report.Cell{report.Str(s.ID), report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests),
-			report.Int(s.Compactions), report.Int(s.PeakTokens), report.Int(s.TokensSent)}
+		cells := []report.Cell{report.Str(s.ID)}
+		if withPath {
+			cells = append(cells, report.Str(s.Path))
+		}
+		cells = append(cells, report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests),
+			report.Int(s.Compactions), report.Int(s.PeakTokens), report.Int(s.TokensSent))
 		for _, name := range stages {
 			cells = append(cells, report.Int(s.Reclaimed[name]))
 		}

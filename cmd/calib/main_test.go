@@ -23,6 +23,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
 
+	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -389,5 +390,16 @@ func TestSessionErrorNamesFile(t *testing.T) {
 	want := "::error file=s/transcript.jsonl,title=invariant violated::session s, request 3: tool-pairing: x\n"
 	if out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestSessionNames(t *testing.T) {
+	ss := []*corpus.Session{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "c"}, {ID: "a"}}
+	got := strings.Join(sessionNames(ss), " ")
+	if want := "a-1 b a-2 c a-3"; got != want {
+		t.Errorf("sessionNames = %q, want %q", got, want)
+	}
+	if idsRepeat([]string{"a", "b"}) || !idsRepeat([]string{"a", "b", "a"}) {
+		t.Error("idsRepeat")
 	}
 }
