@@ -121,12 +121,28 @@ func readmeCommands(md string) []readmeRecipe {
 			cmd, _, _ = strings.Cut(cmd, `"`)
 		}
 		cmd = strings.TrimSpace(cmd)
-		if strings.Contains(cmd, "...") { // a synopsis: calib inspect PATH...
+		if readmeSynopsis(cmd) {
 			continue
 		}
 		out = append(out, readmeRecipe{line: start, text: cmd})
 	}
 	return out
+}
+
+var readmePlaceholder = regexp.MustCompile(`^\[?[A-Z]+(\.\.\.)?\]?$`)
+
+// readmeSynopsis reports whether cmd is a synopsis, not a recipe: it has a
+// placeholder word (PATH..., DIR, [NAME...]) or an ellipsis.
+func readmeSynopsis(cmd string) bool {
+	if strings.Contains(cmd, "...") {
+		return true
+	}
+	for _, w := range strings.Fields(cmd) {
+		if readmePlaceholder.MatchString(w) {
+			return true
+		}
+	}
+	return false
 }
 
 // readmeRun is one in-process run of a recipe.
@@ -271,15 +287,15 @@ func writeRedirect(t *testing.T, path string, appendTo bool, data string) {
 // The extractor finds each kind of line the README uses and skips
 // synopses.
 func TestReadmeCommands(t *testing.T) {
-	md := "text calib replay --demo outside a block\n```\ngo run ./cmd/calib replay --demo\ncalib inspect PATH...   a synopsis\n```\n" +
+	md := "text calib replay --demo outside a block\n```\ngo run ./cmd/calib replay --demo\ncalib inspect PATH...   a synopsis\ncalib demo DIR   another\n```\n" +
 		"```yaml\n      - run: go install github.com/calib-dev/calib/cmd/calib@latest   # or go build ./cmd/calib\n" +
 		"        run: |\n          calib digest-growth f.sqlite --rotations 50 \\\n            --max-nesting 1 --format github\n" +
 		"          command: [\"sh\", \"-c\", \"calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json\"]\n```\n"
 	got := readmeCommands(md)
 	want := []readmeRecipe{
 		{3, "go run ./cmd/calib replay --demo"},
-		{9, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
-		{11, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
+		{10, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
+		{12, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readmeCommands:\n got %v\nwant %v", got, want)
