@@ -5,14 +5,11 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"encoding/xml"
 	"errors"
 	"flag"
 	"fmt"
-	"image/png"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -50,7 +47,6 @@ func TestScript(t *testing.T) {
 			"mksqlite":  cmdMksqlite,
 			"plotfiles": cmdPlotfiles,
 			"json":      cmdJSON,
-			"isimage":   cmdIsImage,
 		},
 	})
 }
@@ -152,32 +148,6 @@ func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	if (string(b) == args[1]) == neg {
 		ts.Fatalf("json %s = %s, want %s%s", args[0], b, map[bool]string{true: "not "}[neg], args[1])
-	}
-}
-
-// cmdIsImage is `isimage FILE...`: each FILE decodes as what its name
-// says (.png as PNG, .svg as XML whose root is <svg>) and is not empty.
-func cmdIsImage(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) == 0 {
-		ts.Fatalf("usage: isimage FILE...")
-	}
-	for _, name := range args {
-		data, err := os.ReadFile(ts.MkAbs(name))
-		ts.Check(err)
-		switch filepath.Ext(name) {
-		case ".png":
-			cfg, err := png.DecodeConfig(bytes.NewReader(data))
-			if err != nil || cfg.Width == 0 || cfg.Height == 0 {
-				ts.Fatalf("%s: not a PNG image (%v)", name, err)
-			}
-		case ".svg":
-			var root struct{ XMLName xml.Name }
-			if err := xml.Unmarshal(data, &root); err != nil || root.XMLName.Local != "svg" {
-				ts.Fatalf("%s: not an SVG document (root %q, %v)", name, root.XMLName.Local, err)
-			}
-		default:
-			ts.Fatalf("isimage %s: want a .png or .svg file", name)
-		}
 	}
 }
 
