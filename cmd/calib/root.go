@@ -121,8 +121,10 @@ through context-compaction policies and shows what each parameter choice
 costs and loses. It only reads its inputs.
 
 PATH may be a session file, a folder (detected by content) or - for a JSONL
-transcript on standard input. --demo runs any command on a small synthetic
-corpus, so "calib replay --demo" works with no data.
+transcript on standard input. --demo runs a command that reads sessions on a
+small synthetic corpus, so "calib replay --demo" works with no data;
+"calib demo DIR" writes that corpus to DIR. Each command's --help lists the
+flags it takes.
 
 Exit status:
   0    success
