@@ -65,9 +65,7 @@ func TestReadmeRecipes(t *testing.T) {
 // readmeKnownBroken lists README recipes that fail today, each with the
 // issue that fixes it. An entry that starts passing fails the test, so
 // the list only shrinks.
-var readmeKnownBroken = map[string]string{
-	`go run ./cmd/calib merge shard-*.json --sort tokens_sent --top 20 --format markdown >> "$GITHUB_STEP_SUMMARY"`: "issue 10 item 4: merge takes no --sort or --top yet",
-}
+var readmeKnownBroken = map[string]string{}
 
 // readmeRecipe is one command line from a README code block.
 type readmeRecipe struct {
@@ -132,9 +130,10 @@ func readmeCommands(md string) []readmeRecipe {
 var readmePlaceholder = regexp.MustCompile(`^\[?[A-Z]+(\.\.\.)?\]?$`)
 
 // readmeSynopsis reports whether cmd is a synopsis, not a recipe: it has a
-// placeholder word (PATH..., DIR, [NAME...]) or an ellipsis.
+// placeholder word (PATH..., DIR, [NAME...]), an ellipsis, or a description
+// column after a run of spaces (the Commands table).
 func readmeSynopsis(cmd string) bool {
-	if strings.Contains(cmd, "...") {
+	if strings.Contains(cmd, "...") || strings.Contains(cmd, "   ") {
 		return true
 	}
 	for _, w := range strings.Fields(cmd) {
@@ -287,15 +286,15 @@ func writeRedirect(t *testing.T, path string, appendTo bool, data string) {
 // The extractor finds each kind of line the README uses and skips
 // synopses.
 func TestReadmeCommands(t *testing.T) {
-	md := "text calib replay --demo outside a block\n```\ngo run ./cmd/calib replay --demo\ncalib inspect PATH...   a synopsis\ncalib demo DIR   another\n```\n" +
+	md := "text calib replay --demo outside a block\n```\ngo run ./cmd/calib replay --demo\ncalib inspect PATH...   a synopsis\ncalib demo DIR   another\ncalib metrics                every metric\n```\n" +
 		"```yaml\n      - run: go install github.com/calib-dev/calib/cmd/calib@latest   # or go build ./cmd/calib\n" +
 		"        run: |\n          calib digest-growth f.sqlite --rotations 50 \\\n            --max-nesting 1 --format github\n" +
 		"          command: [\"sh\", \"-c\", \"calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json\"]\n```\n"
 	got := readmeCommands(md)
 	want := []readmeRecipe{
 		{3, "go run ./cmd/calib replay --demo"},
-		{10, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
-		{12, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
+		{11, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
+		{13, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readmeCommands:\n got %v\nwant %v", got, want)
