@@ -117,7 +117,7 @@ type Message struct {
 // RealTurn reports whether m starts a real turn: a user message the agent
 // did not write itself. It is the one turn test the policies and the replay
 // share (smith's window_start, clai's turn count, the replay's Turn);
-// inspect narrows it further (metrics.IsRealTurn).
+// inspect narrows it further (its turn count leaves out sidechains, summaries and tool-result-only messages).
 func (m *Message) RealTurn() bool { return m.Role == RoleUser && !m.Synthetic }
 
 // Block is one content block. Strings and byte slices are shared, never

@@ -135,12 +135,12 @@ func triggerAgreement(checkpoints, off, agent, policy, both int) float64 {
 	return round4(float64(agree) / float64(n))
 }
 
-// AgreementMetrics names one session's agreement for sweeps. A session
+// agreementMetrics names one session's agreement for sweeps. A session
 // without a recorded clearing event has none. Each rate comes with its
 // numerator and denominator (see the Registry), so a parameter set's rate
 // is the rate over all its events, as replay's summary reports it, not a
 // mean of per-session rates.
-func AgreementMetrics(a replay.Agreement) map[string]float64 {
+func agreementMetrics(a replay.Agreement) map[string]float64 {
 	if len(a.Events) == 0 {
 		return nil
 	}

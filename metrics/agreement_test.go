@@ -60,10 +60,10 @@ func TestAgreementRowsAndSummary(t *testing.T) {
 
 func TestAgreementMetrics(t *testing.T) {
 	as := agreementFixture()
-	if m := AgreementMetrics(as[1]); m != nil {
+	if m := agreementMetrics(as[1]); m != nil {
 		t.Fatalf("a session without events has no agreement metrics: %v", m)
 	}
-	got := AgreementMetrics(as[0])
+	got := agreementMetrics(as[0])
 	// saved: 0, 300/600, and 50 predicted where 0 was recorded (1);
 	// before: 0, 100/1200, 0. Trigger: 10 checkpoints + 1 off, 1 + 2 disagree.
 	want := map[string]float64{
@@ -90,7 +90,7 @@ func TestAgreementMetrics(t *testing.T) {
 		}
 	}
 	// A session without events adds nothing to a set's agreement.
-	agg := CombineSessions([]map[string]float64{got, AgreementMetrics(as[1])})
+	agg := CombineSessions([]map[string]float64{got, agreementMetrics(as[1])})
 	if agg["agreement_exact"] != 0.3333 || agg["recorded_events"] != 3 {
 		t.Fatalf("combined %v", agg)
 	}
@@ -134,7 +134,7 @@ func TestAgreementRealClaudeCode(t *testing.T) {
 		// all events and checkpoints, not a mean of session rates.
 		var per []map[string]float64
 		for _, a := range as {
-			per = append(per, AgreementMetrics(a))
+			per = append(per, agreementMetrics(a))
 		}
 		m := CombineSessions(per)
 		if want := round4(float64(tt.want.Exact) / float64(tt.want.Events)); m["agreement_exact"] != want {

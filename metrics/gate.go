@@ -22,11 +22,11 @@ type Gates struct {
 	Tolerance float64
 }
 
-// SlopeNoise is the absolute allowance added to a baseline slope: a digest
+// slopeNoise is the absolute allowance added to a baseline slope: a digest
 // that is bounded still moves by a few bytes per rotation as its content
 // changes, and a relative tolerance of a slope near zero would be no
 // allowance at all.
-const SlopeNoise = 64.0
+const slopeNoise = 64.0
 
 // Failure is one failed gate for one session.
 type Failure struct {
@@ -66,9 +66,9 @@ func (g Gates) Apply(r *GrowthRow) []Failure {
 			fail("baseline-max-digest-bytes", float64(r.MaxDigestBytes), math.Floor(lim),
 				"largest digest is %d bytes, baseline %d (+%g%% tolerance)", r.MaxDigestBytes, base.MaxDigestBytes, tol*100)
 		}
-		if lim := base.Slope + math.Abs(base.Slope)*tol + SlopeNoise; r.Slope > lim {
+		if lim := base.Slope + math.Abs(base.Slope)*tol + slopeNoise; r.Slope > lim {
 			fail("baseline-growth", round1(r.Slope), round1(lim),
-				"digest grows %.1f bytes per rotation, baseline %.1f (+%g%% and %g B/rotation tolerance)", r.Slope, base.Slope, tol*100, SlopeNoise)
+				"digest grows %.1f bytes per rotation, baseline %.1f (+%g%% and %g B/rotation tolerance)", r.Slope, base.Slope, tol*100, slopeNoise)
 		}
 		if lim := float64(base.MaxNesting) * (1 + tol); float64(r.MaxNesting) > lim {
 			fail("baseline-nesting", float64(r.MaxNesting), float64(base.MaxNesting),

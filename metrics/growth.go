@@ -76,14 +76,29 @@ func Growth(t *replay.Trace) GrowthRow {
 	for i, r := range g.Rotations {
 		ys[i] = float64(r.DigestBytes)
 	}
-	g.Slope = Slope(ys)
-	g.TailSlope = Slope(ys[len(ys)/2:])
+	g.Slope = slope(ys)
+	g.TailSlope = slope(ys[len(ys)/2:])
 	return g
 }
 
-// Slope is the least-squares slope of ys against 1, 2, …, n; 0 for fewer
+// ChainMetrics is a chain's figures by Registry name, as digest-growth's
+// chain table shows them (SessionMetrics adds them to a rotation policy's
+// session values).
+func ChainMetrics(g GrowthRow) map[string]float64 {
+	return map[string]float64{
+		"rotations":                     float64(len(g.Rotations)),
+		"slope_bytes_per_rotation":      g.Slope,
+		"tail_slope_bytes_per_rotation": g.TailSlope,
+		"max_nesting":                   float64(g.MaxNesting),
+		"max_digest_bytes":              float64(g.MaxDigestBytes),
+		"over_budget":                   float64(g.OverBudget),
+		"violations":                    float64(g.Violations),
+	}
+}
+
+// slope is the least-squares slope of ys against 1, 2, …, n; 0 for fewer
 // than two points.
-func Slope(ys []float64) float64 {
+func slope(ys []float64) float64 {
 	n := float64(len(ys))
 	if len(ys) < 2 {
 		return 0

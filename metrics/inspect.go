@@ -17,7 +17,7 @@ type InspectRow struct {
 	// Messages counts every message; MessagesByRole splits it by role.
 	Messages       int            `json:"messages"`
 	MessagesByRole map[string]int `json:"messages_by_role"`
-	// Turns counts real turns: see IsRealTurn.
+	// Turns counts real turns: see isRealTurn.
 	Turns int `json:"turns"`
 	// Synthetic and Summaries count agent-written continuations and
 	// compaction summaries in the history.
@@ -26,7 +26,7 @@ type InspectRow struct {
 	// ToolCalls counts tool_use blocks; ToolCallsByName splits them by tool.
 	ToolCalls       int            `json:"tool_calls"`
 	ToolCallsByName map[string]int `json:"tool_calls_by_name"`
-	// Bytes is the content size of the history (see BlockBytes), and
+	// Bytes is the content size of the history (see blockBytes), and
 	// BytesByRole its split by role.
 	Bytes       int64            `json:"bytes"`
 	BytesByRole map[string]int64 `json:"bytes_by_role"`
@@ -69,12 +69,12 @@ type InspectCompaction struct {
 	Line int `json:"line,omitempty"`
 }
 
-// IsRealTurn reports whether m starts a real turn for inspect: a user
+// isRealTurn reports whether m starts a real turn for inspect: a user
 // message written by the person, which excludes the agent's synthetic
 // continuations, subagent (sidechain) messages, compaction summaries, and
 // user messages that only carry tool results (Anthropic-style formats put
 // tool results in the user role). Policies keep their own definitions.
-func IsRealTurn(m *corpus.Message) bool {
+func isRealTurn(m *corpus.Message) bool {
 	if !m.RealTurn() || m.Sidechain || m.Summary {
 		return false
 	}
@@ -86,15 +86,15 @@ func IsRealTurn(m *corpus.Message) bool {
 	return false
 }
 
-// BlockBytes is a block's content size: its text plus its raw tool
+// blockBytes is a block's content size: its text plus its raw tool
 // arguments plus its raw structured payload. Signatures and media
 // references are metadata, not content, and are not counted.
-func BlockBytes(b *corpus.Block) int64 {
+func blockBytes(b *corpus.Block) int64 {
 	return int64(len(b.Text) + len(b.Args) + len(b.Payload))
 }
 
-// Inspect computes the inspect row of one session. It only reads s.
-func Inspect(s *corpus.Session) InspectRow {
+// inspectSession computes the inspect row of one session. It only reads s.
+func inspectSession(s *corpus.Session) InspectRow {
 	r := InspectRow{
 		ID:              s.ID,
 		Format:          string(s.Format),
@@ -116,7 +116,7 @@ func Inspect(s *corpus.Session) InspectRow {
 		m := &s.Messages[i]
 		role := string(m.Role)
 		r.MessagesByRole[role]++
-		if IsRealTurn(m) {
+		if isRealTurn(m) {
 			r.Turns++
 		}
 		if m.Synthetic {
@@ -127,7 +127,7 @@ func Inspect(s *corpus.Session) InspectRow {
 		}
 		for j := range m.Blocks {
 			b := &m.Blocks[j]
-			n := BlockBytes(b)
+			n := blockBytes(b)
 			r.Bytes += n
 			r.BytesByRole[role] += n
 			switch b.Kind {
@@ -182,7 +182,7 @@ func Inspect(s *corpus.Session) InspectRow {
 func InspectAll(sessions []*corpus.Session) []InspectRow {
 	rows := make([]InspectRow, len(sessions))
 	for i, s := range sessions {
-		rows[i] = Inspect(s)
+		rows[i] = inspectSession(s)
 	}
 	return rows
 }

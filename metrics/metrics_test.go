@@ -22,8 +22,8 @@ func TestSlope(t *testing.T) {
 		{[]float64{1, 3, 2, 4}, 0.8},
 	}
 	for _, tt := range tests {
-		if got := Slope(tt.ys); math.Abs(got-tt.want) > 1e-9 {
-			t.Errorf("Slope(%v) = %v, want %v", tt.ys, got, tt.want)
+		if got := slope(tt.ys); math.Abs(got-tt.want) > 1e-9 {
+			t.Errorf("slope(%v) = %v, want %v", tt.ys, got, tt.want)
 		}
 	}
 }

@@ -41,8 +41,10 @@ const (
 )
 
 // Metric declares one reported figure. Adding a metric is adding one entry
-// to Registry; sweep, merge, `calib metrics` and the tables take everything
-// else (aggregation, direction, display, validation) from here.
+// to Registry and its per-session value to SessionMetrics (a chain figure:
+// ChainMetrics); replay, digest-growth, sweep, merge and `calib metrics`
+// take everything else (columns, headers, display, aggregation, direction,
+// validation) from here.
 type Metric struct {
 	// Name is the metric's key; a Family name ends in "_" and stands for
 	// every name with that prefix (reclaimed_<stage>).
@@ -58,28 +60,46 @@ type Metric struct {
 	Needs    Needs
 	// Part marks a numerator or denominator kept for aggregation: in the
 	// JSON rows, not a table column.
-	Part    bool
+	Part bool
+	// Label heads the metric's column in replay's and digest-growth's
+	// tables (empty: the name). Sweep and merge head theirs with the
+	// name, which is what --sort and --pareto take.
+	Label   string
 	Meaning string
 }
 
-// Registry lists every metric in display order: tables show the columns in
-// this order.
+// Header is the column header of the metric named name (a family member
+// is headed by what follows the prefix: its stage).
+func (m Metric) Header(name string) string {
+	switch {
+	case m.Family:
+		return strings.TrimPrefix(name, m.Name)
+	case m.Label != "":
+		return m.Label
+	}
+	return name
+}
+
+// Registry lists every metric in display order: every table (replay's
+// sessions, digest-growth's chains, sweep and merge) shows its metric
+// columns in this order.
 func Registry() []Metric {
 	return []Metric{
-		{Name: "tokens_sent", Unit: Tokens, Combine: Sum, Meaning: "input tokens sent over every request of the replay"},
+		{Name: "tokens_sent", Label: "tokens sent", Unit: Tokens, Combine: Sum, Meaning: "input tokens sent over every request of the replay"},
 		{Name: "compactions", Unit: Count, Combine: Sum, Meaning: "compactions (each rewrites the prompt and breaks the provider's cache)"},
-		{Name: "peak_tokens", Unit: Tokens, Combine: Max, Meaning: "largest request sent"},
-		{Name: "results_mangled", Unit: Count, Combine: Sum, Meaning: "tool results whose text in the final history differs from the recording"},
-		{Name: "results_dropped", Unit: Count, Combine: Sum, Meaning: "tool results no longer in the final history"},
-		{Name: "bytes_removed", Unit: Bytes, Combine: Sum, Meaning: "bytes the policy's stages removed, over every compaction"},
-		{Name: "target_misses", Unit: Count, Combine: Sum, Meaning: "compactions that ended above their target"},
+		{Name: "peak_tokens", Label: "peak", Unit: Tokens, Combine: Max, Meaning: "largest request sent"},
+		{Name: "results_mangled", Label: "mangled", Unit: Count, Combine: Sum, Meaning: "tool results whose text in the final history differs from the recording"},
+		{Name: "results_dropped", Label: "dropped", Unit: Count, Combine: Sum, Meaning: "tool results no longer in the final history"},
+		{Name: "bytes_removed", Label: "bytes removed", Unit: Bytes, Combine: Sum, Meaning: "bytes the policy's stages removed, over every compaction"},
+		{Name: "target_misses", Label: "misses", Unit: Count, Combine: Sum, Meaning: "compactions that ended above their target"},
 		{Name: "exhausted", Unit: Count, Combine: Sum, Meaning: "compactions that ran out of things to remove"},
-		{Name: "violations", Unit: Count, Combine: Sum, Meaning: "invariant violations (calib bugs or policy bugs; should be 0)"},
 		{Name: "rotations", Unit: Count, Combine: Sum, Needs: NeedsRotation, Meaning: "digest rotations of a rotation policy's chain"},
-		{Name: "max_digest_bytes", Unit: Bytes, Combine: Max, Needs: NeedsRotation, Meaning: "largest digest of the chain"},
-		{Name: "slope_bytes_per_rotation", Unit: Bytes, Combine: Max, Decimals: 1, Needs: NeedsRotation, Meaning: "least-squares digest growth per rotation (about 0 when bounded)"},
-		{Name: "max_nesting", Unit: Count, Combine: Max, Needs: NeedsRotation, Meaning: "deepest nesting of earlier digests in a digest"},
-		{Name: "over_budget", Unit: Count, Combine: Sum, Needs: NeedsRotation, Meaning: "rotations whose digest exceeded its byte budget"},
+		{Name: "slope_bytes_per_rotation", Label: "slope B/rotation", Unit: Bytes, Combine: Max, Decimals: 1, Needs: NeedsRotation, Meaning: "least-squares digest growth per rotation (about 0 when bounded)"},
+		{Name: "tail_slope_bytes_per_rotation", Label: "2nd-half slope", Unit: Bytes, Combine: Max, Decimals: 1, Needs: NeedsRotation, Meaning: "the same fit over the second half of the chain (about 0 once a bounded digest reaches its budget)"},
+		{Name: "max_nesting", Label: "max nesting", Unit: Count, Combine: Max, Needs: NeedsRotation, Meaning: "deepest nesting of earlier digests in a digest"},
+		{Name: "max_digest_bytes", Label: "max digest", Unit: Bytes, Combine: Max, Needs: NeedsRotation, Meaning: "largest digest of the chain"},
+		{Name: "over_budget", Label: "over budget", Unit: Count, Combine: Sum, Needs: NeedsRotation, Meaning: "rotations whose digest exceeded its byte budget"},
+		{Name: "violations", Unit: Count, Combine: Sum, Meaning: "invariant violations (calib bugs or policy bugs; should be 0)"},
 		{Name: "agreement_exact", Unit: Fraction, Combine: Ratio, Num: "exact_events", Den: "recorded_events", HigherBetter: true, Decimals: 4, Needs: NeedsCompare,
 			Meaning: "recorded clearing events where the policy, on its own trigger, clears exactly the agent's ids, over all events (as replay's exact/events)"},
 		{Name: "agreement_jaccard", Unit: Fraction, Combine: Ratio, Num: "jaccard_sum", Den: "recorded_events", HigherBetter: true, Decimals: 4, Needs: NeedsCompare,
@@ -119,8 +139,8 @@ func HigherIsBetter(name string) bool {
 	return m.HigherBetter
 }
 
-// Names lists the registry's names, comma-separated, for error messages.
-func Names() string {
+// names lists the registry's names, comma-separated, for error messages.
+func names() string {
 	var names []string
 	for _, m := range Registry() {
 		n := m.Name
@@ -137,7 +157,7 @@ func Names() string {
 func Check(flag, name string, have func(Needs) bool) error {
 	m, ok := Lookup(name)
 	if !ok {
-		return fmt.Errorf("%s %s: no such metric (known: %s); `calib metrics` explains each", flag, name, Names())
+		return fmt.Errorf("%s %s: no such metric (known: %s); `calib metrics` explains each", flag, name, names())
 	}
 	if m.Needs != NeedsNothing && have != nil && !have(m.Needs) {
 		switch m.Needs {
@@ -148,4 +168,25 @@ func Check(flag, name string, have func(Needs) bool) error {
 		}
 	}
 	return nil
+}
+
+// Columns picks the table columns among the metric names present in some
+// rows: in registry order, a family's members in the order given (replay
+// gives its stages in the order they ran, sweep sorted names), without the
+// parts of ratios (Part), undeclared names or repeats.
+func Columns(present []string) []string {
+	var cols []string
+	seen := make(map[string]bool, len(present))
+	for _, m := range Registry() {
+		if m.Part {
+			continue
+		}
+		for _, n := range present {
+			if !seen[n] && (n == m.Name && !m.Family || m.Family && strings.HasPrefix(n, m.Name) && len(n) > len(m.Name)) {
+				seen[n] = true
+				cols = append(cols, n)
+			}
+		}
+	}
+	return cols
 }

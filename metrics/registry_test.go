@@ -4,6 +4,10 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
 )
 
 func TestCombineSessions(t *testing.T) {
@@ -23,8 +27,7 @@ func TestCombineSessions(t *testing.T) {
 }
 
 // TestRegistry checks every declaration is usable: ratios name summed
-// parts that exist, names are unique, and every metric SweepMetrics and
-// AgreementMetrics produce is declared.
+// parts that exist, names are unique and meanings given.
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range Registry() {
@@ -51,5 +54,52 @@ func TestRegistry(t *testing.T) {
 	}
 	if err := Check("--sort", "nope", nil); err == nil || !strings.Contains(err.Error(), "tokens_sent, compactions") {
 		t.Errorf("unknown metric: %v", err)
+	}
+}
+
+// TestSessionMetricsDeclared: every value SessionMetrics produces (plain,
+// chain and agreement figures) is declared in the Registry, and every
+// declared metric that is not a sweep's own count (sessions) is produced
+// by one of these traces, so a declaration without a computation fails.
+func TestSessionMetricsDeclared(t *testing.T) {
+	compacted := &replay.Trace{Session: &corpus.Session{ID: "x"}, Final: []corpus.Message{}, Messages: 3,
+		Requests: []replay.Request{{Tokens: 30, Sent: 12}},
+		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 12,
+			Stages: []policy.StageReport{{Name: "truncate", BeforeTokens: 30, AfterTokens: 12, BytesRemoved: 70}}}}}}
+	a := agreementFixture()[0]
+	produced := map[string]bool{}
+	for _, m := range []map[string]float64{SessionMetrics(compacted, &a), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil)} {
+		for k := range m {
+			if _, ok := Lookup(k); !ok {
+				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)
+			}
+			d, _ := Lookup(k)
+			produced[d.Name] = true
+		}
+	}
+	for _, d := range Registry() {
+		if !produced[d.Name] && d.Name != "sessions" {
+			t.Errorf("%s is declared but SessionMetrics never computes it", d.Name)
+		}
+	}
+	m := SessionMetrics(compacted, nil)
+	if m["tokens_sent"] != 12 || m["reclaimed_truncate"] != 18 || m["bytes_removed"] != 70 || m["target_misses"] != 1 {
+		t.Errorf("values = %v", m)
+	}
+	if _, ok := m["rotations"]; ok {
+		t.Errorf("a trace without rotations has chain figures: %v", m)
+	}
+}
+
+func TestColumnsAndHeaders(t *testing.T) {
+	got := Columns([]string{"violations", "reclaimed_truncate", "requests", "nope", "tokens_sent", "reclaimed_duplicates", "exact_events", "agreement_exact", "violations"})
+	want := []string{"tokens_sent", "violations", "agreement_exact", "reclaimed_truncate", "reclaimed_duplicates"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Columns = %v, want %v (registry order, family members as given, no parts, unknown names or repeats)", got, want)
+	}
+	for name, h := range map[string]string{"tokens_sent": "tokens sent", "reclaimed_truncate": "truncate", "compactions": "compactions"} {
+		if m, _ := Lookup(name); m.Header(name) != h {
+			t.Errorf("header of %s = %q, want %q", name, m.Header(name), h)
+		}
 	}
 }

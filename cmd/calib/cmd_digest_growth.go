@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -383,9 +384,11 @@ func growthTables(out growthJSON, failures []metrics.Failure) []*report.Table {
 		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotation"), report.NumCol("window"),
 		report.NumCol("msg0 bytes"), report.NumCol("digest bytes"), report.NumCol("growth"), report.NumCol("p1"), report.NumCol("p2"),
 		report.NumCol("omitted"), report.NumCol("cli head"), report.NumCol("head preamble"), report.TextCol("over budget"), report.TextCol("sha256"))
+	// The chain columns are the registry's (metrics.ChainMetrics, in
+	// registry order with its labels and precision).
+	mcols := metrics.Columns(slices.Collect(maps.Keys(metrics.ChainMetrics(metrics.GrowthRow{}))))
 	chains := report.NewTable("Chains (slope: least-squares growth of the digest per rotation)",
-		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotations"), report.NumCol("slope B/rotation"), report.NumCol("2nd-half slope"),
-		report.NumCol("max nesting"), report.NumCol("max digest"), report.NumCol("over budget"), report.NumCol("violations"), report.TextCol("verdict"))
+		append(append([]report.Column{report.TextCol("session"), report.TextCol("variant")}, labelColumns(mcols)...), report.TextCol("verdict"))...)
 	var rec *report.Table
 	for _, s := range out.Sessions {
 		for _, r := range s.Rotations {
@@ -393,8 +396,8 @@ func growthTables(out growthJSON, failures []metrics.Failure) []*report.Table {
 				report.Int(r.Msg0Bytes), report.Int(r.DigestBytes), report.Int(r.Growth), report.Int(r.P1), report.Int(r.P2),
 				report.Int(r.OmissionMarkers), report.Int(r.CLIHeadBytes), report.Int(r.CLIHeadPreamble), report.Str(yesNo(r.OverBudget)), report.Str(r.SHA256[:12]))
 		}
-		chains.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(len(s.Rotations)), report.Float(s.Slope, 1), report.Float(s.TailSlope, 1),
-			report.Int(s.MaxNesting), report.Int(s.MaxDigestBytes), report.Int(s.OverBudget), report.Int(s.Violations), report.Str(s.Verdict))
+		cells := append([]report.Cell{report.Str(s.ID), report.Str(s.Variant)}, metricCells(mcols, metrics.ChainMetrics(s.GrowthRow))...)
+		chains.AddRow(append(cells, report.Str(s.Verdict))...)
 		for _, d := range s.Recorded {
 			if rec == nil {
 				rec = report.NewTable("Recorded compactions re-derived from the database's own rows",

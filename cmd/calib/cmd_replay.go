@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -105,9 +107,13 @@ type agreementJSON struct {
 
 type replaySessionJSON struct {
 	metrics.SessionRow
-	Policy  string             `json:"policy"`
-	Params  policy.Params      `json:"params"`
-	Path    string             `json:"path"`
+	Policy string        `json:"policy"`
+	Params policy.Params `json:"params"`
+	Path   string        `json:"path"`
+	// Metrics are the session's values of the metric registry
+	// (metrics.SessionMetrics), by name as sweep rows carry them; the
+	// session table's metric columns come from here.
+	Metrics map[string]float64 `json:"metrics"`
 	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
 	// Rederived re-derives each digest clai recorded (clai-rotation only).
 	Rederived []replay.Rederived `json:"rederived,omitempty"`
@@ -187,6 +193,16 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		if o.compareRecorded && s.HasClearing() {
 			a := replay.Agree(s, p)
 			r.agreement = &a
+		}
+		r.session.Metrics = metrics.SessionMetrics(t, r.agreement)
+		// A stage of the session's policy that reclaimed nothing shows 0,
+		// not blank: blank is kept for a stage the policy does not have.
+		if d, err := policy.Lookup(p.Name()); err == nil {
+			for _, st := range d.Stages {
+				if _, ok := r.session.Metrics["reclaimed_"+st]; !ok {
+					r.session.Metrics["reclaimed_"+st] = 0
+				}
+			}
 		}
 		if o.compareRecorded {
 			r.session.Rederived = replay.Rederive(s, p)
@@ -322,32 +338,37 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		ev.AddRow(cells...)
 	}
 
+	// The metric columns are the registry's (metrics.Columns): a metric
+	// with a per-session value gets its column here without more code.
+	// Stage columns come in the policy's stage order (stageColumns), as
+	// in the compactions table.
+	var present []string
+	for _, name := range stages {
+		present = append(present, "reclaimed_"+name)
+	}
+	for _, s := range out.Sessions {
+		for _, k := range slices.Sorted(maps.Keys(s.Metrics)) {
+			present = append(present, k)
+		}
+	}
+	mcols := metrics.Columns(present)
 	cols = []report.Column{report.TextCol("session")}
 	if withPath {
 		cols = append(cols, report.TextCol("path"))
 	}
-	cols = append(cols, report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"),
-		report.NumCol("compactions"), report.NumCol("peak"), report.NumCol("tokens sent"))
-	for _, s := range stages {
-		cols = append(cols, report.NumCol(s))
-	}
-	cols = append(cols, report.NumCol("mangled"), report.NumCol("dropped"), report.NumCol("misses"), report.NumCol("exhausted"), report.NumCol("violations"))
+	cols = append(cols, report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"))
+	cols = append(cols, labelColumns(mcols)...)
 	if compare {
 		cols = append(cols, report.TextCol("recorded"))
 	}
-	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results)", cols...)
+	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results; calib metrics explains each column)", cols...)
 	for _, s := range out.Sessions {
 		cells := []report.Cell{report.Str(s.ID)}
 		if withPath {
 			cells = append(cells, report.Str(s.Path))
 		}
-		cells = append(cells, report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests),
-			report.Int(s.Compactions), report.Int(s.PeakTokens), report.Int(s.TokensSent))
-		for _, name := range stages {
-			cells = append(cells, report.Int(s.Reclaimed[name]))
-		}
-		cells = append(cells, report.Int(s.ResultsMangled), report.Int(s.ResultsDropped), report.Int(s.TargetMisses),
-			report.Int(s.Exhausted), report.Int(s.Violations))
+		cells = append(cells, report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests))
+		cells = append(cells, metricCells(mcols, s.Metrics)...)
 		if compare {
 			cells = append(cells, report.Str(compareCell(s)))
 		}

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -247,13 +245,12 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	bar := a.progress(len(jobs), "sweep")
 	measure := func(j sweep.Job, p policy.Policy, t *replay.Trace) sweep.Row {
 		s := l.Sessions[j.Session]
-		m := metrics.SweepMetrics(t)
+		var agree *replay.Agreement
 		if o.compare && s.HasClearing() {
-			for k, v := range metrics.AgreementMetrics(replay.Agree(s, p)) {
-				m[k] = v
-			}
+			a := replay.Agree(s, p)
+			agree = &a
 		}
-		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
+		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: metrics.SessionMetrics(t, agree)}
 	}
 	done := func(j sweep.Job, r sweep.Row) {
 		stream.Add(r)
@@ -321,20 +318,10 @@ func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string) e
 	return a.savePlots(figs...)
 }
 
-// metricColumns are the metrics present in rows that make table columns,
-// in the registry's order (family members by name); numerators and
-// denominators (Part) stay in the JSON.
+// metricColumns are the metrics present in rows that make table columns
+// (metrics.Columns).
 func metricColumns(rows []sweep.Row) []string {
-	var cols []string
-	names := sweep.MetricNames(rows)
-	for _, m := range metrics.Registry() {
-		for _, n := range names {
-			if !m.Part && (n == m.Name || m.Family && strings.HasPrefix(n, m.Name) && len(n) > len(m.Name)) {
-				cols = append(cols, n)
-			}
-		}
-	}
-	return cols
+	return metrics.Columns(sweep.MetricNames(rows))
 }
 
 func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
@@ -394,10 +381,7 @@ func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
 				cells = append(cells, report.Str(p.Value))
 			}
 			cells = append(cells, report.Str(r.Session))
-			for _, m := range mc {
-				v, ok := r.Metrics[m]
-				cells = append(cells, metricCell(m, v, ok))
-			}
+			cells = append(cells, metricCells(mc, r.Metrics)...)
 			t.AddRow(cells...)
 		}
 		tables = append(tables, t)
@@ -410,10 +394,7 @@ func sweepCells(r sweep.Row, rep *sweep.Report, mcols []string) []report.Cell {
 	for _, p := range r.Params {
 		cells = append(cells, report.Str(p.Value))
 	}
-	for _, m := range mcols {
-		v, ok := r.Metrics[m]
-		cells = append(cells, metricCell(m, v, ok))
-	}
+	cells = append(cells, metricCells(mcols, r.Metrics)...)
 	if len(rep.View.Pareto) == 2 {
 		mark := ""
 		if r.Pareto {
@@ -422,19 +403,6 @@ func sweepCells(r sweep.Row, rep *sweep.Report, mcols []string) []report.Cell {
 		cells = append(cells, report.Str(mark))
 	}
 	return cells
-}
-
-// metricCell displays a value with its metric's declared precision; a
-// missing value (the metric does not apply to the row) is blank.
-func metricCell(name string, v float64, ok bool) report.Cell {
-	if !ok {
-		return report.Str("")
-	}
-	m, _ := metrics.Lookup(name)
-	if m.Decimals == 0 {
-		return report.Int(int64(math.Round(v)))
-	}
-	return report.Float(v, m.Decimals)
 }
 
 // newStream opens --out (nothing when path is empty) and writes its header.

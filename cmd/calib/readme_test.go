@@ -111,6 +111,12 @@ func readmeCommands(md string) []readmeRecipe {
 		if m == nil {
 			continue
 		}
+		if strings.Contains(full[:m[0]], "(") {
+			// Report output, not a command: a table title whose note in
+			// parentheses mentions calib (replay's "calib metrics
+			// explains each column").
+			continue
+		}
 		cmd := full[m[0]:]
 		cmd = strings.TrimLeft(cmd, " \t")
 		quoted := strings.HasPrefix(cmd, `"`)
@@ -284,17 +290,17 @@ func writeRedirect(t *testing.T, path string, appendTo bool, data string) {
 }
 
 // The extractor finds each kind of line the README uses and skips
-// synopses.
+// synopses and report output.
 func TestReadmeCommands(t *testing.T) {
-	md := "text calib replay --demo outside a block\n```\ngo run ./cmd/calib replay --demo\ncalib inspect PATH...   a synopsis\ncalib demo DIR   another\ncalib metrics                every metric\n```\n" +
+	md := "text calib replay --demo outside a block\n```\ngo run ./cmd/calib replay --demo\ncalib inspect PATH...   a synopsis\ncalib demo DIR   another\ncalib metrics                every metric\nSessions (a note; calib metrics explains each column)\n```\n" +
 		"```yaml\n      - run: go install github.com/calib-dev/calib/cmd/calib@latest   # or go build ./cmd/calib\n" +
 		"        run: |\n          calib digest-growth f.sqlite --rotations 50 \\\n            --max-nesting 1 --format github\n" +
 		"          command: [\"sh\", \"-c\", \"calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json\"]\n```\n"
 	got := readmeCommands(md)
 	want := []readmeRecipe{
 		{3, "go run ./cmd/calib replay --demo"},
-		{11, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
-		{13, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
+		{12, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
+		{14, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readmeCommands:\n got %v\nwant %v", got, want)

@@ -4,9 +4,13 @@ import (
 	"github.com/calib-dev/calib/replay"
 )
 
-// SweepMetrics names the cost and loss figures of one replay. Rotation
-// policies add their chain's figures.
-func SweepMetrics(t *replay.Trace) map[string]float64 {
+// SessionMetrics is every per-session value of the Registry for one
+// replay, keyed by metric name: replay's session table, its JSON "metrics"
+// and sweep's rows all come from here, so a metric declared in the Registry
+// and computed here appears in each of them. Rotation policies add their
+// chain's figures (ChainMetrics); a, when not nil, adds the agreement with
+// the recorded clearing events (agreementMetrics).
+func SessionMetrics(t *replay.Trace, a *replay.Agreement) map[string]float64 {
 	s := Session(t)
 	m := map[string]float64{
 		"tokens_sent":   float64(s.TokensSent),
@@ -34,11 +38,18 @@ func SweepMetrics(t *replay.Trace) map[string]float64 {
 		m["reclaimed_"+name] = float64(v)
 	}
 	if g := Growth(t); len(g.Rotations) > 0 {
-		m["rotations"] = float64(len(g.Rotations))
-		m["max_digest_bytes"] = float64(g.MaxDigestBytes)
-		m["max_nesting"] = float64(g.MaxNesting)
+		for k, v := range ChainMetrics(g) {
+			m[k] = v
+		}
+		// Rounded as the tables show them, so that JSON rows and
+		// merges do not carry float noise.
 		m["slope_bytes_per_rotation"] = round1(g.Slope)
-		m["over_budget"] = float64(g.OverBudget)
+		m["tail_slope_bytes_per_rotation"] = round1(g.TailSlope)
+	}
+	if a != nil {
+		for k, v := range agreementMetrics(*a) {
+			m[k] = v
+		}
 	}
 	return m
 }
