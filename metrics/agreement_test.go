@@ -2,12 +2,12 @@ package metrics
 
 import (
 	"encoding/json"
-	"os"
 	"reflect"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 )
@@ -101,10 +101,7 @@ func TestAgreementMetrics(t *testing.T) {
 func TestAgreementRealClaudeCode(t *testing.T) {
 	var ss []*corpus.Session
 	for _, f := range []string{"b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl", "fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl"} {
-		path := "../../shared/corpus-real/claude-code/" + f
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("real corpus not available: %v", err)
-		}
+		path := realcorpus.Dir(t, "claude-code", f)
 		loaded, err := load.Load([]string{path}, corpus.Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -42,6 +42,7 @@ func clearToolResultsDef() Def {
 		Name:    "clear-tool-results",
 		Summary: "tool-result clearing (Claude Code microcompact, opencode prune, Anthropic context editing): replace old tool results by a stub, keeping the newest",
 		Specs:   clearToolResultsSpecs(),
+		Stages:  []string{"clear"},
 		New:     newClearToolResults,
 	}
 }

@@ -16,6 +16,10 @@ type Def struct {
 	Summary string
 	Specs   []ParamSpec
 	New     func(v Values) (Policy, error)
+	// Stages are the names of the stages the policy reports
+	// (StageReport.Name), in the order it runs them: reports show one
+	// column per stage in this order, whatever the data.
+	Stages []string
 	// Rotates is true for policies that replace the history by a digest
 	// and a tail (what digest-growth and --rotations measure).
 	Rotates bool

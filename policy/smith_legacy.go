@@ -15,6 +15,7 @@ func smithLegacyDef() Def {
 		Name:    "smith-legacy",
 		Summary: "smith before the stages: one max_tokens threshold, oldest-first truncation of results to 2000 bytes, then a summary at a safe cut",
 		Specs:   smithLegacySpecs(),
+		Stages:  []string{"truncate", "summarize"},
 		New:     newSmithLegacy,
 	}
 }

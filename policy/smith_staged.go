@@ -16,6 +16,7 @@ func smithStagedDef() Def {
 		Name:    "smith-staged",
 		Summary: "smith's staged compaction: 80/50 trigger/target, stale thinking, stale attachments, superseded reads, largest-first 512-byte caps outside a 3-turn window, then a summary at a safe cut",
 		Specs:   smithStagedSpecs(),
+		Stages:  []string{"thinking", "attachments", "duplicates", "truncate", "summarize"},
 		New:     newSmithStaged,
 	}
 }

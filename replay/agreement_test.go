@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/policy"
 )
 
@@ -187,10 +187,7 @@ func deepCopySession(s *corpus.Session) *corpus.Session {
 // realCC loads a Claude Code file from shared/corpus-real, or skips.
 func realCC(t *testing.T, name string) *corpus.Session {
 	t.Helper()
-	path := "../../shared/corpus-real/claude-code/" + name
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("real corpus not available: %v", err)
-	}
+	path := realcorpus.Dir(t, "claude-code", name)
 	ss, err := load.Load([]string{path}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)

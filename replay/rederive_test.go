@@ -73,9 +73,12 @@ func claiProfile(provider string, f synth.ClaiCompactFunc) synth.ClaiProfile {
 		ToolBytes: 4000, Provider: provider, Compact: f}
 }
 
-// Digests stored by clai HEAD's algorithm (ours, legacy) are re-derived
-// byte for byte from the database's own rows, for the HTTP engine's shape
-// (tool messages) and a CLI's (one assistant message per run).
+// The windows and chaining are rebuilt from the database's own rows, for
+// the HTTP engine's shape (tool messages) and a CLI's (one assistant
+// message per run). The stored digests here are written by policy's own
+// digest function, so this checks window selection and chaining, not the
+// digest bytes: TestRederiveClaiIndependentDigests checks those against
+// digests rendered by an independent implementation.
 func TestRederiveClaiMatchesStoredDigests(t *testing.T) {
 	for _, provider := range []string{"anthropic", "claude-code"} {
 		t.Run(provider, func(t *testing.T) {

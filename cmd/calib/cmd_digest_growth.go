@@ -345,8 +345,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 				f.Message = strings.Replace(f.Message, "session "+row.ID, "session "+row.ID+" ("+row.Variant+")", 1)
 			}
 			failures = append(failures, *f)
-			anns = append(anns, report.Annotation{Level: report.LevelError, File: row.Path,
-				Title: "digest-growth: " + f.Gate, Message: f.Message})
+			anns = append(anns, sessionError(row.Path, "digest-growth: "+f.Gate, f.Message))
 		}
 		out.Sessions = append(out.Sessions, row)
 	}

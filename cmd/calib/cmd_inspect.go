@@ -41,7 +41,7 @@ as PNG and SVG.`,
 				return err
 			}
 			rows := metrics.InspectAll(l.Sessions)
-			doc := report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}, Annotations: l.annotations()}
+			doc := report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}}
 			if err := a.write(doc); err != nil {
 				return err
 			}

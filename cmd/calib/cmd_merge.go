@@ -23,9 +23,6 @@ write the shards without --top.`,
   calib merge shard-*.json --sort tokens_sent --top 20 --format markdown`,
 		GroupID: groupAnalysis,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if a.flags.demo {
-				return usageErrorf("merge reads the shard files of a sweep, not a corpus: --demo does not apply (run calib sweep --demo --shard k/n first)")
-			}
 			if len(args) == 0 {
 				return usageErrorf("merge needs the shard files to merge: calib merge shard-1.json shard-2.json ...")
 			}

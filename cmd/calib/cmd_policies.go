@@ -51,16 +51,24 @@ default and valid range. Parameters are set on replay and sweep with
 			}
 			var doc report.Doc
 			out := policiesJSON{Policies: []policyJSON{}}
+			// CSV has no table titles: one table with a policy column,
+			// so every row says whose parameter it is.
+			csv := report.NewTable("policies", report.TextCol("policy"),
+				report.TextCol("parameter"), report.TextCol("default"), report.TextCol("range"), report.TextCol("meaning"))
 			for _, d := range defs {
 				t := report.NewTable(d.Name+": "+d.Summary,
 					report.TextCol("parameter"), report.TextCol("default"), report.TextCol("range"), report.TextCol("meaning"))
 				pj := policyJSON{Name: d.Name, Summary: d.Summary, Params: []paramJSON{}}
 				for _, s := range d.Specs {
 					t.AddRow(report.Str(s.Name), report.Str(s.Default), report.Str(s.Range()), report.Str(s.Help))
+					csv.AddRow(report.Str(d.Name), report.Str(s.Name), report.Str(s.Default), report.Str(s.Range()), report.Str(s.Help))
 					pj.Params = append(pj.Params, paramJSON{Name: s.Name, Kind: string(s.Kind), Default: s.Default, Range: s.Range(), Help: s.Help})
 				}
 				doc.Tables = append(doc.Tables, t)
 				out.Policies = append(out.Policies, pj)
+			}
+			if a.Format == report.CSV {
+				doc.Tables = []*report.Table{csv}
 			}
 			doc.JSON = out
 			return a.write(doc)

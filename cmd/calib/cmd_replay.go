@@ -26,12 +26,16 @@ type replayOptions struct {
 }
 
 // policyFlags adds --policy and --set, shared by replay, sweep and
-// digest-growth.
+// digest-growth. Only a command whose default is "auto" accepts auto, so
+// only its completion offers it.
 func policyFlags(cmd *cobra.Command, name *string, set *[]string, def string) {
 	cmd.Flags().StringVarP(name, "policy", "p", def, "compaction `POLICY` (calib policies lists them)")
 	cmd.Flags().StringArrayVar(set, "set", nil, "set policy parameters: `name=value[,name=value]` (repeatable)")
 	_ = cmd.RegisterFlagCompletionFunc("policy", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return append(policy.Names(), "auto"), cobra.ShellCompDirectiveNoFileComp
+		if def == "auto" {
+			return append(policy.Names(), "auto"), cobra.ShellCompDirectiveNoFileComp
+		}
+		return policy.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
 }
 
@@ -86,9 +90,11 @@ type policyRef struct {
 }
 
 type replayJSON struct {
-	Policy   policyRef           `json:"policy"`
-	Events   []metrics.EventRow  `json:"events"`
-	Sessions []replaySessionJSON `json:"sessions"`
+	Policy policyRef          `json:"policy"`
+	Events []metrics.EventRow `json:"events"`
+	// eventPaths is each event's session file, for the path column.
+	eventPaths []string
+	Sessions   []replaySessionJSON `json:"sessions"`
 	// Agreement compares the policy with the clearing events the agent
 	// recorded (Claude Code microcompact), with --compare-recorded.
 	Agreement *agreementJSON `json:"agreement,omitempty"`
@@ -103,6 +109,7 @@ type replaySessionJSON struct {
 	metrics.SessionRow
 	Policy string        `json:"policy"`
 	Params policy.Params `json:"params"`
+	Path   string        `json:"path"`
 	// Metrics are the session's values of the metric registry
 	// (metrics.SessionMetrics), by name as sweep rows carry them; the
 	// session table's metric columns come from here.
@@ -110,6 +117,8 @@ type replaySessionJSON struct {
 	Compare *replay.Divergence `json:"compare_recorded,omitempty"`
 	// Rederived re-derives each digest clai recorded (clai-rotation only).
 	Rederived []replay.Rederived `json:"rederived,omitempty"`
+	// recorded says what else the agent recorded (recordedNote).
+	recorded string
 }
 
 // replayResult is one session's replay, reduced to what the report needs.
@@ -176,7 +185,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			return replayResult{}, err
 		}
 		r := replayResult{trace: t, events: metrics.Events(t),
-			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params()}}
+			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params(), Path: s.Path}}
 		if o.compareRecorded && s.Recorded.History != nil {
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
 			r.session.Compare = &d
@@ -186,8 +195,20 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			r.agreement = &a
 		}
 		r.session.Metrics = metrics.SessionMetrics(t, r.agreement)
+		// A stage of the session's policy that reclaimed nothing shows 0,
+		// not blank: blank is kept for a stage the policy does not have.
+		if d, err := policy.Lookup(p.Name()); err == nil {
+			for _, st := range d.Stages {
+				if _, ok := r.session.Metrics["reclaimed_"+st]; !ok {
+					r.session.Metrics["reclaimed_"+st] = 0
+				}
+			}
+		}
 		if o.compareRecorded {
 			r.session.Rederived = replay.Rederive(s, p)
+		}
+		if o.compareRecorded {
+			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())
 		}
 		t.Final = nil // keep only what the plots need
 		return r, nil
@@ -208,31 +229,37 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
 	}
 	var violations []string
+	var violationFiles []string
 	var agreements []replay.Agreement
-	for _, r := range results {
+	for i, r := range results {
 		if r.agreement != nil {
 			agreements = append(agreements, *r.agreement)
 		}
 		out.Events = append(out.Events, r.events...)
+		for range r.events {
+			out.eventPaths = append(out.eventPaths, r.session.Path)
+		}
 		out.Sessions = append(out.Sessions, r.session)
 		for _, v := range r.session.ViolationList {
 			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
+			violationFiles = append(violationFiles, l.Sessions[i].Path)
 		}
 	}
 	if len(agreements) > 0 {
 		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements)}
 	}
 	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
-	for _, v := range violations {
-		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelError, Title: "invariant violated", Message: v})
+	for i, v := range violations {
+		doc.Annotations = append(doc.Annotations, sessionError(violationFiles[i], "invariant violated", v))
 	}
 	if err := a.write(doc); err != nil {
 		return err
 	}
 	if a.plotsWanted() {
 		var figs []report.Figure
-		for _, r := range results {
-			f, err := replayFigures(r.trace)
+		names := sessionNames(l.Sessions)
+		for i, r := range results {
+			f, err := replayFigures(r.trace, names[i])
 			if err != nil {
 				return err
 			}
@@ -263,28 +290,39 @@ func distinctPolicies(rs []replayResult) []string {
 
 func replayTables(out replayJSON, compare bool) []*report.Table {
 	rows := make([]metrics.SessionRow, len(out.Sessions))
+	pols := make([]string, len(out.Sessions))
+	ids := make([]string, len(out.Sessions))
 	for i, s := range out.Sessions {
-		rows[i] = s.SessionRow
+		rows[i], pols[i], ids[i] = s.SessionRow, s.Policy, s.ID
 	}
-	stages := metrics.StageNames(rows, out.Events)
+	withPath := idsRepeat(ids)
+	stages := stageColumns(pols, rows, out.Events)
 
-	cols := []report.Column{report.TextCol("session"), report.NumCol("#"), report.NumCol("request"), report.NumCol("turn"),
+	cols := []report.Column{report.TextCol("session")}
+	if withPath {
+		cols = append(cols, report.TextCol("path"))
+	}
+	cols = append(cols, report.NumCol("#"), report.NumCol("request"), report.NumCol("turn"),
 		report.TextCol("strategy"), report.NumCol("before"), report.NumCol("after"), report.NumCol("target"),
-		report.TextCol("reached"), report.TextCol("exhausted")}
+		report.TextCol("reached"), report.TextCol("exhausted"))
 	for _, s := range stages {
 		cols = append(cols, report.NumCol(s))
 	}
 	cols = append(cols, report.TextCol("blocks touched"))
 	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed)", out.Policy.Name), cols...)
-	for _, e := range out.Events {
+	for i, e := range out.Events {
 		// A rotation has no token target (clai rotates on its own
 		// trigger and keeps a fixed tail): show none rather than a miss.
 		target, reached := report.Int(e.TargetTokens), report.Str(yesNo(e.ReachedTarget))
 		if e.TargetTokens == 0 && e.Strategy == string(policy.Rotated) {
 			target, reached = report.Str("-"), report.Str("-")
 		}
-		cells := []report.Cell{report.Str(e.Session), report.Int(e.Index + 1), report.Int(e.Checkpoint), report.Int(e.Turn),
-			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), target, reached, report.Str(yesNo(e.Exhausted))}
+		cells := []report.Cell{report.Str(e.Session)}
+		if withPath {
+			cells = append(cells, report.Str(out.eventPaths[i]))
+		}
+		cells = append(cells, report.Int(e.Index+1), report.Int(e.Checkpoint), report.Int(e.Turn),
+			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), target, reached, report.Str(yesNo(e.Exhausted)))
 		var touched []string
 		for _, name := range stages {
 			c := report.Empty()
@@ -302,8 +340,8 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 
 	// The metric columns are the registry's (metrics.Columns): a metric
 	// with a per-session value gets its column here without more code.
-	// Stage columns come in the order the stages ran, as in the
-	// compactions table.
+	// Stage columns come in the policy's stage order (stageColumns), as
+	// in the compactions table.
 	var present []string
 	for _, name := range stages {
 		present = append(present, "reclaimed_"+name)
@@ -314,15 +352,23 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		}
 	}
 	mcols := metrics.Columns(present)
-	cols = append([]report.Column{report.TextCol("session"), report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests")},
-		labelColumns(mcols)...)
+	cols = []report.Column{report.TextCol("session")}
+	if withPath {
+		cols = append(cols, report.TextCol("path"))
+	}
+	cols = append(cols, report.TextCol("policy"), report.NumCol("messages"), report.NumCol("requests"))
+	cols = append(cols, labelColumns(mcols)...)
 	if compare {
 		cols = append(cols, report.TextCol("recorded"))
 	}
 	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results; calib metrics explains each column)", cols...)
 	for _, s := range out.Sessions {
-		cells := append([]report.Cell{report.Str(s.ID), report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests)},
-			metricCells(mcols, s.Metrics)...)
+		cells := []report.Cell{report.Str(s.ID)}
+		if withPath {
+			cells = append(cells, report.Str(s.Path))
+		}
+		cells = append(cells, report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests))
+		cells = append(cells, metricCells(mcols, s.Metrics)...)
 		if compare {
 			cells = append(cells, report.Str(compareCell(s)))
 		}
@@ -370,7 +416,7 @@ func compareCell(s replaySessionJSON) string {
 		}
 		return out
 	case d == nil:
-		return "nothing recorded"
+		return s.recorded
 	case d.Match:
 		return fmt.Sprintf("identical (%d messages)", d.Recorded)
 	}

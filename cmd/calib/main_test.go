@@ -4,16 +4,24 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
+	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	_ "modernc.org/sqlite"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/report"
 )
 
 var update = flag.Bool("update", false, "rewrite cmp targets inside testdata/script/*.txtar")
@@ -38,6 +46,7 @@ func TestScript(t *testing.T) {
 			"writeq":    cmdWriteq,
 			"mksqlite":  cmdMksqlite,
 			"plotfiles": cmdPlotfiles,
+			"json":      cmdJSON,
 		},
 	})
 }
@@ -117,6 +126,64 @@ func cmdMksqlite(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(db.Close())
 }
 
+// cmdJSON is `json PATH WANT`: decode the last command's stdout as JSON,
+// select PATH (dot-separated keys and array indices; * takes every element
+// and gives an array) and require its compact JSON encoding to equal WANT.
+// Scripts assert exact figures with it, not text-table spacing:
+//
+//	json sessions.*.compactions [1,3,0,0,0]
+func cmdJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: json PATH WANT")
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(ts.ReadFile("stdout")), &doc); err != nil {
+		ts.Fatalf("json: stdout is not JSON: %v", err)
+	}
+	got, err := jsonSelect(doc, strings.Split(args[0], "."))
+	if err != nil {
+		ts.Fatalf("json %s: %v", args[0], err)
+	}
+	b, err := json.Marshal(got)
+	ts.Check(err)
+	if (string(b) == args[1]) == neg {
+		ts.Fatalf("json %s = %s, want %s%s", args[0], b, map[bool]string{true: "not "}[neg], args[1])
+	}
+}
+
+func jsonSelect(v any, path []string) (any, error) {
+	if len(path) == 0 || path[0] == "" {
+		return v, nil
+	}
+	key, rest := path[0], path[1:]
+	switch x := v.(type) {
+	case map[string]any:
+		e, ok := x[key]
+		if !ok {
+			return nil, fmt.Errorf("no key %q", key)
+		}
+		return jsonSelect(e, rest)
+	case []any:
+		if key == "*" {
+			out := []any{}
+			for _, e := range x {
+				r, err := jsonSelect(e, rest)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, r)
+			}
+			return out, nil
+		}
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i >= len(x) {
+			return nil, fmt.Errorf("%q is not an index of an array of %d", key, len(x))
+		}
+		return jsonSelect(x[i], rest)
+	}
+	return nil, fmt.Errorf("%q: not an object or array", key)
+}
+
 func TestExitCode(t *testing.T) {
 	tests := []struct {
 		err     error
@@ -183,5 +250,126 @@ func TestRunInProcess(t *testing.T) {
 		if first != tt.stderrLine {
 			t.Errorf("calib %v: stderr first line %q, want %q", tt.args, first, tt.stderrLine)
 		}
+	}
+}
+
+func TestVersionOf(t *testing.T) {
+	vcs := func(rev, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	tests := []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "devel (no build information)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel (no VCS revision recorded: go run, go test and -buildvcs=false record none)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("1d41ed4c5a6b7c8d9e0f", "true")}, "devel (revision 1d41ed4c5a6b, dirty)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("1d41ed4", "false")}, "devel (revision 1d41ed4)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.2.4-0.20261130000000-1d41ed4c5a6b"}, Settings: vcs("1d41ed4c5a6b7c8d", "false")}, "v1.2.4-0.20261130000000-1d41ed4c5a6b (revision 1d41ed4c5a6b)"},
+	}
+	for _, tt := range tests {
+		if got := versionOf(tt.bi); got != tt.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", tt.bi, got, tt.want)
+		}
+	}
+}
+
+// Each command offers exactly the shared flags it honours: policies reads
+// no corpus and draws nothing, merge reads shard files, not the demo.
+func TestSharedFlagsPerCommand(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string // first stderr line
+	}{
+		{[]string{"policies", "--demo"}, "calib: unknown flag: --demo"},
+		{[]string{"policies", "--strict"}, "calib: unknown flag: --strict"},
+		{[]string{"policies", "--plot", "dir"}, "calib: unknown flag: --plot"},
+		{[]string{"merge", "--demo"}, "calib: unknown flag: --demo"},
+		{[]string{"merge", "--strict", "x.json"}, "calib: unknown flag: --strict"},
+		{[]string{"demo", "--format", "json", "dir"}, "calib: unknown flag: --format"},
+	}
+	for _, tt := range tests {
+		code, _, errOut := runCalib(t, tt.args...)
+		first, _, _ := strings.Cut(errOut, "\n")
+		if code != 2 || first != tt.want {
+			t.Errorf("calib %v: exit %d, stderr %q; want 2, %q", tt.args, code, first, tt.want)
+		}
+	}
+	// The commands that read a corpus take all five.
+	for _, name := range []string{"inspect", "replay", "sweep", "digest-growth"} {
+		code, out, _ := runCalib(t, name, "--help")
+		for _, f := range []string{"--format", "--plot", "--strict", "--demo", "--quiet"} {
+			if code != 0 || !strings.Contains(out, f) {
+				t.Errorf("calib %s --help does not offer %s", name, f)
+			}
+		}
+	}
+}
+
+// Completion offers auto only where --policy accepts it (replay).
+func TestPolicyCompletion(t *testing.T) {
+	for _, tt := range []struct {
+		cmd  string
+		auto bool
+	}{{"replay", true}, {"sweep", false}, {"digest-growth", false}} {
+		code, out, _ := runCalib(t, "__complete", tt.cmd, "-p", "")
+		lines := strings.Split(out, "\n")
+		if code != 0 || !slices.Contains(lines, "smith-staged") {
+			t.Fatalf("calib __complete %s -p: exit %d\n%s", tt.cmd, code, out)
+		}
+		if got := slices.Contains(lines, "auto"); got != tt.auto {
+			t.Errorf("%s -p completion offers auto: %v, want %v", tt.cmd, got, tt.auto)
+		}
+	}
+}
+
+// An unreadable file is named once (the loader's line already starts with
+// it; the operating system's error repeats it) and the message says what
+// to do.
+func TestFileErrorText(t *testing.T) {
+	pe := func(op string, err error) error { return &fs.PathError{Op: op, Path: "s/a.jsonl", Err: err} }
+	tests := []struct {
+		err  error
+		want string
+	}{
+		{pe("open", syscall.EACCES), "permission denied; make it readable by this user (chmod +r, or for a folder +rx) or run calib as a user who can read it"},
+		{fmt.Errorf("reading: %w", pe("read", syscall.EISDIR)), "reading: is a directory where a file was expected; give the file or its folder"},
+		{pe("stat", syscall.ENOTDIR), "not a directory: a part of the path before the last is a file; check the path"},
+		{pe("read", syscall.EIO), "cannot read it: input/output error; check that the path exists and can be read"},
+		{errors.New("unrecognised content"), "unrecognised content"},
+	}
+	for _, tt := range tests {
+		got := fileErrorText(tt.err)
+		if got != tt.want {
+			t.Errorf("fileErrorText(%v) = %q, want %q", tt.err, got, tt.want)
+		}
+		if strings.Contains(got, "s/a.jsonl") {
+			t.Errorf("fileErrorText(%v) repeats the path: %q", tt.err, got)
+		}
+	}
+}
+
+// Every ::error a command emits about a session names its file.
+func TestSessionErrorNamesFile(t *testing.T) {
+	var out bytes.Buffer
+	a := sessionError("s/transcript.jsonl", "invariant violated", "session s, request 3: tool-pairing: x")
+	if err := report.WriteGitHub(&out, []report.Annotation{a}); err != nil {
+		t.Fatal(err)
+	}
+	want := "::error file=s/transcript.jsonl,title=invariant violated::session s, request 3: tool-pairing: x\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestSessionNames(t *testing.T) {
+	ss := []*corpus.Session{{ID: "a"}, {ID: "b"}, {ID: "a"}, {ID: "c"}, {ID: "a"}}
+	got := strings.Join(sessionNames(ss), " ")
+	if want := "a-1 b a-2 c a-3"; got != want {
+		t.Errorf("sessionNames = %q, want %q", got, want)
+	}
+	if idsRepeat([]string{"a", "b"}) || !idsRepeat([]string{"a", "b", "a"}) {
+		t.Error("idsRepeat")
 	}
 }

@@ -3,13 +3,61 @@ package main
 import (
 	"fmt"
 
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/report"
 )
 
 // write prints doc to standard output in the --format the user chose.
 // Commands build their tables and their typed JSON result and call it once.
+//
+// --format github follows one rule for every command: each load warning is
+// a ::warning with file= and line= (added here from the loaded corpus, so
+// no command can forget it), then the command's own ::error lines, each
+// with file= the session file it is about (see sessionError).
 func (a *app) write(doc report.Doc) error {
+	if a.Format == report.GitHub && a.corpus != nil {
+		doc.Annotations = append(a.corpus.annotations(), doc.Annotations...)
+	}
 	return report.Write(a.IO.Out, a.Format, doc)
+}
+
+// stageColumns are the stage columns of a report on rows: the stages of
+// each policy used, in policy.Defs order and each policy's stage order, so
+// that a column's position depends on the policies, never on which stages
+// happened to reclaim something; a stage a policy did not declare follows
+// (metrics.StageNames order) rather than being lost.
+func stageColumns(policies []string, rows []metrics.SessionRow, events []metrics.EventRow) []string {
+	used := map[string]bool{}
+	for _, p := range policies {
+		used[p] = true
+	}
+	seen := map[string]bool{}
+	var cols []string
+	for _, d := range policy.Defs() {
+		if !used[d.Name] {
+			continue
+		}
+		for _, s := range d.Stages {
+			if !seen[s] {
+				seen[s] = true
+				cols = append(cols, s)
+			}
+		}
+	}
+	for _, s := range metrics.StageNames(rows, events) {
+		if !seen[s] {
+			seen[s] = true
+			cols = append(cols, s)
+		}
+	}
+	return cols
+}
+
+// sessionError is the ::error annotation of a failure about the session
+// read from file (a gate, an invariant broken during replay).
+func sessionError(file, title, message string) report.Annotation {
+	return report.Annotation{Level: report.LevelError, File: file, Title: title, Message: message}
 }
 
 // plotsWanted reports whether --plot DIR was given; commands skip building

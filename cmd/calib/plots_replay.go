@@ -12,8 +12,8 @@ import (
 // replayFigures draws, for one session: the context per request with each
 // compaction marked and the trigger and target lines when they are in
 // context tokens, and a stacked bar of what each stage reclaimed in each
-// compaction.
-func replayFigures(t *replay.Trace) ([]report.Figure, error) {
+// compaction. name is the session's name in file names (sessionNames).
+func replayFigures(t *replay.Trace, name string) ([]report.Figure, error) {
 	if len(t.Requests) == 0 {
 		return nil, nil
 	}
@@ -23,7 +23,7 @@ func replayFigures(t *replay.Trace) ([]report.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs := []report.Figure{{Name: sessionPlotName("replay", t.Session.ID, "context"), Chart: p}}
+	figs := []report.Figure{{Name: sessionPlotName("replay", name, "context"), Chart: p}}
 
 	bars, ok := reclaimBars(t, short)
 	if !ok {
@@ -33,7 +33,7 @@ func replayFigures(t *replay.Trace) ([]report.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "reclaim"), Chart: bp}), nil
+	return append(figs, report.Figure{Name: sessionPlotName("replay", name, "reclaim"), Chart: bp}), nil
 }
 
 // contextChart is the context per request: before compaction and sent,

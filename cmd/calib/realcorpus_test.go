@@ -3,22 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
-// realCorpus is shared/corpus-real beside the checkout (CI lays shared/ out
-// the same way); tests that need it skip when it is absent.
-func realCorpus(t *testing.T) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "..", "shared", "corpus-real")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no real corpus at %s", dir)
-	}
-	return dir
-}
+// Tests on shared/corpus-real: they skip when it is absent (a fresh
+// clone) and fail instead under CALIB_REQUIRE_REAL_CORPUS=1 (.ci/run).
+// They assert on --format json, never on text-table spacing.
 
 func runCalib(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -27,50 +22,129 @@ func runCalib(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errOut.String()
 }
 
+// runJSON runs calib with --format json, requires exit 0 and decodes
+// stdout into v.
+func runJSON(t *testing.T, v any, args ...string) {
+	t.Helper()
+	code, out, errOut := runCalib(t, append(args, "--format", "json")...)
+	if code != 0 {
+		t.Fatalf("calib %s: exit %d, stderr:\n%s", strings.Join(args, " "), code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("calib %s: stdout is not the JSON report: %v", strings.Join(args, " "), err)
+	}
+}
+
 // Every real log loads with no warning, also under --strict.
 func TestRealCorpusLoadsClean(t *testing.T) {
-	dir := realCorpus(t)
-	code, out, errOut := runCalib(t, "inspect", "--strict", dir)
-	if code != 0 || strings.Contains(errOut, "warning") {
+	dir := realcorpus.Dir(t)
+	code, out, errOut := runCalib(t, "inspect", "--strict", "--format", "json", dir)
+	if code != 0 || errOut != "" {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
-	for _, id := range []string{"0a725fb5", "9034225e", "b3533c53", "f67ab274", "fc491683"} {
-		if !strings.Contains(out, id) {
+	var rep struct {
+		Sessions []struct {
+			ID string `json:"id"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]bool{}
+	for _, s := range rep.Sessions {
+		ids[s.ID] = true
+	}
+	for _, id := range []string{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "9034225e-c367-4ab6-b1eb-1f478a7ae27a",
+		"b3533c53-3dba-422e-8f02-d0d42214ade0", "f67ab274-e83b-41ac-ac85-77488d6b5c28", "fc491683-57ba-4bbf-afd0-3362025e7aa7"} {
+		if !ids[id] {
 			t.Errorf("inspect does not list %s", id)
 		}
 	}
+}
+
+// The recorded column names Claude Code's microcompacts and compact
+// summaries and how the replay compares with them.
+func TestRealCorpusRecordedColumn(t *testing.T) {
+	dir := realcorpus.Dir(t, "claude-code")
+	code, out, errOut := runCalib(t, "replay", "--compare-recorded", "--format", "csv",
+		filepath.Join(dir, "b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl"), filepath.Join(dir, "0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		",2 microcompact: 2 of 2 clearing events reproduced exactly; replay: 2 compactions\n",
+		",1 compact; replay: 1 compaction\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no session row ending in %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "nothing recorded") {
+		t.Errorf("a session with recorded events says nothing recorded:\n%s", out)
+	}
+}
+
+type agreementSummary struct {
+	Events           int     `json:"events"`
+	Exact            int     `json:"exact"`
+	MeanJaccard      float64 `json:"mean_jaccard"`
+	MeanAbsSaved     float64 `json:"mean_abs_saved_error"`
+	MeanAbsBefore    float64 `json:"mean_abs_before_error"`
+	Checkpoints      int     `json:"checkpoints"`
+	TriggerAgreement float64 `json:"trigger_agreement"`
 }
 
 // The agreement report on the Claude Code 2.1.x logs: at the defaults (what
 // those logs show), every recorded microcompact is reproduced exactly; the
 // published keep-5 figures miss one id each time.
 func TestRealCorpusAgreement(t *testing.T) {
-	dir := filepath.Join(realCorpus(t), "claude-code")
+	dir := realcorpus.Dir(t, "claude-code")
 	files := []string{filepath.Join(dir, "b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl"), filepath.Join(dir, "fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl")}
-	code, out, errOut := runCalib(t, append([]string{"replay", "--compare-recorded"}, files...)...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
+	var rep struct {
+		Agreement *struct {
+			Summary agreementSummary `json:"summary"`
+		} `json:"agreement"`
 	}
-	if !strings.Contains(out, "Agreement summary") {
-		t.Fatalf("no agreement report:\n%s", out)
+	runJSON(t, &rep, append([]string{"replay", "--compare-recorded"}, files...)...)
+	want := agreementSummary{Events: 3, Exact: 3, MeanJaccard: 1, Checkpoints: 17, TriggerAgreement: 1}
+	if rep.Agreement == nil || rep.Agreement.Summary != want {
+		t.Errorf("defaults: agreement %+v, want %+v", rep.Agreement, want)
 	}
-	summary := out[strings.Index(out, "Agreement summary"):]
-	if !strings.Contains(summary, "     3      3         1.000                 0.0                  0.0           17              1.000") {
-		t.Errorf("defaults summary:\n%s", summary)
+
+	rep.Agreement = nil
+	runJSON(t, &rep, append([]string{"replay", "--compare-recorded", "-p", "clear-tool-results", "--set", "trigger_at=40000,keep_value=5"}, files...)...)
+	want = agreementSummary{Events: 3, Exact: 0, MeanJaccard: 0.8222, MeanAbsSaved: 8250.3, Checkpoints: 17, TriggerAgreement: 1}
+	if rep.Agreement == nil || rep.Agreement.Summary != want {
+		t.Errorf("keep 5: agreement %+v, want %+v", rep.Agreement, want)
 	}
-	code, out, _ = runCalib(t, append([]string{"replay", "--compare-recorded", "-p", "clear-tool-results", "--set", "trigger_at=40000,keep_value=5"}, files...)...)
-	if code != 0 || !strings.Contains(out, "     3      0         0.822") {
-		t.Errorf("keep 5 summary (exit %d):\n%s", code, out[strings.Index(out, "Agreement summary"):])
+
+	// A sweep ranked by agreement finds keep 4 at 60,000 with the chars/4
+	// meter, agreeing exactly on every event.
+	var sw struct {
+		Sets []struct {
+			Set    int `json:"set"`
+			Params []struct {
+				Name  string `json:"name"`
+				Value string `json:"value"`
+			} `json:"params"`
+			Metrics map[string]float64 `json:"metrics"`
+		} `json:"sets"`
 	}
-	// A sweep ranked by agreement finds keep 4 with the chars/4 meter.
-	code, out, errOut = runCalib(t, append([]string{"sweep", "-p", "clear-tool-results", "--compare-recorded",
+	runJSON(t, &sw, append([]string{"sweep", "-p", "clear-tool-results", "--compare-recorded",
 		"--grid", "keep_value=2..8", "--grid", "trigger_at=40000..70000:10000", "--grid", "meter=chars4,bytes4",
-		"--sort", "agreement_exact,agreement_trigger,saved_error_rate,before_error_rate", "--top", "1", "--format", "csv"}, files...)...)
-	if code != 0 {
-		t.Fatalf("sweep exit %d: %s", code, errOut)
+		"--sort", "agreement_exact,agreement_trigger,saved_error_rate,before_error_rate", "--top", "1"}, files...)...)
+	if len(sw.Sets) != 1 {
+		t.Fatalf("%d sets, want the top 1", len(sw.Sets))
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[1], "20,4,60000,chars4,") {
-		t.Fatalf("best set:\n%s", out)
+	best := sw.Sets[0]
+	var params []string
+	for _, p := range best.Params {
+		params = append(params, p.Name+"="+p.Value)
+	}
+	if got := strings.Join(params, ","); best.Set != 20 || got != "keep_value=4,trigger_at=60000,meter=chars4" {
+		t.Errorf("best set %d %s, want 20 keep_value=4,trigger_at=60000,meter=chars4", best.Set, got)
+	}
+	if best.Metrics["agreement_exact"] != 1 || best.Metrics["agreement_trigger"] != 1 {
+		t.Errorf("best set agreement exact %v trigger %v, want 1 and 1", best.Metrics["agreement_exact"], best.Metrics["agreement_trigger"])
 	}
 }

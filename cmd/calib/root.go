@@ -23,23 +23,75 @@ const (
 	groupOther    = "other"
 )
 
-// commands lists every subcommand constructor, in help order within each
-// group. To add a command, write cmd_<verb>.go with a
+// command is a subcommand constructor and the shared flags it takes.
+type command struct {
+	build  func(a *app) *cobra.Command
+	shared sharedFlag
+}
+
+// commands lists every subcommand, in help order within each group, with
+// the shared flags it honours: a command is offered no flag it would
+// ignore. To add a command, write cmd_<verb>.go with a
 // `func newVerbCmd(a *app) *cobra.Command` (GroupID set, Args: pathArgs(a)
 // if it reads a corpus) and add it here.
-func commands() []func(a *app) *cobra.Command {
-	return []func(a *app) *cobra.Command{
-		newInspectCmd,
-		newPoliciesCmd,
-		newReplayCmd,
-		newDigestGrowthCmd,
-		newSweepCmd,
-		newMergeCmd,
-		newMetricsCmd,
+func commands() []command {
+	return []command{
+		{newInspectCmd, corpusFlags},
+		{newPoliciesCmd, flagFormat},
+		{newReplayCmd, corpusFlags},
+		{newDigestGrowthCmd, corpusFlags},
+		{newSweepCmd, corpusFlags},
+		{newMergeCmd, flagFormat | flagPlot | flagQuiet},
+		{newMetricsCmd, flagFormat},
+		{newDemoCmd, flagQuiet},
 	}
 }
 
-// globalFlags are the persistent flags every command shares.
+// sharedFlag is a set of the flags several commands share; each is
+// declared once, in addShared.
+type sharedFlag uint8
+
+const (
+	flagFormat sharedFlag = 1 << iota // --format
+	flagPlot                          // --plot DIR
+	flagStrict                        // --strict
+	flagDemo                          // --demo
+	flagQuiet                         // --quiet
+
+	// corpusFlags are what a command that loads sessions takes.
+	corpusFlags = flagFormat | flagPlot | flagStrict | flagDemo | flagQuiet
+)
+
+// addShared registers the shared flags in which on cmd.
+func (a *app) addShared(cmd *cobra.Command, which sharedFlag) {
+	f := cmd.Flags()
+	if which&flagFormat != 0 {
+		f.StringVar(&a.flags.format, "format", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", "))
+		_ = cmd.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var out []cobra.Completion
+			for _, f := range report.Formats() {
+				out = append(out, string(f))
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		})
+	}
+	if which&flagPlot != 0 {
+		f.StringVar(&a.flags.plotDir, "plot", "", "also write plots (PNG and SVG) into `DIR`")
+		_ = cmd.MarkFlagDirname("plot")
+	}
+	if which&flagStrict != 0 {
+		f.BoolVar(&a.flags.strict, "strict", false, "treat any warning about the input as fatal (exit 2)")
+	}
+	if which&flagDemo != 0 {
+		f.BoolVar(&a.flags.demo, "demo", false, "run on the embedded synthetic demo corpus instead of PATH arguments")
+	}
+	if which&flagQuiet != 0 {
+		f.BoolVarP(&a.flags.quiet, "quiet", "q", false, "print no warnings or progress on stderr (errors still print)")
+	}
+}
+
+// globalFlags are the values of the shared flags; commands() says which
+// command takes which.
 type globalFlags struct {
 	format  string // --format, validated into app.Format
 	plotDir string // --plot DIR
@@ -56,6 +108,9 @@ type app struct {
 	// Format is the validated --format value.
 	Format report.Format
 	flags  globalFlags
+	// corpus is what loadSessions loaded, for the load-warning
+	// annotations of --format github (nil before loading).
+	corpus *loaded
 	// running is set once flags and arguments are validated: an error
 	// before that point is a usage error (exit 2).
 	running bool
@@ -66,8 +121,10 @@ through context-compaction policies and shows what each parameter choice
 costs and loses. It only reads its inputs.
 
 PATH may be a session file, a folder (detected by content) or - for a JSONL
-transcript on standard input. --demo runs any command on a small synthetic
-corpus, so "calib replay --demo" works with no data.
+transcript on standard input. --demo runs a command that reads sessions on a
+small synthetic corpus, so "calib replay --demo" works with no data;
+"calib demo DIR" writes that corpus to DIR. Each command's --help lists the
+flags it takes.
 
 Exit status:
   0    success
@@ -100,21 +157,6 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetVersionTemplate("calib version {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 
-	pf := root.PersistentFlags()
-	pf.StringVar(&a.flags.format, "format", string(report.Text), "output format: "+strings.ReplaceAll(report.FormatList(), "|", ", "))
-	pf.StringVar(&a.flags.plotDir, "plot", "", "also write plots (PNG and SVG) into `DIR`")
-	pf.BoolVar(&a.flags.strict, "strict", false, "treat any warning about the input as fatal (exit 2)")
-	pf.BoolVar(&a.flags.demo, "demo", false, "run on the embedded synthetic demo corpus instead of PATH arguments")
-	pf.BoolVarP(&a.flags.quiet, "quiet", "q", false, "print no warnings or progress on stderr (errors still print)")
-	_ = root.RegisterFlagCompletionFunc("format", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		var out []cobra.Completion
-		for _, f := range report.Formats() {
-			out = append(out, string(f))
-		}
-		return out, cobra.ShellCompDirectiveNoFileComp
-	})
-	_ = root.MarkPersistentFlagDirname("plot")
-
 	root.AddGroup(
 		&cobra.Group{ID: groupCorpus, Title: "Reading sessions:"},
 		&cobra.Group{ID: groupAnalysis, Title: "Replaying policies:"},
@@ -122,8 +164,10 @@ func newRootCmd(a *app) *cobra.Command {
 	)
 	root.SetHelpCommandGroupID(groupOther)
 	root.SetCompletionCommandGroupID(groupOther)
-	for _, newCmd := range commands() {
-		root.AddCommand(newCmd(a))
+	for _, c := range commands() {
+		cmd := c.build(a)
+		a.addShared(cmd, c.shared)
+		root.AddCommand(cmd)
 	}
 	return root
 }
@@ -152,14 +196,52 @@ func pathArgs(a *app) cobra.PositionalArgs {
 	}
 }
 
-// version is the module version from the build info ("devel" for a local
-// build), so release builds need no -ldflags.
+// version is the module version and VCS state from the build info, so
+// release builds need no -ldflags.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
-	if !ok || bi.Main.Version == "" || bi.Main.Version == "(devel)" {
-		return "devel"
+	if !ok {
+		bi = nil
 	}
-	return bi.Main.Version
+	return versionOf(bi)
+}
+
+// versionOf is "v1.2.3" for a module download (go install ...@v1.2.3),
+// "devel (revision 1d41ed4c5a6b, dirty)" for a go build or go install
+// in a checkout, and "devel (no VCS revision recorded: ...)" where the go
+// command stamped none (go run, go test, -buildvcs=false).
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "devel (no build information)"
+	}
+	v := bi.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	switch {
+	case rev == "" && v == "devel":
+		return v + " (no VCS revision recorded: go run, go test and -buildvcs=false record none)"
+	case rev == "":
+		return v
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	v += " (revision " + rev
+	if modified {
+		v += ", dirty"
+	}
+	return v + ")"
 }
 
 // run executes calib with args and returns the exit code. It is the whole

@@ -1,26 +1,24 @@
 package claudecode_test
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
-// realCorpus is shared/corpus-real beside the checkout (CI has the same
-// layout). Tests that need it skip when it is absent.
-const realCorpus = "../../../shared/corpus-real"
+// realCorpus is shared/corpus-real beside the checkout (package
+// realcorpus finds it).
+var realCorpus = realcorpus.Root()
 
+// realFile is rel under the real corpus; the test skips when it is absent
+// (fails under CALIB_REQUIRE_REAL_CORPUS=1).
 func realFile(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(realCorpus, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real corpus not found at %s (expected shared/corpus-real beside the checkout): %v", p, err)
-	}
-	return p
+	return realcorpus.Dir(t, rel)
 }
 
 // sessionCounts is what the tests pin per loaded session.

@@ -7,11 +7,14 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
-// realCorpusDir is shared/corpus-real beside the checkout, as in
-// real_test.go (an external test package, so its constant is not visible here).
-const realCorpusDir = "../../../shared/corpus-real"
+// realCorpusDir is shared/corpus-real beside the checkout (package
+// realcorpus finds it; real_test.go is an external test package, so its
+// variable is not visible here).
+var realCorpusDir = realcorpus.Root()
 
 // The scanner decodes every line of the real logs and the fixtures exactly
 // as encoding/json does.
@@ -19,6 +22,9 @@ func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(realCorpusDir, "claude-code", "*.jsonl"))
 	fixtures, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
 	if len(files) == 0 {
+		if realcorpus.Required() {
+			t.Fatalf("real corpus not found at %s, and %s=1 requires it", realCorpusDir, realcorpus.EnvRequire)
+		}
 		t.Logf("real corpus not found at %s; checking the fixtures only", realCorpusDir)
 	}
 	lines := 0

@@ -2,7 +2,6 @@ package codex_test
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
 func TestCodexRollout(t *testing.T) {
@@ -96,17 +96,11 @@ func TestCodexReal(t *testing.T) {
 	}
 }
 
-// realCorpus is shared/corpus-real beside the checkout (CI has the same
-// layout). Tests that need it skip when it is absent.
-const realCorpus = "../../../shared/corpus-real"
-
+// realFile is rel under shared/corpus-real; the test skips when it is
+// absent (fails under CALIB_REQUIRE_REAL_CORPUS=1).
 func realFile(t *testing.T, rel string) string {
 	t.Helper()
-	p := filepath.Join(realCorpus, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real corpus not found at %s (expected shared/corpus-real beside the checkout): %v", p, err)
-	}
-	return p
+	return realcorpus.Dir(t, rel)
 }
 
 // warnLines renders warnings as "line: message" for exact comparison.
