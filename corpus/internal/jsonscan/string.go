@@ -81,15 +81,18 @@ const (
 
 // Special flags (in bit 7 of each byte) the bytes of x that end a run of
 // plain string text: '"', '\\', a control character (< 0x20) or a
-// non-ASCII byte. With the high bits masked off no byte can carry into the
-// next, so every flag is exact.
+// non-ASCII byte. Only the lowest flag is exact (the bytes above it may be
+// flagged by a borrow): it is nonzero exactly when x holds such a byte,
+// and bits.TrailingZeros64 of it finds the first.
 func Special(x uint64) uint64 {
-	const low7 = 0x7f7f7f7f7f7f7f7f
-	x7 := x & low7
-	ctl := x7 + lsb*(0x80-0x20)           // bit 7 set iff byte >= 0x20
-	quo := (x7 ^ lsb*'"') + low7          // bit 7 set iff byte != '"'
-	bsl := (x7 ^ lsb*'\\') + low7         // bit 7 set iff byte != '\\'
-	return (^(ctl & quo & bsl) | x) & msb // or non-ASCII
+	// A byte of x - 0x20 (or of x ^ c - 1) gets bit 7 for bytes below 0x20
+	// (that are c), and for higher bytes only by a borrow from such a byte
+	// below or when it is non-ASCII, which | x flags anyway. So each flag
+	// is exact up to the lowest, and callers only look at the lowest.
+	ctl := x - lsb*0x20
+	quo := (x ^ lsb*'"') - lsb
+	bsl := (x ^ lsb*'\\') - lsb
+	return (ctl | quo | bsl | x) & msb
 }
 
 // UTF8Len returns the length of the valid UTF-8 sequence b starts with, or

@@ -1,7 +1,9 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -62,6 +64,39 @@ func TestNumberEndMatchesEncodingJSON(t *testing.T) {
 		want := json.Valid([]byte(n))
 		if got := ok && end == len(n); got != want {
 			t.Errorf("NumberEnd(%q) = %d, %v; encoding/json valid: %v", n, end, ok, want)
+		}
+	}
+}
+
+// Special's lowest flag marks the first byte that is '"', '\\', below 0x20
+// or non-ASCII, and it is zero when there is none: the scanners rely on
+// exactly that (the flags above the lowest may be borrows).
+func TestSpecialLowestFlag(t *testing.T) {
+	interesting := []byte{0, 0x1f, 0x20, 0x21, '"', 0x23, '\\', 0x5b, 0x5d, 0x7f, 0x80, 0xa2, 0xdc, 0xff, 'a'}
+	words := [][8]byte{}
+	for _, a := range interesting {
+		for _, b := range interesting {
+			for pos := range 7 {
+				w := [8]byte{'a', 'a', 'a', 'a', 'a', 'a', 'a', 'a'}
+				w[pos], w[pos+1] = a, b
+				words = append(words, w)
+			}
+		}
+	}
+	for _, w := range words {
+		want := 8
+		for k, c := range w {
+			if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+				want = k
+				break
+			}
+		}
+		got := 8
+		if t := Special(binary.LittleEndian.Uint64(w[:])); t != 0 {
+			got = bits.TrailingZeros64(t) >> 3
+		}
+		if got != want {
+			t.Errorf("Special(% x): first flag at %d, want %d", w, got, want)
 		}
 	}
 }
