@@ -17,8 +17,10 @@ import (
 // StringEnd scans the body of a JSON string that starts at b[i] (just
 // after the opening quote) and returns the index of its closing quote and
 // whether it holds escapes. ok is false when the string breaks the rule
-// above or is not closed. Text is looked at sixteen bytes per step (see
-// Special): tool outputs are long and their escapes sparse.
+// above or is not closed. Text is looked at a word at a time (see
+// Special), and after sixteen plain bytes by the vector search
+// specialBlocks: tool outputs are long, and their escapes and non-ASCII
+// runes are tens of bytes apart.
 func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 	for {
 		for i+16 <= len(b) {
@@ -31,6 +33,15 @@ func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
 				goto found
 			}
 			i += 16
+			// Sixteen plain bytes: a long run, worth a call to the vector
+			// search (a short one costs less in words than the call).
+			if n := len(b) - i; n >= 16 {
+				k := specialBlocks(b[i:])
+				i += k
+				if k < n&^15 {
+					goto found
+				}
+			}
 		}
 		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 && b[i] < utf8.RuneSelf {
 			i++
