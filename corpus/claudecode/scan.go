@@ -247,7 +247,9 @@ func (s *ccScanner) array(fn func() bool) bool {
 
 // end checks that nothing but spaces follows the value.
 func (s *ccScanner) end() bool {
-	if s.peek() != 0 {
+	// Not peek() != 0: peek reports the end of input as 0, so a raw NUL
+	// after the object would pass for the end.
+	if s.ws(); s.i < len(s.b) {
 		return s.fail("unexpected data after the object")
 	}
 	return true
