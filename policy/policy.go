@@ -124,6 +124,9 @@ type Digest struct {
 	CLIHeadBytes         int
 	CLIHeadPreambleBytes int
 	OverBudget           bool
+	// Budget is the size in bytes the digest was held to (0: none), so
+	// that reports can draw it without knowing the policy's parameters.
+	Budget int
 	// Bytes and SHA256 identify Text, which a replay trace drops (it must
 	// not hold every digest of a chain).
 	Bytes  int

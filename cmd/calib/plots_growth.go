@@ -66,12 +66,14 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 	return figs, nil
 }
 
-// growthBudget is the digest budget the chains were held to, if any.
+// growthBudget is the digest budget the chains were held to, as their
+// digests carry it (0: none). With --variants every chain has the same
+// one; should they differ, the largest is drawn.
 func growthBudget(out growthJSON) int {
 	budget := 0
-	for _, p := range out.Policy.Params {
-		if p.Name == "budget" {
-			fmt.Sscan(p.Value, &budget)
+	for _, s := range out.Sessions {
+		for _, r := range s.Rotations {
+			budget = max(budget, r.Budget)
 		}
 	}
 	return budget
