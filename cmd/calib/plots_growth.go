@@ -29,9 +29,11 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 	if len(chains) == 0 {
 		return nil, nil
 	}
+	// Named by sessionNames, so two inputs with the same id are told
+	// apart in legends, titles and file names.
 	ids := make([]string, len(chains))
 	for i, s := range chains {
-		ids[i] = s.ID
+		ids[i] = s.plotName()
 	}
 	short := report.ShortIDs(ids)
 	note := ""
@@ -61,7 +63,7 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{Name: sessionPlotName("digest-growth", chainName(s.ID, s.Variant), "cli-head"), Chart: hp})
+		figs = append(figs, report.Figure{Name: sessionPlotName("digest-growth", chainName(s.plotName(), s.Variant), "cli-head"), Chart: hp})
 	}
 	return figs, nil
 }
