@@ -429,7 +429,7 @@ func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		Omissions: claiCountOmissions(text), CLIHeadBytes: len(head),
 		CLIHeadPreambleBytes: claiPreambleBytes(text, len(head)),
 		OverBudget:           len(text) > p.Budget+claiDigestOverhead, Budget: p.Budget,
-		Bytes:                len(text), SHA256: sha256.Sum256([]byte(text))}
+		Bytes: len(text), SHA256: sha256.Sum256([]byte(text))}
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
 		BeforeTokens: before, AfterTokens: c.charged(hist, units),
