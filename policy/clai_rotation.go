@@ -428,8 +428,9 @@ func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	d := &Digest{Text: text, WindowMessages: n, Msg0Bytes: msg0, P1: p1, P2: p2,
 		Omissions: claiCountOmissions(text), CLIHeadBytes: len(head),
 		CLIHeadPreambleBytes: claiPreambleBytes(text, len(head)),
-		OverBudget:           len(text) > p.Budget+claiDigestOverhead, Budget: p.Budget,
-		Bytes: len(text), SHA256: sha256.Sum256([]byte(text))}
+		OverBudget:           len(text) > p.Budget+claiDigestOverhead,
+		Budget:               p.Budget,
+		Bytes:                len(text), SHA256: sha256.Sum256([]byte(text))}
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
 		BeforeTokens: before, AfterTokens: c.charged(hist, units),
