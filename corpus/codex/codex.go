@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -90,12 +89,7 @@ type codexLoader struct {
 
 // Load reads one Codex rollout file as one session.
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, &corpus.FileError{Path: p, Err: err}
-	}
-	defer f.Close()
-	return Read(p, f, opts)
+	return jsonscan.LoadFile(p, opts, Read)
 }
 
 // Read reads a log from r (a file, or standard input); p names it in
