@@ -29,9 +29,9 @@ type command struct {
 	shared sharedFlag
 }
 
-// commands lists every subcommand, in help order within each group, with
-// the shared flags it honours: a command is offered no flag it would
-// ignore. To add a command, write cmd_<verb>.go with a
+// commands lists every subcommand (help lists them by name within each
+// group, as cobra sorts them), with the shared flags it honours: a command
+// is offered no flag it would ignore. To add a command, write cmd_<verb>.go with a
 // `func newVerbCmd(a *app) *cobra.Command` (GroupID set, Args: pathArgs(a)
 // if it reads a corpus) and add it here.
 func commands() []command {
