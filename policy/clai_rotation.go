@@ -105,7 +105,7 @@ func claiRotationSpecs() []ParamSpec {
 
 // claiRotationDef registers clai-rotation.
 func claiRotationDef() Def {
-	return Def{Name: ClaiRotationName, Rotates: true, Formats: []corpus.Format{corpus.FormatClai}, Stages: []string{"rotation"},
+	return Def{Name: ClaiRotationName, Rotates: true, Formats: []corpus.Format{corpus.FormatClai}, Stages: []string{"rotation"}, Agent: "clai (shared/specs/clai.md)",
 		Summary: "clai's session-rotation digest (shared/specs/clai.md §2): legacy reproduces the unbounded growth, fixed is PR #154",
 		Specs:   claiRotationSpecs(),
 		New: func(v Values) (Policy, error) {
