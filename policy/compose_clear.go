@@ -106,20 +106,19 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	if c.protectTurns > 0 {
 		end = nthLast(h, c.protectTurns, (*corpus.Message).RealTurn)
 	}
-	if end == 0 {
+	// Every keep rule clears all it does not keep at once, so nothing
+	// before the newest result already cleared can change: the inner
+	// policy sees the history from there, and a checkpoint costs the
+	// results since, not the session.
+	base := c.newestCleared(h[:end])
+	if end <= base {
 		return nil
 	}
-	// The inner policy measures with the stage's meter; its second sum is
-	// unused with a context-token trigger.
-	var prefixUnits int64
-	if end == len(h) {
-		prefixUnits = st.units
-	} else {
-		for i := range h[:end] {
-			prefixUnits += st.g.meter.Message(&h[i])
-		}
+	var units int64
+	for i := base; i < end; i++ {
+		units += st.g.meter.Message(&h[i])
 	}
-	o := c.inner.Compact(h[:end], Checkpoint{Force: true, Units: prefixUnits, Request: at.Request, Session: at.Session})
+	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Units: units, Request: at.Request, Session: at.Session})
 	if o.Strategy == None {
 		return nil
 	}
@@ -127,17 +126,18 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	// must not clear, render per-result stubs, and count exactly.
 	w := newCow(st)
 	first := c.firstResult(h)
-	for i := range o.History {
-		if len(h[i].Blocks) == 0 || &o.History[i].Blocks[0] == &h[i].Blocks[0] {
+	for k := range o.History {
+		i := base + k
+		if len(h[i].Blocks) == 0 || &o.History[k].Blocks[0] == &h[i].Blocks[0] {
 			continue
 		}
 		for j := range h[i].Blocks {
-			old, nb := &h[i].Blocks[j], o.History[i].Blocks[j]
+			old, nb := &h[i].Blocks[j], o.History[k].Blocks[j]
 			if old.Text == nb.Text && string(old.Args) == string(nb.Args) {
 				continue
 			}
 			if old.Kind == corpus.KindToolResult {
-				if (c.keepFirst && i == first[0] && j == first[1]) || (c.perResult && c.isStub(old.Text)) {
+				if (c.keepFirst && i == first[0] && j == first[1]) || c.isStub(old.Text) {
 					continue
 				}
 				if c.perResult {
@@ -154,6 +154,19 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 		}
 	}
 	return w.done(st)
+}
+
+// newestCleared is the index of the newest message of h holding a result
+// this stage cleared, 0 when none.
+func (c *clearStage) newestCleared(h []corpus.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		for j := range h[i].Blocks {
+			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolResult && c.isStub(b.Text) {
+				return i
+			}
+		}
+	}
+	return 0
 }
 
 // firstResult is the position of the first tool result in h, {-1, -1}

@@ -26,17 +26,33 @@ type thinkingStage struct{ keep int }
 
 func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	from := windowStart(st.h, t.keep)
-	if !anyDroppableThinking(st.h[:from]) {
-		return nil // the common case: skip measuring the history
+	lo := firstDroppableThinking(st.h[:from])
+	if lo < 0 {
+		return nil // the common case: nothing to measure
 	}
-	w := newWorking(st.h, st.g.meter)
-	touched, bytes := w.dropStaleThinking(from, -1) // no target: every stale block goes
-	return fromWorking(st, w, touched, bytes)
+	// Only [lo, from) can change: smith's stage runs on that part, so a
+	// checkpoint measures the thinking since the last one, not the session.
+	w := newWorking(st.h[lo:from], st.g.meter)
+	touched, bytes := w.dropStaleThinking(from-lo, -1) // no target: every stale block goes
+	if touched == 0 {
+		return nil
+	}
+	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: touched, BytesRemoved: bytes}
+	var before int64
+	for i := lo; i < from; i++ {
+		before += st.g.meter.Message(&st.h[i])
+	}
+	out := make([]corpus.Message, 0, len(st.h))
+	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
+	st.set(out, st.units-before+w.total)
+	r.AfterTokens = st.tokens()
+	return r
 }
 
-// anyDroppableThinking reports whether some message holds thinking beside
-// other content (what dropStaleThinking removes).
-func anyDroppableThinking(h []corpus.Message) bool {
+// firstDroppableThinking is the index of the first message holding
+// thinking beside other content (what dropStaleThinking removes), -1 when
+// none does.
+func firstDroppableThinking(h []corpus.Message) int {
 	for i := range h {
 		bs := h[i].Blocks
 		think := 0
@@ -46,8 +62,8 @@ func anyDroppableThinking(h []corpus.Message) bool {
 			}
 		}
 		if think > 0 && think < len(bs) {
-			return true
+			return i
 		}
 	}
-	return false
+	return -1
 }
