@@ -158,7 +158,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		return err
 	}
 
-	out := compareJSON{Skipped: []compareSkipJSON{}}
+	out := compareJSON{Policies: []comparePolicyJSON{}, Skipped: []compareSkipJSON{}}
 	byPolicy := make([][]map[string]float64, len(defs))
 	for i, j := range jobs {
 		byPolicy[j.policy] = append(byPolicy[j.policy], rows[i])
@@ -169,6 +169,9 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	}
 	violations := 0
 	for pi, d := range defs {
+		if len(byPolicy[pi]) == 0 {
+			continue // applies to no session: the skipped table says so
+		}
 		m := metrics.CombineSessions(byPolicy[pi])
 		m["sessions"] = float64(len(byPolicy[pi]))
 		violations += int(m["violations"])
@@ -186,7 +189,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		return err
 	}
 	if a.plotsWanted() {
-		figs, err := compareFigures(out)
+		figs, err := compareFigures(out, len(l.Sessions))
 		if err != nil {
 			return err
 		}
@@ -224,7 +227,7 @@ func compareTables(out compareJSON, sessions int) []*report.Table {
 	for _, c := range cols {
 		head = append(head, report.NumCol(c))
 	}
-	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column)", len(out.Policies), sessions), head...)
+	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions), head...)
 	for _, p := range out.Policies {
 		cells := []report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}
 		for _, c := range cols {
@@ -277,10 +280,20 @@ func compareLoss(m map[string]float64) (string, float64) {
 // compareFigures are cost against loss (one point per policy; the
 // policies no other beats on both are joined and labeled), and bars of
 // cost and of loss per policy, every policy labeled.
-func compareFigures(out compareJSON) ([]report.Figure, error) {
-	if len(out.Policies) == 0 {
+//
+// Sums over different sessions do not compare: a policy that skipped some
+// sessions is left out of the charts (the table has its row).
+func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
+	all := out.Policies[:0:0]
+	for _, p := range out.Policies {
+		if int(p.Metrics["sessions"]) == sessions {
+			all = append(all, p)
+		}
+	}
+	if len(all) == 0 {
 		return nil, nil
 	}
+	out.Policies = all
 	x := compareCostAxis[len(compareCostAxis)-1]
 	for _, n := range compareCostAxis {
 		if _, ok := out.Policies[0].Metrics[n]; ok {
