@@ -70,14 +70,16 @@ func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 		inner["stub"] = clearSentinel
 	}
 	// clear-tool-results may grow parameters with Claude Code's own
-	// defaults; the general stage clears every tool's results and never
-	// the step being sent, whatever those defaults are.
+	// defaults (issue 13); the general stage clears every tool's results,
+	// never the step being sent, measures with its meter, and ends a
+	// keep=tokens walk at the first result over the budget (which run's
+	// view from the newest cleared result relies on), whatever those
+	// defaults are.
 	specs := clearToolResultsSpecs()
-	if _, ok := findSpec(specs, "compactable_tools"); ok {
-		inner["compactable_tools"] = ""
-	}
-	if _, ok := findSpec(specs, "protect_pending"); ok {
-		inner["protect_pending"] = "true"
+	for name, v := range map[string]string{"compactable_tools": "", "protect_pending": "true", "context_source": "estimate", "keep_walk": "stop"} {
+		if _, ok := findSpec(specs, name); ok {
+			inner[name] = v
+		}
 	}
 	vals, err := Resolve("clear-tool-results", specs, inner)
 	if err != nil {
