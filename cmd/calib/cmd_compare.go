@@ -151,7 +151,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		if err != nil {
 			return nil, err
 		}
-		return metrics.SweepMetrics(t), nil
+		return metrics.SessionMetrics(t, nil), nil
 	}, func(int, map[string]float64) { _ = bar.Add(1) })
 	_ = bar.Finish()
 	if err != nil {
@@ -223,33 +223,17 @@ func compareColumns(ps []comparePolicyJSON) []string {
 
 func compareTables(out compareJSON, sessions int) []*report.Table {
 	cols := compareColumns(out.Policies)
-	head := []report.Column{report.TextCol("policy"), report.NumCol("sessions")}
-	for _, c := range cols {
-		head = append(head, report.NumCol(c))
-	}
+	head := append([]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, labelColumns(cols)...)
 	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions), head...)
 	for _, p := range out.Policies {
-		cells := []report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}
-		for _, c := range cols {
-			v, ok := p.Metrics[c]
-			cells = append(cells, metricCell(c, v, ok))
-		}
-		t.AddRow(cells...)
+		t.AddRow(append([]report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}, metricCells(cols, p.Metrics)...)...)
 	}
 	tables := []*report.Table{t}
 	if len(out.Sessions) > 0 {
-		head := []report.Column{report.TextCol("session"), report.TextCol("policy")}
-		for _, c := range cols {
-			head = append(head, report.NumCol(c))
-		}
+		head := append([]report.Column{report.TextCol("session"), report.TextCol("policy")}, labelColumns(cols)...)
 		st := report.NewTable("Per session", head...)
 		for _, s := range out.Sessions {
-			cells := []report.Cell{report.Str(s.Session), report.Str(s.Policy)}
-			for _, c := range cols {
-				v, ok := s.Metrics[c]
-				cells = append(cells, metricCell(c, v, ok))
-			}
-			st.AddRow(cells...)
+			st.AddRow(append([]report.Cell{report.Str(s.Session), report.Str(s.Policy)}, metricCells(cols, s.Metrics)...)...)
 		}
 		tables = append(tables, st)
 	}
