@@ -32,15 +32,15 @@ done
 sum=0
 sumc=0
 for p in "${policies[@]}"; do
-	w=$(awk '{print $1}' "$tmp/replay-$p" | best)
-	u=$(awk '{print $2+$3}' "$tmp/replay-$p" | best)
+	w=$(grep '^[0-9]' "$tmp/replay-$p" | awk '{print $1}' | best)
+	u=$(grep '^[0-9]' "$tmp/replay-$p" | awk '{print $2+$3}' | best)
 	printf 'replay %-26s best wall %7.2f s   cpu %7.2f s\n' "$p" "$w" "$u"
 	sum=$(awk -v a="$sum" -v b="$w" 'BEGIN{print a+b}')
 	sumc=$(awk -v a="$sumc" -v b="$u" 'BEGIN{print a+b}')
 done
-c=$(awk '{print $1}' "$tmp/compare" | best)
-cc=$(awk '{print $2+$3}' "$tmp/compare" | best)
-m=$(awk '{print $4}' "$tmp/compare" | sort -g | head -1)
+c=$(grep '^[0-9]' "$tmp/compare" | awk '{print $1}' | best)
+cc=$(grep '^[0-9]' "$tmp/compare" | awk '{print $2+$3}' | best)
+m=$(grep '^[0-9]' "$tmp/compare" | awk '{print $4}' | sort -g | head -1)
 printf 'sum of the 10 replays             wall %7.2f s   cpu %7.2f s\n' "$sum" "$sumc"
 printf 'compare (10 policies)             wall %7.2f s   cpu %7.2f s   max RSS %d MB\n' "$c" "$cc" $((m / 1024))
 awk -v c="$c" -v s="$sum" -v cc="$cc" -v sc="$sumc" 'BEGIN{printf "compare / sum of replays: wall %.2fx, cpu %.2fx (target < 1.5x)\n", c/s, cc/sc}'
