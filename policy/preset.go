@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/calib-dev/calib/corpus"
 )
 
 // preset is a named composition of general stages with one agent's own
@@ -14,7 +16,10 @@ type preset struct {
 	what   string // one line: what the agent does
 	window int    // the model window the defaults assume
 	meter  string
-	stages []presetStage
+	// formats are the recording formats of the agent: --policy auto
+	// replays their sessions with the preset.
+	formats []corpus.Format
+	stages  []presetStage
 	// unsure lists what peers.md marks 3rd-party or does not settle, and
 	// where the replay departs from the agent: `calib policies` prints it.
 	unsure []string
@@ -53,7 +58,7 @@ func (p preset) def() Def {
 	if len(p.unsure) > 0 {
 		summary += " Unsure or departing from the agent: " + strings.Join(p.unsure, "; ") + "."
 	}
-	return Def{Name: p.name, Agent: p.agent, Summary: summary, Specs: specs,
+	return Def{Name: p.name, Agent: p.agent, Summary: summary, Specs: specs, Formats: p.formats,
 		New: func(v Values) (Policy, error) { return p.build(v) }}
 }
 

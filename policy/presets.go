@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/calib-dev/calib/corpus"
+
 // presets are the agents' compactions as compositions of general stages.
 // Every constant is from shared/specs/peers.md (the section is named with
 // it) unless said otherwise; what peers.md marks 3rd-party or does not
@@ -12,7 +14,7 @@ func presets() []preset {
 			name:   "opencode",
 			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts; peers.md §1, §9)",
 			what:   "opencode: tool output capped at 2,000 chars, prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when over 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
-			window: 200_000, meter: MeterChars4,
+			window: 200_000, meter: MeterChars4, formats: []corpus.Format{corpus.FormatOpencode},
 			stages: []presetStage{
 				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "2000", "unit": CapChars, "keep": CapHead}},
 				{name: "prune", kind: "clear", set: map[string]string{"trigger": OnTurnStart,
@@ -32,7 +34,7 @@ func presets() []preset {
 			name:   "gemini-cli",
 			agent:  "Gemini CLI (google-gemini/gemini-cli snapshot 5411f113, 2026-08-21: packages/core/src/context/chatCompressionService.ts, toolOutputMaskingService.ts, config/config.ts; peers.md §1, §9)",
 			what:   "Gemini CLI: tool output capped at 40,000 chars (the rest saved to a file), old tool output masked beyond the newest 50,000 tool tokens and the latest turn, compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>",
-			window: 1_048_576, meter: MeterChars4,
+			window: 1_048_576, meter: MeterChars4, formats: []corpus.Format{corpus.FormatGemini},
 			stages: []presetStage{
 				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "40000", "unit": CapChars, "keep": CapHead,
 					"marker": "\n[... {omitted} {unit} truncated; the full output was saved to a file ...]"}},
