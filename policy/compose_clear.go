@@ -116,11 +116,10 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	if end <= base {
 		return nil
 	}
-	var units int64
-	for i := base; i < end; i++ {
-		units += st.g.meter.Message(&h[i])
-	}
-	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Units: units, Request: at.Request, Session: at.Session})
+	// Forced, the inner policy decides from the history alone; its sums
+	// only feed its own figures, which the rebuild below recounts, so the
+	// view is not measured here.
+	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Request: at.Request, Session: at.Session})
 	if o.Strategy == None {
 		return nil
 	}
