@@ -35,10 +35,11 @@ type presetStage struct {
 // def turns a preset into a registered policy.
 func (p preset) def() Def {
 	specs := globalSpecs(p.window, p.meter)
-	var names []string
+	var names, stages []string
 	for _, s := range p.stages {
 		k := lookupStageKind(s.kind)
 		names = append(names, s.name+" ("+k.help+")")
+		stages = append(stages, s.name)
 		used := map[string]bool{}
 		for _, sp := range append(triggerSpecs(), k.specs()...) {
 			if v, ok := s.set[sp.Name]; ok {
@@ -58,7 +59,7 @@ func (p preset) def() Def {
 	if len(p.unsure) > 0 {
 		summary += " Unsure or departing from the agent: " + strings.Join(p.unsure, "; ") + "."
 	}
-	return Def{Name: p.name, Agent: p.agent, Summary: summary, Specs: specs, Formats: p.formats,
+	return Def{Name: p.name, Agent: p.agent, Summary: summary, Specs: specs, Formats: p.formats, Stages: stages,
 		New: func(v Values) (Policy, error) { return p.build(v) }}
 }
 
