@@ -289,13 +289,21 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	cost := report.StackedBars{Title: "Cost per policy: " + x, CategoryLabel: "policy", ValueLabel: x, Stacks: []report.Stack{{Name: x}}}
+	// Token sums run to tens of millions: in millions the axis labels do
+	// not run into each other.
+	scale, unit := 1.0, x
+	for _, p := range all {
+		if p.Metrics[x] >= 1e6 {
+			scale, unit = 1e6, x+" (millions)"
+		}
+	}
+	cost := report.StackedBars{Title: "Cost per policy: " + x, CategoryLabel: "policy", ValueLabel: unit, Stacks: []report.Stack{{Name: x}}}
 	loss := report.StackedBars{Title: "Loss per policy: tool results mangled (stubbed, cut) and dropped", CategoryLabel: "policy", ValueLabel: "tool results",
 		Stacks: []report.Stack{{Name: "results_mangled"}, {Name: "results_dropped"}}}
 	for _, p := range out.Policies {
 		cost.Categories = append(cost.Categories, p.Name)
 		loss.Categories = append(loss.Categories, p.Name)
-		cost.Stacks[0].Values = append(cost.Stacks[0].Values, p.Metrics[x])
+		cost.Stacks[0].Values = append(cost.Stacks[0].Values, p.Metrics[x]/scale)
 		loss.Stacks[0].Values = append(loss.Stacks[0].Values, p.Metrics["results_mangled"])
 		loss.Stacks[1].Values = append(loss.Stacks[1].Values, p.Metrics["results_dropped"])
 	}
