@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +18,7 @@ import (
 // compareOptions are the flags of `calib compare`.
 type compareOptions struct {
 	policies   []string
+	set        []string
 	perSession bool
 	jobs       int
 }
@@ -65,7 +68,8 @@ A policy that cannot replay a session's format is skipped for it, and the
 report says so. --plot DIR draws cost against loss, one point per policy.`,
 		Example: `  calib compare --demo
   calib compare ~/.claude/projects --policies opencode,gemini-cli,swe-agent
-  calib compare sessions/ --per-session --format markdown --plot plots/`,
+  calib compare sessions/ --per-session --format markdown --plot plots/
+  calib compare sessions/ --policies opencode,swe-agent --set opencode:prune.keep_value=30000`,
 		GroupID: groupAnalysis,
 		Args:    pathArgs(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -73,6 +77,7 @@ report says so. --plot DIR draws cost against loss, one point per policy.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&o.policies, "policies", nil, "comma-separated `NAMES` of the policies to compare (default: every preset and agent policy)")
+	cmd.Flags().StringArrayVar(&o.set, "set", nil, "set one policy's parameters: `POLICY:name=value[,name=value]` (repeatable)")
 	cmd.Flags().BoolVar(&o.perSession, "per-session", false, "also print one row per session and policy")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
 	_ = cmd.RegisterFlagCompletionFunc("policies", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -81,9 +86,32 @@ report says so. --plot DIR draws cost against loss, one point per policy.`,
 	return cmd
 }
 
+// compareSets parses --set POLICY:name=value,... into settings per policy.
+func compareSets(flags []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, f := range flags {
+		name, rest, ok := strings.Cut(f, ":")
+		if !ok || name == "" {
+			return nil, usageErrorf("--set %q: expected POLICY:name=value[,name=value] (compare runs several policies)", f)
+		}
+		set, err := policy.ParseSet([]string{rest})
+		if err != nil {
+			return nil, usageErrorf("--set %w", err)
+		}
+		if out[name] == nil {
+			out[name] = map[string]string{}
+		}
+		for k, v := range set {
+			out[name][k] = v
+		}
+	}
+	return out, nil
+}
+
 // comparePolicies resolves --policies (default: every policy that models
-// an agent) and builds each at its defaults.
-func comparePolicies(names []string) ([]policy.Def, []policy.Policy, error) {
+// an agent) and builds each at its defaults, or with its --set values,
+// validated against its own parameters.
+func comparePolicies(names []string, sets map[string]map[string]string) ([]policy.Def, []policy.Policy, error) {
 	var defs []policy.Def
 	if len(names) == 0 {
 		for _, d := range policy.Defs() {
@@ -105,11 +133,18 @@ func comparePolicies(names []string) ([]policy.Def, []policy.Policy, error) {
 	}
 	pols := make([]policy.Policy, len(defs))
 	for i, d := range defs {
-		p, err := policy.New(d.Name, nil)
+		p, err := policy.New(d.Name, sets[d.Name])
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, usageErrorf("--set %s: %w", d.Name, err)
 		}
 		pols[i] = p
+		delete(sets, d.Name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		if _, err := policy.Lookup(name); err != nil {
+			return nil, nil, usageErrorf("--set: %w", err)
+		}
+		return nil, nil, usageErrorf("--set %s: that policy is not among those compared (add it to --policies)", name)
 	}
 	return defs, pols, nil
 }
@@ -118,7 +153,11 @@ func comparePolicies(names []string) ([]policy.Def, []policy.Policy, error) {
 type compareJob struct{ policy, session int }
 
 func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) error {
-	defs, pols, err := comparePolicies(o.policies)
+	sets, err := compareSets(o.set)
+	if err != nil {
+		return err
+	}
+	defs, pols, err := comparePolicies(o.policies, sets)
 	if err != nil {
 		return err
 	}
