@@ -41,6 +41,7 @@ func commands() []command {
 		{newReplayCmd, corpusFlags},
 		{newDigestGrowthCmd, corpusFlags},
 		{newSweepCmd, corpusFlags},
+		{newCompareCmd, corpusFlags},
 		{newMergeCmd, flagFormat | flagPlot | flagQuiet},
 		{newMetricsCmd, flagFormat},
 		{newDemoCmd, flagQuiet},
