@@ -2,7 +2,11 @@ package metrics
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
+
+	"github.com/calib-dev/calib/policy"
 )
 
 // Unit is what a metric counts.
@@ -172,22 +176,68 @@ func Check(flag, name string, have func(Needs) bool) error {
 }
 
 // Columns picks the table columns among the metric names present in some
-// rows: in registry order, a family's members in the order given (replay
-// gives its stages in the order they ran, sweep sorted names), without the
-// parts of ratios (Part), undeclared names or repeats.
-func Columns(present []string) []string {
+// rows: in registry order, without the parts of ratios (Part), undeclared
+// names or repeats. A family's members (reclaimed_<stage>) come in the
+// order of stages (StageOrder of the policies reported), then any other
+// member sorted, so that a column's position depends on the policies and
+// never on which stages happened to reclaim something or on map order.
+func Columns(present, stages []string) []string {
+	rank := make(map[string]int, len(stages))
+	for i, s := range stages {
+		if _, ok := rank[s]; !ok {
+			rank[s] = i
+		}
+	}
 	var cols []string
 	seen := make(map[string]bool, len(present))
 	for _, m := range Registry() {
 		if m.Part {
 			continue
 		}
+		start := len(cols)
 		for _, n := range present {
 			if !seen[n] && (n == m.Name && !m.Family || m.Family && strings.HasPrefix(n, m.Name) && len(n) > len(m.Name)) {
 				seen[n] = true
 				cols = append(cols, n)
 			}
 		}
+		if m.Family {
+			members := cols[start:]
+			sort.SliceStable(members, func(i, j int) bool {
+				a, b := strings.TrimPrefix(members[i], m.Name), strings.TrimPrefix(members[j], m.Name)
+				ra, oka := rank[a]
+				rb, okb := rank[b]
+				switch {
+				case oka && okb:
+					return ra < rb
+				case oka != okb:
+					return oka
+				}
+				return a < b
+			})
+		}
 	}
 	return cols
+}
+
+// StageOrder is the stage order of a report on the named policies: each
+// policy's declared Stages, in policy.Defs order, each stage once. Columns
+// orders reclaimed_<stage> by it, and SessionMetrics gives each of a
+// policy's stages a value, so replay, sweep and merge have the same
+// columns in the same places whichever stages reclaimed something.
+func StageOrder(policies ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, d := range policy.Defs() {
+		if !slices.Contains(policies, d.Name) {
+			continue
+		}
+		for _, s := range d.Stages {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

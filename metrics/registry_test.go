@@ -96,13 +96,27 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	if _, ok := m["rotations"]; ok {
 		t.Errorf("a trace without rotations has chain figures: %v", m)
 	}
+	// Each stage of the trace's policy has a value, 0 when it reclaimed
+	// nothing; a stage the policy does not have has none.
+	compacted.Policy = "smith-legacy"
+	m = SessionMetrics(compacted, nil)
+	if v, ok := m["reclaimed_summarize"]; !ok || v != 0 || m["reclaimed_truncate"] != 18 {
+		t.Errorf("smith-legacy's stages: reclaimed_summarize = %v (present %v), reclaimed_truncate = %v; want 0 and 18", v, ok, m["reclaimed_truncate"])
+	}
+	if _, ok := m["reclaimed_thinking"]; ok {
+		t.Errorf("smith-legacy has no thinking stage, yet reclaimed_thinking = %v", m["reclaimed_thinking"])
+	}
 }
 
 func TestColumnsAndHeaders(t *testing.T) {
-	got := Columns([]string{"violations", "reclaimed_truncate", "requests", "nope", "tokens_sent", "reclaimed_duplicates", "exact_events", "agreement_exact", "violations"})
-	want := []string{"tokens_sent", "violations", "agreement_exact", "reclaimed_truncate", "reclaimed_duplicates"}
+	present := []string{"violations", "reclaimed_zeta", "reclaimed_truncate", "requests", "nope", "tokens_sent", "reclaimed_duplicates", "reclaimed_alpha", "exact_events", "agreement_exact", "violations", "reclaimed_thinking"}
+	got := Columns(present, StageOrder("smith-staged"))
+	want := []string{"tokens_sent", "violations", "agreement_exact", "reclaimed_thinking", "reclaimed_duplicates", "reclaimed_truncate", "reclaimed_alpha", "reclaimed_zeta"}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Columns = %v, want %v (registry order, family members as given, no parts, unknown names or repeats)", got, want)
+		t.Errorf("Columns = %v, want %v (registry order, stages in the policy's order then the rest sorted, no parts, unknown names or repeats)", got, want)
+	}
+	if got := StageOrder("smith-staged"); !reflect.DeepEqual(got, []string{"thinking", "attachments", "duplicates", "truncate", "summarize"}) {
+		t.Errorf("StageOrder(smith-staged) = %v, want smith-staged's declared Stages", got)
 	}
 	for name, h := range map[string]string{"tokens_sent": "tokens sent", "reclaimed_truncate": "truncate", "compactions": "compactions"} {
 		if m, _ := Lookup(name); m.Header(name) != h {

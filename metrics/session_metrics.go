@@ -47,6 +47,12 @@ func SessionMetrics(t *replay.Trace, a *replay.Agreement) map[string]float64 {
 		}
 	}
 	m["bytes_removed"] = float64(removed)
+	// Every stage of the policy has a value, 0 when it reclaimed nothing,
+	// so that sweep's and merge's cells are never blank for a stage the
+	// policy has (blank is for a stage it does not have).
+	for _, name := range StageOrder(t.Policy) {
+		m["reclaimed_"+name] = 0
+	}
 	for name, v := range s.Reclaimed {
 		m["reclaimed_"+name] = float64(v)
 	}

@@ -419,7 +419,7 @@ func growthTables(out growthJSON) []*report.Table {
 			report.NumCol("omitted"), report.NumCol("cli head"), report.NumCol("head preamble"), report.TextCol("over budget"), report.TextCol("sha256"))...)
 	// The chain columns are the registry's (metrics.ChainMetrics, in
 	// registry order with its labels and precision).
-	mcols := metrics.Columns(slices.Collect(maps.Keys(metrics.ChainMetrics(metrics.GrowthRow{}))))
+	mcols := metrics.Columns(slices.Collect(maps.Keys(metrics.ChainMetrics(metrics.GrowthRow{}))), nil)
 	chains := report.NewTable("Chains (slope: least-squares growth of the digest per rotation)",
 		append(lead(report.TextCol("variant")), append(labelColumns(mcols), report.TextCol("verdict"))...)...)
 	var rec, ft *report.Table

@@ -215,15 +215,6 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			r.agreement = &a
 		}
 		r.session.Metrics = metrics.SessionMetrics(t, r.agreement)
-		// A stage of the session's policy that reclaimed nothing shows 0,
-		// not blank: blank is kept for a stage the policy does not have.
-		if d, err := policy.Lookup(p.Name()); err == nil {
-			for _, st := range d.Stages {
-				if _, ok := r.session.Metrics["reclaimed_"+st]; !ok {
-					r.session.Metrics["reclaimed_"+st] = 0
-				}
-			}
-		}
 		if o.compareRecorded {
 			r.session.Rederived = replay.Rederive(s, p)
 		}
@@ -371,7 +362,7 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 			present = append(present, k)
 		}
 	}
-	mcols := metrics.Columns(present)
+	mcols := metrics.Columns(present, stages)
 	cols = []report.Column{report.TextCol("session")}
 	if withPath {
 		cols = append(cols, report.TextCol("path"))

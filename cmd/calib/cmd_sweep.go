@@ -318,14 +318,14 @@ func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string) e
 	return a.savePlots(figs...)
 }
 
-// metricColumns are the metrics present in rows that make table columns
-// (metrics.Columns).
-func metricColumns(rows []sweep.Row) []string {
-	return metrics.Columns(sweep.MetricNames(rows))
+// metricColumns are the metrics present in rows of a sweep of policy that
+// make table columns (metrics.Columns, stages in the policy's order).
+func metricColumns(rows []sweep.Row, policy string) []string {
+	return metrics.Columns(sweep.MetricNames(rows), metrics.StageOrder(policy))
 }
 
 func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
-	mcols := metricColumns(rep.Sets)
+	mcols := metricColumns(rep.Sets, rep.Policy)
 	title := fmt.Sprintf("Parameter sets (policy %s, %d of %d sets, %d sessions", rep.Policy, len(rep.Sets), rep.Points, len(rep.Sessions))
 	if rep.Shard != "1/1" {
 		title += ", shard " + rep.Shard
@@ -370,7 +370,7 @@ func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
 			cols = append(cols, report.TextCol(ax.Name))
 		}
 		cols = append(cols, report.TextCol("session"))
-		mc := metricColumns(rep.Rows)
+		mc := metricColumns(rep.Rows, rep.Policy)
 		for _, m := range mc {
 			cols = append(cols, report.NumCol(m))
 		}

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/calib-dev/calib/metrics"
-	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -23,31 +23,14 @@ func (a *app) write(doc report.Doc) error {
 }
 
 // stageColumns are the stage columns of a report on rows: the stages of
-// each policy used, in policy.Defs order and each policy's stage order, so
-// that a column's position depends on the policies, never on which stages
-// happened to reclaim something; a stage a policy did not declare follows
-// (metrics.StageNames order) rather than being lost.
+// each policy used (metrics.StageOrder), so that a column's position
+// depends on the policies, never on which stages happened to reclaim
+// something; a stage a policy did not declare follows (metrics.StageNames
+// order) rather than being lost.
 func stageColumns(policies []string, rows []metrics.SessionRow, events []metrics.EventRow) []string {
-	used := map[string]bool{}
-	for _, p := range policies {
-		used[p] = true
-	}
-	seen := map[string]bool{}
-	var cols []string
-	for _, d := range policy.Defs() {
-		if !used[d.Name] {
-			continue
-		}
-		for _, s := range d.Stages {
-			if !seen[s] {
-				seen[s] = true
-				cols = append(cols, s)
-			}
-		}
-	}
+	cols := metrics.StageOrder(policies...)
 	for _, s := range metrics.StageNames(rows, events) {
-		if !seen[s] {
-			seen[s] = true
+		if !slices.Contains(cols, s) {
 			cols = append(cols, s)
 		}
 	}
