@@ -427,3 +427,35 @@ func claiPreambleBytes(text string, limit int) int {
 	count(clai.DigestPreambleOld, "")
 	return n
 }
+
+// ClaiWrittenVariant is the variant that wrote stored, a digest clai
+// rendered from window, told from the text: legacy when it nests preamble
+// copies (the fix strips them); fixed when it carries one of the fix's
+// clamp notes, or when window holds an earlier summary whose preambles are
+// not nested in it (legacy would have nested them); legacy otherwise, where
+// both variants write the same bytes. Legacy, clai as released, is the
+// default because PR #154 is in no released clai. Re-derivation renders
+// with it, so that it answers "is this what clai wrote" whatever variant
+// the run itself models.
+func ClaiWrittenVariant(stored string, window []corpus.Message) string {
+	if p1, p2 := clai.PreambleCounts(stored); p1 > 1 || p2 > 1 {
+		return ClaiLegacy
+	}
+	if strings.Contains(stored, claiHeadNoteB) || strings.Contains(stored, claiTailNoteB) {
+		return ClaiFixed
+	}
+	for i := range window {
+		if claiIsSummary(&window[i]) {
+			return ClaiFixed
+		}
+	}
+	return ClaiLegacy
+}
+
+// WithVariant is p rendering as variant does by default: the variant's
+// clamp, strip and CLI clamp, the other parameters kept.
+func (p ClaiParams) WithVariant(variant string) ClaiParams {
+	d := ClaiDefaults(variant)
+	p.Variant, p.Clamp, p.Strip, p.CLIClampBytes = variant, d.Clamp, d.Strip, d.CLIClampBytes
+	return p
+}

@@ -305,3 +305,30 @@ func TestClaiPreambleBytes(t *testing.T) {
 		}
 	}
 }
+
+// ClaiWrittenVariant tells the variant from the stored text and window:
+// nesting is legacy's, a clamp note or an unnested earlier summary is the
+// fix's, and anything else (which both write alike) is legacy, clai as
+// released.
+func TestClaiWrittenVariant(t *testing.T) {
+	p := clai.SummaryPreamble + "\n\n" + clai.DigestPreamble + "\n\n"
+	summary := claiMsg("s1", corpus.RoleAssistant, claiText(p+"[user message m1]\ngoal")...)
+	summary.Summary = true
+	plain := []corpus.Message{claiMsg("m1", corpus.RoleUser, claiText("goal")...)}
+	chained := []corpus.Message{summary, claiMsg("m2", corpus.RoleUser, claiText("more")...)}
+	for _, tt := range []struct {
+		name, stored string
+		window       []corpus.Message
+		want         string
+	}{
+		{"first digest, no clamp", p + "[user message m1]\ngoal", plain, ClaiLegacy},
+		{"nested preambles", p + "[assistant message s1]\n" + p + "goal", chained, ClaiLegacy},
+		{"earlier summary stripped", p + "[assistant message s1]\n[user message m1]\ngoal", chained, ClaiFixed},
+		{"head clamp note", p + "[user message m1]\ngoal" + claiHeadNoteA + "9" + claiHeadNoteB, plain, ClaiFixed},
+		{"tail clamp note", p + claiTailNoteA + "9" + claiTailNoteB + "goal", plain, ClaiFixed},
+	} {
+		if got := ClaiWrittenVariant(tt.stored, tt.window); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}

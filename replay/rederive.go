@@ -52,6 +52,9 @@ type Rederived struct {
 	FirstDiff int `json:"first_diff"`
 	// Notes says what was found on the way, in plain words.
 	Notes []string `json:"notes"`
+	// Variant is the clai variant the digest was rendered with ("" when
+	// none was rendered).
+	Variant string `json:"variant,omitempty"`
 }
 
 // RederiveClai re-derives every compaction clai recorded in s: for
@@ -63,21 +66,27 @@ type Rederived struct {
 // it byte for byte with the stored text. It never panics on broken rows:
 // dangling, failed, deleted or unlinked rows are reported in Notes.
 func RederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
-	return rederiveClai(s, p)
+	return rederiveClai(s, p, false)
 }
 
-// Rederive re-derives the digests s recorded with p's parameters when p
-// models an agent whose digests can be derived again (policy.Rederiver);
-// nil otherwise, or when s recorded no compaction.
+// Rederive re-derives the digests s recorded when p models an agent whose
+// digests can be derived again (policy.Rederiver); nil otherwise, or when
+// s recorded no compaction. Each digest is rendered with p's parameters in
+// the variant that wrote it (policy.ClaiWrittenVariant of the stored
+// text), not p's own: the question is whether the database holds what clai
+// wrote, and a run of the fixed variant replays a database clai as
+// released (legacy) wrote.
 func Rederive(s *corpus.Session, p policy.Policy) []Rederived {
 	r, ok := p.(policy.Rederiver)
 	if !ok || len(s.Recorded.Compactions) == 0 {
 		return nil
 	}
-	return rederiveClai(s, r.RederiveParams())
+	return rederiveClai(s, r.RederiveParams(), true)
 }
 
-func rederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
+// rederiveClai re-derives s's compactions with p, in the variant that
+// wrote each digest when written is set.
+func rederiveClai(s *corpus.Session, p policy.ClaiParams, written bool) []Rederived {
 	byID := make(map[string]int, len(s.Messages))
 	for i := range s.Messages {
 		byID[s.Messages[i].ID] = i
@@ -85,12 +94,12 @@ func rederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
 	cs := s.Recorded.Compactions
 	out := make([]Rederived, 0, len(cs))
 	for k := range cs {
-		out = append(out, rederiveOne(s, cs, k, byID, p))
+		out = append(out, rederiveOne(s, cs, k, byID, p, written))
 	}
 	return out
 }
 
-func rederiveOne(s *corpus.Session, cs []corpus.Compaction, k int, byID map[string]int, p policy.ClaiParams) Rederived {
+func rederiveOne(s *corpus.Session, cs []corpus.Compaction, k int, byID map[string]int, p policy.ClaiParams, written bool) Rederived {
 	c := &cs[k]
 	r := Rederived{Index: k, CompactionID: c.ID, Line: c.Line, Trigger: c.Trigger, Status: c.Status, Kind: string(c.Kind),
 		WantFrom: c.SourceFrom, WantTo: c.SourceTo, WantMessages: c.InputMessages, FirstDiff: -1,
@@ -176,7 +185,11 @@ func rederiveOne(s *corpus.Session, cs []corpus.Compaction, k int, byID map[stri
 		r.Verdict = verdictWithoutText(r.WindowOK)
 		return r
 	}
+	if written {
+		p = p.WithVariant(policy.ClaiWrittenVariant(c.Summary, window))
+	}
 	r.Text, _ = policy.ClaiDigestText(window, p.Digest())
+	r.Variant = p.Variant
 	r.DerivedBytes = len(r.Text)
 	r.FirstDiff = claiFirstDiff(r.Text, c.Summary)
 	switch {

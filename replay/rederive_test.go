@@ -20,7 +20,12 @@ import (
 // implementation. edit changes the text of the compaction with that index
 // before it is stored; statuses overrides a row's status.
 func claiLegacyCompact(edit map[int]func(string) string, statuses map[int]string) synth.ClaiCompactFunc {
-	p := policy.ClaiDefaults(policy.ClaiLegacy)
+	return claiCompactAs(policy.ClaiLegacy, edit, statuses)
+}
+
+// claiCompactAs is claiLegacyCompact with the digests written by variant.
+func claiCompactAs(variant string, edit map[int]func(string) string, statuses map[int]string) synth.ClaiCompactFunc {
+	p := policy.ClaiDefaults(variant)
 	return func(h synth.ClaiHistory) (synth.ClaiCompaction, bool) {
 		var view []corpus.Message
 		summary, to := "", ""
@@ -108,6 +113,37 @@ func TestRederiveClaiMatchesStoredDigests(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Rederive renders each stored digest in the variant that wrote it, told
+// from the text (policy.ClaiWrittenVariant), whichever variant the run
+// models: a database written as released (legacy) re-derives byte for byte
+// under a fixed run, and one written with the fix under a legacy run.
+func TestRederiveUsesTheWritingVariant(t *testing.T) {
+	for _, wrote := range []string{policy.ClaiLegacy, policy.ClaiFixed} {
+		s := loadOne(t, writeClaiDB(t, claiProfile("anthropic", claiCompactAs(wrote, nil, nil))))
+		if len(s.Recorded.Compactions) < 3 {
+			t.Fatalf("%s: only %d compactions recorded; the fixture should chain at least 3", wrote, len(s.Recorded.Compactions))
+		}
+		for _, run := range []string{policy.ClaiLegacy, policy.ClaiFixed} {
+			p, err := policy.New(policy.ClaiRotationName, map[string]string{"variant": run})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range Rederive(s, p) {
+				// The first digest has no earlier summary in its window:
+				// both variants write it alike, and legacy is the default.
+				want := wrote
+				if r.Index == 0 {
+					want = policy.ClaiLegacy
+				}
+				if r.Verdict != RederiveMatch || r.Variant != want {
+					t.Errorf("written %s, run %s, compaction %d: verdict %s rendered as %q, want match as %s (notes %v)",
+						wrote, run, r.Index, r.Verdict, r.Variant, want, r.Notes)
+				}
+			}
+		}
 	}
 }
 

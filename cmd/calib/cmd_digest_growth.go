@@ -435,7 +435,7 @@ func growthTables(out growthJSON) []*report.Table {
 			if rec == nil {
 				rec = report.NewTable("Recorded compactions re-derived from the database's own rows",
 					lead(report.TextCol("variant"), report.NumCol("#"), report.NumCol("row"), report.TextCol("trigger"),
-						report.TextCol("kind"), report.TextCol("verdict"), report.NumCol("stored bytes"), report.NumCol("derived bytes"),
+						report.TextCol("kind"), report.TextCol("derived with"), report.TextCol("verdict"), report.NumCol("stored bytes"), report.NumCol("derived bytes"),
 						report.NumCol("first diff"), report.TextCol("notes"))...)
 			}
 			diff := report.Empty()
@@ -443,7 +443,7 @@ func growthTables(out growthJSON) []*report.Table {
 				diff = report.Int(d.FirstDiff)
 			}
 			rec.AddRow(cells(s.ID, s.Path, report.Str(s.Variant), report.Int(d.Index+1), report.Int(d.Line), report.Str(d.Trigger),
-				report.Str(d.Kind), report.Str(d.Verdict), report.Int(d.StoredBytes), report.Int(d.DerivedBytes), diff,
+				report.Str(d.Kind), report.Str(d.Variant), report.Str(d.Verdict), report.Int(d.StoredBytes), report.Int(d.DerivedBytes), diff,
 				report.Str(strings.Join(d.Notes, "; ")))...)
 		}
 		for _, f := range s.Failures {

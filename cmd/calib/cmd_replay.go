@@ -416,10 +416,18 @@ func compareCell(s replaySessionJSON) string {
 	switch {
 	case len(s.Rederived) > 0:
 		count := map[string]int{}
+		var variants []string // the variants that rendered them (replay.Rederive)
 		for _, r := range s.Rederived {
 			count[r.Verdict]++
+			if r.Variant != "" && !slices.Contains(variants, r.Variant) {
+				variants = append(variants, r.Variant)
+			}
 		}
 		out := fmt.Sprintf("%d of %d recorded digests re-derived byte for byte", count[replay.RederiveMatch], len(s.Rederived))
+		if len(variants) > 0 {
+			slices.Sort(variants)
+			out += " (rendered as " + strings.Join(variants, " and ") + ")"
+		}
 		for _, v := range []string{replay.RederiveMismatch, replay.RederiveWindow, replay.RederiveSkipped} {
 			if count[v] > 0 {
 				out += fmt.Sprintf(", %d %s", count[v], v)
