@@ -38,6 +38,8 @@ func Defs() []Def {
 		smithLegacyDef(),
 		claiRotationDef(),
 		clearToolResultsDef(),
+		claudeCodeDef(),
+		codexDef(),
 	}
 }
 

@@ -112,7 +112,7 @@ func TestRealCorpusAgreement(t *testing.T) {
 	}
 
 	rep.Agreement = nil
-	runJSON(t, &rep, append([]string{"replay", "--compare-recorded", "-p", "clear-tool-results", "--set", "trigger_at=40000,keep_value=5"}, files...)...)
+	runJSON(t, &rep, append([]string{"replay", "--compare-recorded", "-p", "clear-tool-results", "--set", "trigger=result_tokens,trigger_at=40000,keep=results,keep_value=5"}, files...)...)
 	want = agreementSummary{Events: 3, Exact: 0, MeanJaccard: 0.8222, MeanAbsSaved: 8250.3, Checkpoints: 17, TriggerAgreement: 1}
 	if rep.Agreement == nil || rep.Agreement.Summary != want {
 		t.Errorf("keep 5: agreement %+v, want %+v", rep.Agreement, want)
@@ -131,7 +131,7 @@ func TestRealCorpusAgreement(t *testing.T) {
 		} `json:"sets"`
 	}
 	runJSON(t, &sw, append([]string{"sweep", "-p", "clear-tool-results", "--compare-recorded",
-		"--grid", "keep_value=2..8", "--grid", "trigger_at=40000..70000:10000", "--grid", "meter=chars4,bytes4",
+		"--set", "trigger=result_tokens,keep=results", "--grid", "keep_value=2..8", "--grid", "trigger_at=40000..70000:10000", "--grid", "meter=chars4,bytes4",
 		"--sort", "agreement_exact,agreement_trigger,saved_error_rate,before_error_rate", "--top", "1"}, files...)...)
 	if len(sw.Sets) != 1 {
 		t.Fatalf("%d sets, want the top 1", len(sw.Sets))
