@@ -192,17 +192,20 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		o = mc.Compact(h, at)
 		o.MaxTokens, o.TriggerTokens, o.TargetTokens = p.window, p.trigger(version), p.trigger(version)
 	}
-	if !p.full || at.Force {
+	if at.Force {
 		return o
 	}
+	// The context as auto-compaction measures it, before and after what
+	// microcompact just cleared: what the request carries, for reports.
 	arriving := p.measure == "arriving" || p.measure == "auto" && !versionAtLeast(version, "2.0")
 	usage := func(u *corpus.Usage) int { return u.Context() }
 	if arriving {
 		usage = func(u *corpus.Usage) int { return u.Prompt() } // the response is measured by the meter
 	}
-	ctx, _ := anchoredContext(h, at.Session, p.meter, at.Units, p.overhead, p.strategiesC, usage, arriving)
-	ctx -= p.meter.Tokens(at.Units) - p.meter.Tokens(o.Units) // what microcompact just cleared
-	if ctx < p.trigger(version) {
+	before, _ := anchoredContext(h, at.Session, p.meter, at.Units, p.overhead, p.strategiesC, usage, arriving)
+	ctx := before - (p.meter.Tokens(at.Units) - p.meter.Tokens(o.Units))
+	o.BeforeTokens, o.AfterTokens = before, ctx
+	if !p.full || ctx < p.trigger(version) {
 		return o
 	}
 	cur := o.History
@@ -223,7 +226,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	}
 	after := p.meter.Tokens(units) + p.overhead
 	stages := append(o.Stages, StageReport{Name: "compact", BeforeTokens: ctx, AfterTokens: after})
-	return Outcome{History: out, Strategy: Summarized, Stages: stages, BeforeTokens: ctx, AfterTokens: after,
+	return Outcome{History: out, Strategy: Summarized, Stages: stages, BeforeTokens: before, AfterTokens: after,
 		TriggerTokens: p.trigger(version), TargetTokens: p.trigger(version), MaxTokens: p.window, ReachedTarget: true,
 		Removed: len(cur) - len(keep), Units: units, Count: count, Summarizer: used}
 }

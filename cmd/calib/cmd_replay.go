@@ -103,6 +103,10 @@ type replayJSON struct {
 type agreementJSON struct {
 	Summary metrics.AgreementSummary `json:"summary"`
 	Events  []metrics.AgreementRow   `json:"events"`
+	// Compactions judges every recorded full compaction (Claude Code
+	// boundary or summary, Codex compacted) against the replay's own.
+	Compactions        []replay.CompactionAgreement `json:"compactions"`
+	CompactionsSummary metrics.CompactionSummary    `json:"compactions_summary"`
 }
 
 type replaySessionJSON struct {
@@ -123,8 +127,9 @@ type replaySessionJSON struct {
 
 // replayResult is one session's replay, reduced to what the report needs.
 type replayResult struct {
-	trace     *replay.Trace
-	agreement *replay.Agreement
+	trace       *replay.Trace
+	agreement   *replay.Agreement
+	compactions []replay.CompactionAgreement
 	events    []metrics.EventRow
 	session   replaySessionJSON
 }
@@ -205,6 +210,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			}
 		}
 		if o.compareRecorded {
+			r.compactions = replay.AgreeCompactions(s, p, t)
+		}
+		if o.compareRecorded {
 			r.session.Rederived = replay.Rederive(s, p)
 		}
 		if o.compareRecorded {
@@ -231,10 +239,12 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	var violations []string
 	var violationFiles []string
 	var agreements []replay.Agreement
+	var compactions []replay.CompactionAgreement
 	for i, r := range results {
 		if r.agreement != nil {
 			agreements = append(agreements, *r.agreement)
 		}
+		compactions = append(compactions, r.compactions...)
 		out.Events = append(out.Events, r.events...)
 		for range r.events {
 			out.eventPaths = append(out.eventPaths, r.session.Path)
@@ -245,8 +255,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			violationFiles = append(violationFiles, l.Sessions[i].Path)
 		}
 	}
-	if len(agreements) > 0 {
-		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements)}
+	if len(agreements) > 0 || len(compactions) > 0 {
+		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
+			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
 	}
 	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
 	for i, v := range violations {
@@ -397,7 +408,35 @@ func agreementTables(a *agreementJSON) []*report.Table {
 		report.NumCol("mean |before error|"), report.NumCol("checkpoints"), report.NumCol("trigger agreement"))
 	sum.AddRow(report.Int(s.Events), report.Int(s.Exact), report.Float(s.MeanJaccard, 3), report.Float(s.MeanAbsSavedError, 1),
 		report.Float(s.MeanAbsBeforeError, 1), report.Int(s.Checkpoints), report.Float(s.TriggerAgreement, 3))
-	return []*report.Table{t, sum}
+	var out []*report.Table
+	if len(a.Events) > 0 {
+		out = append(out, t, sum)
+	}
+	if len(a.Compactions) == 0 {
+		return out
+	}
+	c := report.NewTable("Agreement with the recorded full compactions (request before which each compacted; tokens each measured)",
+		report.TextCol("session"), report.NumCol("line"), report.Col("kind"), report.NumCol("recorded request"),
+		report.NumCol("predicted request"), report.NumCol("recorded tokens"), report.NumCol("predicted tokens"))
+	for _, e := range a.Compactions {
+		c.AddRow(report.Str(e.Session), report.Int(e.Line), report.Str(e.Kind), report.Int(e.RecordedRequest),
+			optInt(e.PredictedRequest), optInt(e.RecordedTokens), optInt(e.PredictedTokens))
+	}
+	cs := a.CompactionsSummary
+	csum := report.NewTable("Full-compaction agreement summary",
+		report.NumCol("events"), report.NumCol("predicted"), report.NumCol("within ±1 request"), report.NumCol("timing"),
+		report.NumCol("events with tokens"), report.NumCol("mean |token error|"))
+	csum.AddRow(report.Int(cs.Events), report.Int(cs.Predicted), report.Int(cs.WithinOne), report.Float(cs.Timing, 3),
+		report.Int(cs.TokenEvents), report.Float(cs.MeanTokenError, 1))
+	return append(out, c, csum)
+}
+
+// optInt is a figure that may be absent ("none").
+func optInt(v *int) report.Cell {
+	if v == nil {
+		return report.Str("none")
+	}
+	return report.Int(*v)
 }
 
 func compareCell(s replaySessionJSON) string {

@@ -250,7 +250,13 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 			a := replay.Agree(s, p)
 			agree = &a
 		}
-		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: metrics.SessionMetrics(t, agree)}
+		m := metrics.SessionMetrics(t, agree)
+		if o.compare {
+			for k, v := range metrics.TimingMetrics(replay.AgreeCompactions(s, p, t)) {
+				m[k] = v
+			}
+		}
+		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
 	}
 	done := func(j sweep.Job, r sweep.Row) {
 		stream.Add(r)

@@ -148,3 +148,45 @@ func TestRealCorpusAgreement(t *testing.T) {
 		t.Errorf("best set agreement exact %v trigger %v, want 1 and 1", best.Metrics["agreement_exact"], best.Metrics["agreement_trigger"])
 	}
 }
+
+// Full compactions: --policy auto replays the 1.0.53 logs with claude-code,
+// and --compare-recorded judges each recorded compaction by its request;
+// a sweep ranks parameter sets by agreement_timing (a 20,000 buffer makes
+// every compaction too early).
+func TestRealCorpusCompactionTiming(t *testing.T) {
+	dir := realcorpus.Dir(t, "claude-code")
+	files := []string{filepath.Join(dir, "0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl"), filepath.Join(dir, "f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl")}
+	code, out, errOut := runCalib(t, append([]string{"replay", "--compare-recorded", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Policy    struct{ Name string }
+		Agreement struct {
+			Compactions []struct {
+				Kind             string `json:"kind"`
+				RecordedRequest  int    `json:"recorded_request"`
+				PredictedRequest *int   `json:"predicted_request"`
+			} `json:"compactions"`
+			Summary struct {
+				Events    int `json:"events"`
+				WithinOne int `json:"within_one_request"`
+			} `json:"compactions_summary"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Policy.Name != "claude-code" || len(rep.Agreement.Compactions) != 3 || rep.Agreement.Summary.Events != 3 || rep.Agreement.Summary.WithinOne != 3 {
+		t.Fatalf("policy %s, compactions %+v", rep.Policy.Name, rep.Agreement)
+	}
+	code, out, errOut = runCalib(t, append([]string{"sweep", "-p", "claude-code", "--compare-recorded", "--grid", "buffer_tokens=13000,20000",
+		"--sort", "agreement_timing", "--format", "csv"}, files...)...)
+	if code != 0 {
+		t.Fatalf("sweep exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "0,13000,") || !strings.Contains(lines[0], "agreement_timing") {
+		t.Fatalf("ranking:\n%s", out)
+	}
+}
