@@ -130,8 +130,8 @@ type replayResult struct {
 	trace       *replay.Trace
 	agreement   *replay.Agreement
 	compactions []replay.CompactionAgreement
-	events    []metrics.EventRow
-	session   replaySessionJSON
+	events      []metrics.EventRow
+	session     replaySessionJSON
 }
 
 func newReplayCmd(a *app) *cobra.Command {
