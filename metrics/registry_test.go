@@ -67,8 +67,9 @@ func TestSessionMetricsDeclared(t *testing.T) {
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 12,
 			Stages: []policy.StageReport{{Name: "truncate", BeforeTokens: 30, AfterTokens: 12, BytesRemoved: 70}}}}}}
 	a := agreementFixture()[0]
+	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}
-	for _, m := range []map[string]float64{SessionMetrics(compacted, &a), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil)} {
+	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil)} {
 		for k := range m {
 			if _, ok := Lookup(k); !ok {
 				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)
@@ -82,7 +83,7 @@ func TestSessionMetricsDeclared(t *testing.T) {
 			t.Errorf("%s is declared but SessionMetrics never computes it", d.Name)
 		}
 	}
-	m := SessionMetrics(compacted, nil)
+	m := SessionMetrics(compacted, nil, nil)
 	if m["tokens_sent"] != 12 || m["reclaimed_truncate"] != 18 || m["bytes_removed"] != 70 || m["target_misses"] != 1 {
 		t.Errorf("values = %v", m)
 	}

@@ -198,7 +198,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	// The context as auto-compaction measures it, before and after what
 	// microcompact just cleared: what the request carries, for reports.
 	arriving := p.measure == "arriving" || p.measure == "auto" && !versionAtLeast(version, "2.0")
-	usage := func(u *corpus.Usage) int { return u.Context() }
+	usage := usageContext
 	if arriving {
 		usage = func(u *corpus.Usage) int { return u.Prompt() } // the response is measured by the meter
 	}

@@ -240,15 +240,19 @@ func (p *ClearToolResults) fires(trig int64, ctxTokens int) bool {
 // one; otherwise the meter's tokens of h plus overhead_tokens. Finding the
 // previous request walks back over the pending step only, so a checkpoint
 // stays O(1) in the history's length.
-func (p *ClearToolResults) contextTokens(h []corpus.Message, units int64) (int, bool) {
+func (p *ClearToolResults) contextTokens(h []corpus.Message, units int64, s *corpus.Session) (int, bool) {
 	if p.source == SourceRecorded {
 		for i := len(h) - 1; i >= 0; i-- {
 			m := &h[i]
-			if m.Role != corpus.RoleAssistant || m.Synthetic && m.Usage == nil {
+			if m.Role != corpus.RoleAssistant {
 				continue
 			}
-			if m.Usage != nil {
-				return m.Usage.Context(), true
+			u := recordedUsage(s, m)
+			if u == nil && m.Synthetic {
+				continue // "Prompt is too long": no request was made
+			}
+			if u != nil {
+				return usageContext(u), true
 			}
 			break
 		}
@@ -283,7 +287,7 @@ func (p *ClearToolResults) threshold() int {
 // inputs are only cleared before the current user turn, which must stay
 // untouched beyond its results.
 func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	before, recorded := p.contextTokens(h, at.Units)
+	before, recorded := p.contextTokens(h, at.Units, at.Session)
 	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
 		TriggerTokens: p.threshold(), TargetTokens: p.threshold(), MaxTokens: p.window,
 		TriggerUnit: p.triggerUnit(), ReachedTarget: true, Units: at.Units, Count: at.Count}

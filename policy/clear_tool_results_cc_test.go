@@ -14,31 +14,50 @@ import (
 // evidence for the constants is in replay/claudecode_evidence_test.go.
 
 // ccStep is an assistant message of parallel calls to tool with the given
-// result sizes in tokens (4 characters each), and their results.
-func ccStep(tool, prefix string, usage *corpus.Usage, tokens ...int) []corpus.Message {
-	a := corpus.Message{ID: "a-" + prefix, Role: corpus.RoleAssistant, Usage: usage}
+// result sizes in tokens (4 characters each), and their results; usage is
+// what the log recorded for that request (nil: none).
+type ccStepT struct {
+	msgs  []corpus.Message
+	usage *corpus.Usage
+}
+
+func ccStep(tool, prefix string, usage *corpus.Usage, tokens ...int) ccStepT {
+	a := corpus.Message{ID: "a-" + prefix, Role: corpus.RoleAssistant}
 	r := corpus.Message{ID: "t-" + prefix, Role: corpus.RoleTool}
 	for i, n := range tokens {
 		id := fmt.Sprintf("%s%d", prefix, i+1)
 		a.Blocks = append(a.Blocks, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: id, ToolName: tool, Args: []byte(`{}`)})
 		r.Blocks = append(r.Blocks, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Text: strings.Repeat("x", 4*n)})
 	}
-	return []corpus.Message{a, r}
+	return ccStepT{msgs: []corpus.Message{a, r}, usage: usage}
 }
 
-func ccHistory(steps ...[]corpus.Message) []corpus.Message {
+// ccHistory is a user prompt and the steps, as a history and the session
+// it replays: lines numbered from 1, the steps' usage recorded on their
+// assistant messages.
+func ccHistory(steps ...ccStepT) ([]corpus.Message, *corpus.Session) {
 	h := []corpus.Message{ctrUser("abcd")}
-	for _, s := range steps {
-		h = append(h, s...)
+	s := &corpus.Session{ID: "s"}
+	for _, st := range steps {
+		if st.usage != nil {
+			u := *st.usage
+			u.AtMessage = len(h)
+			s.Recorded.Usage = append(s.Recorded.Usage, u)
+		}
+		h = append(h, st.msgs...)
 	}
-	return h
+	for i := range h {
+		h[i].Line = i + 1
+	}
+	s.Messages = h
+	return h, s
 }
 
 func ccUsage(context int) *corpus.Usage { return &corpus.Usage{CacheReadTokens: context} }
 
-func ccCompact(t *testing.T, set string, h []corpus.Message, force bool) Outcome {
+func ccCompact(t *testing.T, set string, h []corpus.Message, s *corpus.Session, force bool) Outcome {
 	t.Helper()
-	return ctrCompact(t, newPolicy(t, "clear-tool-results", set), h, force)
+	return ctrCompactIn(t, newPolicy(t, "clear-tool-results", set), h, s, force)
 }
 
 // Issue 13's held-out case: five parallel Reads answer the last assistant
@@ -46,15 +65,15 @@ func ccCompact(t *testing.T, set string, h []corpus.Message, force bool) Outcome
 // the first of them (tool_use order) before the model ever saw it; with
 // protect_pending the step stays whole.
 func TestClaudeCodePendingStepNotProtected(t *testing.T) {
-	h := ccHistory(
+	h, s := ccHistory(
 		ccStep("Read", "old", ccUsage(100000), 30000),
 		ccStep("Read", "p", ccUsage(150000), 9000, 9000, 9000, 9000, 9000),
 	)
-	o := ccCompact(t, "", h, false)
+	o := ccCompact(t, "", h, s, false)
 	if got := Cleared(h, o.History); !slices.Equal(got, []string{"old1", "p1"}) {
 		t.Errorf("defaults cleared %v, want [old1 p1]: p2-p5 (36,000) fit in 40,000, p1 does not", got)
 	}
-	o = ccCompact(t, "protect_pending=true", h, false)
+	o = ccCompact(t, "protect_pending=true", h, s, false)
 	if got := Cleared(h, o.History); !slices.Equal(got, []string{"old1"}) {
 		t.Errorf("protect_pending=true cleared %v, want [old1]", got)
 	}
@@ -64,8 +83,8 @@ func TestClaudeCodePendingStepNotProtected(t *testing.T) {
 // stay. The walk stops at the first that overflows (every real event fits
 // "stop"); keep_walk=skip goes on to older results that still fit.
 func TestClaudeCodeKeepBudget(t *testing.T) {
-	steps := func(sizes ...int) []corpus.Message {
-		var ss [][]corpus.Message
+	steps := func(sizes ...int) ([]corpus.Message, *corpus.Session) {
+		var ss []ccStepT
 		for i, n := range sizes {
 			ss = append(ss, ccStep("Read", fmt.Sprintf("s%d_", i), ccUsage(150000), n))
 		}
@@ -85,8 +104,8 @@ func TestClaudeCodeKeepBudget(t *testing.T) {
 		{"keep_walk=skip", []int{5, 25000, 9000, 30000}, []string{"s1_1"}},
 	}
 	for _, tt := range tests {
-		h := steps(tt.sizes...)
-		o := ccCompact(t, strings.TrimPrefix(tt.set+",min_reclaim=0", ","), h, true)
+		h, s := steps(tt.sizes...)
+		o := ccCompact(t, strings.TrimPrefix(tt.set+",min_reclaim=0", ","), h, s, true)
 		if got := Cleared(h, o.History); !slices.Equal(got, tt.clear) {
 			t.Errorf("%s %v: cleared %v, want %v", tt.set, tt.sizes, got, tt.clear)
 		}
@@ -107,11 +126,11 @@ func TestClaudeCodeTrigger(t *testing.T) {
 		{148500, 19999, None},
 		{300000, 19999, None},
 	} {
-		h := ccHistory(
+		h, s := ccHistory(
 			ccStep("Bash", "old", ccUsage(50000), tt.reclaim),
 			ccStep("Read", "new", ccUsage(tt.context), 40000),
 		)
-		o := ccCompact(t, "", h, false)
+		o := ccCompact(t, "", h, s, false)
 		if o.Strategy != tt.want {
 			t.Errorf("context %d, reclaim %d: %s, want %s", tt.context, tt.reclaim, o.Strategy, tt.want)
 		}
@@ -122,11 +141,11 @@ func TestClaudeCodeTrigger(t *testing.T) {
 	// Without recorded usage, the estimate: the meter over the history plus
 	// overhead_tokens: 60,000 of results, 1 for the user text, 2 for each
 	// call (chars4 of "Bash{}" and "Read{}").
-	h := ccHistory(ccStep("Bash", "old", nil, 20000), ccStep("Read", "new", nil, 40000))
-	if o := ccCompact(t, "trigger_at=60000", h, false); o.Strategy != Truncated || o.BeforeTokens != 60005 {
+	h, s := ccHistory(ccStep("Bash", "old", nil, 20000), ccStep("Read", "new", nil, 40000))
+	if o := ccCompact(t, "trigger_at=60000", h, s, false); o.Strategy != Truncated || o.BeforeTokens != 60005 {
 		t.Errorf("estimate: %s at %d, want truncated at 60,005", o.Strategy, o.BeforeTokens)
 	}
-	if o := ccCompact(t, "trigger_at=60006", h, false); o.Strategy != None {
+	if o := ccCompact(t, "trigger_at=60006", h, s, false); o.Strategy != None {
 		t.Errorf("estimate below the threshold: %s", o.Strategy)
 	}
 }
@@ -135,17 +154,17 @@ func TestClaudeCodeTrigger(t *testing.T) {
 // SlashCommand: 0 of 23 cleared in the real logs) stay, and are not counted
 // against the keep budget.
 func TestClaudeCodeCompactableTools(t *testing.T) {
-	h := ccHistory(
+	h, s := ccHistory(
 		ccStep("Task", "task", ccUsage(1000), 30000),
 		ccStep("Read", "read", ccUsage(1000), 30000),
 		ccStep("TodoWrite", "todo", ccUsage(1000), 30000),
 		ccStep("Grep", "grep", ccUsage(150000), 30000),
 	)
-	o := ccCompact(t, "", h, false)
+	o := ccCompact(t, "", h, s, false)
 	if got := Cleared(h, o.History); !slices.Equal(got, []string{"read1"}) {
 		t.Errorf("cleared %v, want [read1]", got)
 	}
-	o = ccCompact(t, "compactable_tools=", h, false)
+	o = ccCompact(t, "compactable_tools=", h, s, false)
 	if got := Cleared(h, o.History); !slices.Equal(got, []string{"task1", "read1", "todo1"}) {
 		t.Errorf("every tool compactable: cleared %v", got)
 	}
@@ -155,8 +174,8 @@ func TestClaudeCodeCompactableTools(t *testing.T) {
 // the result to; a result already replaced by it (by the policy or by the
 // recording) is neither counted nor cleared again.
 func TestClaudeCodeStubTemplate(t *testing.T) {
-	h := ccHistory(ccStep("Read", "a", ccUsage(1000), 30000), ccStep("Read", "b", ccUsage(150000), 40000))
-	s := &corpus.Session{ID: "b3533c53-3dba-422e-8f02-d0d42214ade0", Meta: corpus.Meta{Cwd: "/Users/gray/Projects/barebones-phantom.reads"}}
+	h, s := ccHistory(ccStep("Read", "a", ccUsage(1000), 30000), ccStep("Read", "b", ccUsage(150000), 40000))
+	s.ID, s.Meta.Cwd = "b3533c53-3dba-422e-8f02-d0d42214ade0", "/Users/gray/Projects/barebones-phantom.reads"
 	p := newPolicy(t, "clear-tool-results", "")
 	o := p.Compact(h, Checkpoint{Units: units(p, h), Session: s})
 	want := "<persisted-output>Tool result saved to: ~/.claude/projects/-Users-gray-Projects-barebones-phantom-reads/" +

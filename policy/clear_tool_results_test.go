@@ -69,13 +69,19 @@ func ctr(t testing.TB, set string) Policy {
 
 func ctrCompact(t *testing.T, p Policy, h []corpus.Message, force bool) Outcome {
 	t.Helper()
+	return ctrCompactIn(t, p, h, nil, force)
+}
+
+// ctrCompactIn is ctrCompact replaying session s (its recorded usage).
+func ctrCompactIn(t *testing.T, p Policy, h []corpus.Message, s *corpus.Session, force bool) Outcome {
+	t.Helper()
 	snapshot := ctrDeepCopy(h)
 	var counted int64
 	for i := range h {
 		_, c := p.Measure(&h[i])
 		counted += c
 	}
-	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Count: counted, Force: force})
+	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Count: counted, Force: force, Session: s})
 	if !reflect.DeepEqual(h, snapshot) {
 		t.Fatal("Compact modified its input history")
 	}

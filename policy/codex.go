@@ -87,13 +87,16 @@ func (p *Codex) Measure(m *corpus.Message) (int64, int64) { return p.meter.Messa
 // threshold is the auto-compact limit for a history: explicit, or 90% of
 // the window (explicit, else the newest recorded model_context_window,
 // else 272,000).
-func (p *Codex) threshold(h []corpus.Message) int {
+func (p *Codex) threshold(h []corpus.Message, s *corpus.Session) int {
 	if p.limit > 0 {
 		return p.limit
 	}
 	w := p.window
 	for i := len(h) - 1; w == 0 && i >= 0 && len(h)-i <= maxAnchorWalk; i-- {
-		if u := h[i].Usage; u != nil && u.ContextWindow > 0 {
+		if h[i].Role != corpus.RoleAssistant {
+			continue
+		}
+		if u := recordedUsage(s, &h[i]); u != nil && u.ContextWindow > 0 {
 			w = u.ContextWindow
 		}
 	}
@@ -106,9 +109,9 @@ func (p *Codex) threshold(h []corpus.Message) int {
 // Compact rebuilds the history when the last request's total_tokens (or,
 // without a token_count, the estimate) reached the limit.
 func (p *Codex) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	limit := p.threshold(h)
+	limit := p.threshold(h, at.Session)
 	ctx, _ := anchoredContext(h, at.Session, p.meter, at.Units, p.overhead, p.strategies,
-		func(u *corpus.Usage) int { return u.Context() }, false)
+		usageContext, false)
 	o := Outcome{History: h, Strategy: None, BeforeTokens: ctx, AfterTokens: ctx, TriggerTokens: limit, TargetTokens: limit,
 		ReachedTarget: true, Units: at.Units, Count: at.Count}
 	if ctx < limit && !at.Force {

@@ -12,20 +12,25 @@ import (
 // (developer message, AGENTS.md and environment context as injected user
 // messages), then user turns of one request each whose usage is the
 // token_count's total_tokens on a 272,000-token model.
-func codexHistory(totals ...int) []corpus.Message {
+func codexHistory(totals ...int) ([]corpus.Message, *corpus.Session) {
 	text := func(s string) []corpus.Block { return []corpus.Block{{Kind: corpus.KindText, Text: s}} }
 	h := []corpus.Message{
 		{ID: "L3", Role: corpus.RoleSystem, Blocks: text("<permissions instructions>sandboxed</permissions instructions>")},
 		{ID: "L4", Role: corpus.RoleUser, Synthetic: true, Blocks: text("# AGENTS.md instructions for /work/demo")},
 		{ID: "L5", Role: corpus.RoleUser, Synthetic: true, Blocks: text("<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>")},
 	}
+	s := &corpus.Session{ID: "rollout"}
 	for i, total := range totals {
 		h = append(h,
 			corpus.Message{ID: "u" + string(rune('a'+i)), Role: corpus.RoleUser, Blocks: text(strings.Repeat(string(rune('a'+i)), 40000))},
-			corpus.Message{ID: "a" + string(rune('a'+i)), Role: corpus.RoleAssistant, Blocks: text("done"),
-				Usage: &corpus.Usage{TotalTokens: total, ContextWindow: 272000}})
+			corpus.Message{ID: "a" + string(rune('a'+i)), Role: corpus.RoleAssistant, Blocks: text("done")})
+		s.Recorded.Usage = append(s.Recorded.Usage, corpus.Usage{AtMessage: len(h) - 1, InputTokens: total, ContextWindow: 272000})
 	}
-	return h
+	for i := range h {
+		h[i].Line = i + 1
+	}
+	s.Messages = h
+	return h, s
 }
 
 func codexCompact(t *testing.T, set string, h []corpus.Message, s *corpus.Session) Outcome {
@@ -49,7 +54,8 @@ func TestCodexTrigger(t *testing.T) {
 		{"auto_compact_limit=100000", 99999, None},
 		{"auto_compact_limit=100000", 100000, Rotated},
 	} {
-		o := codexCompact(t, tt.set, codexHistory(1000, tt.total), nil)
+		h, s := codexHistory(1000, tt.total)
+		o := codexCompact(t, tt.set, h, s)
 		if o.Strategy != tt.want || o.BeforeTokens != tt.total {
 			t.Errorf("%s total %d: %s at %d, want %s", tt.set, tt.total, o.Strategy, o.BeforeTokens, tt.want)
 		}
@@ -61,9 +67,8 @@ func TestCodexTrigger(t *testing.T) {
 // summary message with SUMMARY_PREFIX. An earlier summary is not kept,
 // so summaries never nest; the count of compactions rides on the first id.
 func TestCodexRebuild(t *testing.T) {
-	h := codexHistory(1000, 2000, 244800) // three 10,000-token prompts
-	s := &corpus.Session{Recorded: corpus.Recorded{Compactions: []corpus.Compaction{
-		{Strategy: "compacted", AtMessage: 9, Summary: codex.SummaryPrefix + "\nThe tests pass."}}}}
+	h, s := codexHistory(1000, 2000, 244800) // three 10,000-token prompts
+	s.Recorded.Compactions = []corpus.Compaction{{Strategy: "compacted", AtMessage: 9, Summary: codex.SummaryPrefix + "\nThe tests pass."}}
 	o := codexCompact(t, "", h, s)
 	var got []string
 	for _, m := range o.History {
@@ -86,9 +91,10 @@ func TestCodexRebuild(t *testing.T) {
 	// After its own compaction, where the recording did not compact, the
 	// policy no longer trusts the recorded total_tokens (they measure the
 	// agent's uncompacted history): it estimates, bytes/4 of its history.
-	h2 := append(append([]corpus.Message(nil), o.History...), codexHistory(1000, 250000)[3:]...)
+	more, s2 := codexHistory(1000, 250000)
+	h2 := append(append([]corpus.Message(nil), o.History...), more[3:]...)
 	p := newPolicy(t, CodexName, "summarizer=fixed:100")
-	at := Checkpoint{Raw: len(h2), Units: units(p, h2)}
+	at := Checkpoint{Raw: len(h2), Units: units(p, h2), Session: s2}
 	if o2 := p.Compact(h2, at); o2.Strategy != None || o2.BeforeTokens != p.(*Codex).meter.Tokens(at.Units) {
 		t.Errorf("after its own compaction: %s at %d, want the estimate %d", o2.Strategy, o2.BeforeTokens, at.Units/4)
 	}
@@ -116,7 +122,7 @@ func TestCodexRebuild(t *testing.T) {
 		t.Errorf("fixed summary without the prefix: %.40q", got)
 	}
 	// A prompt too long for what is left is cut to it.
-	long := codexHistory(1000)
+	long, _ := codexHistory(1000)
 	long[3].Blocks[0].Text = strings.Repeat("z", 100000)
 	o3 := p.Compact(long, Checkpoint{Raw: len(long), Units: units(p, long), Force: true})
 	if n := len(o3.History[3].Blocks[0].Text); n != 80000 {

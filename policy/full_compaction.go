@@ -90,14 +90,15 @@ func anchoredContext(h []corpus.Message, s *corpus.Session, m *Meter, ctxUnits i
 		msg := &h[i]
 		if msg.Role == corpus.RoleAssistant {
 			walked++
-			if msg.Usage != nil && recordedBefore(s, msg.Line, strategies) == own {
+			u := recordedUsage(s, msg)
+			if u != nil && recordedBefore(s, msg.Line, strategies) == own {
 				if !withTail {
-					return usage(msg.Usage), true
+					return usage(u), true
 				}
 				tail += m.Message(msg)
-				return usage(msg.Usage) + m.Tokens(tail), true
+				return usage(u) + m.Tokens(tail), true
 			}
-			if msg.Usage == nil && !msg.Synthetic {
+			if u == nil && !msg.Synthetic {
 				break // a request without usage: the log has none to anchor on
 			}
 		}

@@ -199,7 +199,11 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			a := replay.Agree(s, p)
 			r.agreement = &a
 		}
-		r.session.Metrics = metrics.SessionMetrics(t, r.agreement)
+		if o.compareRecorded {
+			r.compactions = replay.AgreeCompactions(s, p, t)
+			r.session.Rederived = replay.Rederive(s, p)
+		}
+		r.session.Metrics = metrics.SessionMetrics(t, r.agreement, r.compactions)
 		// A stage of the session's policy that reclaimed nothing shows 0,
 		// not blank: blank is kept for a stage the policy does not have.
 		if d, err := policy.Lookup(p.Name()); err == nil {
@@ -208,12 +212,6 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 					r.session.Metrics["reclaimed_"+st] = 0
 				}
 			}
-		}
-		if o.compareRecorded {
-			r.compactions = replay.AgreeCompactions(s, p, t)
-		}
-		if o.compareRecorded {
-			r.session.Rederived = replay.Rederive(s, p)
 		}
 		if o.compareRecorded {
 			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())

@@ -64,7 +64,7 @@ type ccThread struct {
 	results     []ccResult
 	compactions []corpus.Compaction
 	usage       []corpus.Usage // message.usage per API response (Recorded.Usage)
-	pendingComp int // a compact_boundary waiting for its summary message, -1 if none
+	pendingComp int            // a compact_boundary waiting for its summary message, -1 if none
 }
 
 type ccUse struct {
