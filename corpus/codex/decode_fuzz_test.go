@@ -32,7 +32,7 @@ func FuzzDecodeLine(f *testing.F) {
 		var ln rolloutLine
 		err := decodeLine(b, &ln)
 		var ref map[string]json.RawMessage
-		if json.Unmarshal(b, &ref) != nil || !utf8.Valid(b) {
+		if json.Unmarshal(b, &ref) != nil || ref == nil || !utf8.Valid(b) { // null decodes into a nil map
 			if err == nil && ln.Payload != nil {
 				var p payload
 				_ = decodePayload(ln.Payload, &p) // must not panic

@@ -65,28 +65,31 @@ func (s *Scanner) Peek() byte {
 // Span reads a string token, validated by StringEnd's rule (escapes,
 // control characters, UTF-8), and returns its raw bytes between the quotes.
 func (s *Scanner) Span() ([]byte, bool) {
+	raw, _, ok := s.span()
+	return raw, ok
+}
+
+func (s *Scanner) span() (raw []byte, escaped, ok bool) {
 	if s.Peek() != '"' {
-		return nil, s.Fail("expected a string")
+		return nil, false, s.Fail("expected a string")
 	}
 	start := s.I + 1
-	end, _, ok := StringEnd(s.B, start)
+	end, escaped, ok := StringEnd(s.B, start)
 	if !ok {
-		return nil, s.Fail("invalid string (an unterminated string, a bad escape, a raw control character or invalid UTF-8)")
+		return nil, false, s.Fail("invalid string (an unterminated string, a bad escape, a raw control character or invalid UTF-8)")
 	}
 	s.I = end + 1
-	return s.B[start:end], true
+	return s.B[start:end], escaped, true
 }
 
 // Str reads and decodes a string (a copy: the line buffer is reused).
+// StringEnd has validated it, so the copy needs no second check.
 func (s *Scanner) Str() (string, bool) {
-	raw, ok := s.Span()
+	raw, escaped, ok := s.span()
 	if !ok {
 		return "", false
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		if !utf8.Valid(raw) {
-			return string(replaceInvalid(raw)), true
-		}
+	if !escaped {
 		return string(raw), true
 	}
 	out, ok := Unescape(raw)
@@ -96,13 +99,13 @@ func (s *Scanner) Str() (string, bool) {
 	return out, true
 }
 
-// Unescape decodes the body of a JSON string with escapes. Invalid UTF-8
-// becomes U+FFFD, as encoding/json decodes it. The one-letter escapes of
-// source text and logs (\n, \t, \") are decoded inline; the result is
-// not copied again into a string (it is never written after).
+// Unescape decodes the body of a JSON string with escapes that StringEnd
+// accepted (valid UTF-8 and escapes: what it decodes to is valid UTF-8 too,
+// a lone surrogate escape being U+FFFD as in encoding/json). The one-letter
+// escapes of source text and logs (\n, \t, \") are decoded inline; the
+// result is not copied again into a string (it is never written after).
 func Unescape(raw []byte) (string, bool) {
 	out := make([]byte, 0, len(raw))
-	ascii := true
 	for len(raw) > 0 {
 		k := bytes.IndexByte(raw, '\\')
 		if k < 0 {
@@ -123,15 +126,6 @@ func Unescape(raw []byte) (string, bool) {
 		}
 		out = utf8.AppendRune(out, r)
 		raw = raw[k+n:]
-	}
-	for _, c := range out {
-		if c >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if !ascii && !utf8.Valid(out) {
-		out = replaceInvalid(out)
 	}
 	if len(out) == 0 {
 		return "", true
@@ -157,22 +151,6 @@ func simpleEscape(c byte) byte {
 		return '\f'
 	}
 	return 0
-}
-
-// replaceInvalid replaces each byte of invalid UTF-8 by U+FFFD, as
-// encoding/json does (one replacement per byte, not per run).
-func replaceInvalid(b []byte) []byte {
-	out := make([]byte, 0, len(b)+8)
-	for len(b) > 0 {
-		r, n := utf8.DecodeRune(b)
-		if r == utf8.RuneError && n == 1 {
-			out = utf8.AppendRune(out, utf8.RuneError)
-		} else {
-			out = append(out, b[:n]...)
-		}
-		b = b[n:]
-	}
-	return out
 }
 
 // Skip passes over any value.
