@@ -147,8 +147,10 @@ mangled or dropped, invariant violations).
 
 --policy auto (the default) replays each session with its own agent's
 policy at that agent's defaults: smith sessions with smith-staged, clai
-databases with clai-rotation. --compare-recorded also compares the replay
-with what the agent recorded (smith's compacted session.json).
+databases with clai-rotation, Claude Code logs with claude-code, Codex
+rollouts with codex. --compare-recorded also compares the replay with what
+the agent recorded (smith's compacted session.json, Claude Code's cleared
+ids, and the request of every recorded full compaction).
 
 Exit status is 1 when a policy broke an invariant (a tool_use lost its
 result, a message was emptied, the current turn was rewritten, or a
