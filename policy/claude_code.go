@@ -33,6 +33,7 @@ func claudeCodeDef() Def {
 	inf := math.Inf(1)
 	return Def{
 		Formats: []corpus.Format{corpus.FormatClaudeCode},
+		Stages:  []string{"clear", "compact"},
 		Name:    ClaudeCodeName,
 		Summary: "Claude Code: microcompact (clear-tool-results at its defaults) then auto-compaction at window - output reserve - 13,000, per version",
 		Specs: []ParamSpec{

@@ -24,6 +24,7 @@ func codexDef() Def {
 	inf := math.Inf(1)
 	return Def{
 		Formats: []corpus.Format{corpus.FormatCodex},
+		Stages:  []string{"compact"},
 		Name:    CodexName,
 		Summary: "Codex CLI: auto-compact at 90% of the context window into initial context + newest user messages (20,000 tokens) + one summary",
 		Specs: []ParamSpec{
