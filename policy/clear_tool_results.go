@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -17,9 +18,12 @@ import (
 //     quote exactly the cleared ids as having "returned <persisted-output>"
 //     (3 sessions, cc-findings §2); the text is the marker as the repository
 //     author and the agents quote it. Whether a preview follows is open.
+//
+// As a parameter value, \n stands for a newline (so that a stub fits on a
+// command line and in one CSV cell).
 const (
 	ClaudeCodeStub      = "[Old tool result content cleared]"
-	PersistedOutputStub = "<persisted-output>Tool result saved to: {path}\n\nUse Read to view</persisted-output>"
+	PersistedOutputStub = `<persisted-output>Tool result saved to: {path}\n\nUse Read to view</persisted-output>`
 )
 
 // ClaudeCodeCompactable are the tools whose results Claude Code's
@@ -110,7 +114,7 @@ func clearToolResultsSpecs() []ParamSpec {
 			Help: "only these tools' results are cleared (empty: every tool); Claude Code's 9 built-in tools, 5 of them seen cleared"},
 		{Name: "exempt_tools", Kind: List, Default: "", Help: "tool names whose results are never cleared (opencode: skill)"},
 		{Name: "stub", Kind: String, Default: PersistedOutputStub,
-			Help: "text that replaces a cleared result; {id} is the tool call id, {path} Claude Code's tool-results/<id>.txt path (older Claude Code: " + ClaudeCodeStub + ")"},
+			Help: "text that replaces a cleared result; {id} is the tool call id, {path} Claude Code's tool-results/<id>.txt path, \\n a newline (older Claude Code: " + ClaudeCodeStub + ")"},
 		{Name: "clear_inputs", Kind: Bool, Default: "false", Help: "also replace the cleared calls' inputs by {} (Anthropic clear_tool_inputs), before the current user turn"},
 		{Name: "min_reclaim", Kind: Int, Default: "20000", Min: 0, Max: inf,
 			Help: "do nothing unless the cleared results hold at least this many tokens; Claude Code: any value in (19888, 20659] fits, 20,000 is v2.0.76's documented figure"},
@@ -153,7 +157,7 @@ func newClearToolResults(v Values) (Policy, error) {
 		walkSkip:   v.Str("keep_walk") == WalkSkip,
 		protect:    v.Bool("protect_pending"),
 		exempt:     map[string]bool{},
-		stub:       newStubTemplate(v.Str("stub")),
+		stub:       newStubTemplate(strings.ReplaceAll(v.Str("stub"), `\n`, "\n")),
 		clearInput: v.Bool("clear_inputs"),
 		minReclaim: v.Int("min_reclaim"),
 	}

@@ -184,7 +184,7 @@ func TestClaudeCodeStubTemplate(t *testing.T) {
 		t.Fatalf("stub\n got %q\nwant %q", got, want)
 	}
 	ctc := p.(*ClearToolResults)
-	if !ctc.IsStub(want) || !ctc.IsStub(PersistedOutputStub) || ctc.IsStub("<persisted-output>partial") {
+	if !ctc.IsStub(want) || !ctc.IsStub(ctc.Stub()) || ctc.IsStub("<persisted-output>partial") || ctc.Stub() != strings.ReplaceAll(PersistedOutputStub, `\n`, "\n") {
 		t.Error("IsStub does not recognise the rendered and literal templates only")
 	}
 	if got := units(p, o.History); got != o.Units {
