@@ -124,3 +124,36 @@ func describe(m corpus.Message) string {
 	}
 	return fmt.Sprintf("%s@%d[%s]", r, m.Line, strings.Join(kinds, ","))
 }
+
+// Bad token_count events (written from the documented shape): a negative
+// count, cached input larger than the input that includes it, an info
+// that is not an object, neither last nor total usage. Each is a warning
+// naming its line; the request has no usage and the rest loads.
+func TestCodexBadTokenCount(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-02-10T10:00:00.000Z","type":"session_meta","payload":{"id":"bad-usage","cli_version":"0.98.0"}}`,
+		`{"timestamp":"2026-02-10T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}}`,
+		`{"timestamp":"2026-02-10T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":-5,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":1}}}}`,
+		`{"timestamp":"2026-02-10T10:00:02.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":5,"cached_input_tokens":9,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":6}}}}`,
+		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":[1,2]}}`,
+		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"model_context_window":272000}}}`,
+		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":20,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":55}}}}`,
+	}
+	ss, err := codex.Read("bad.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	want := []string{
+		"3: token_count counts input -5, cached 0, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
+		"4: token_count counts input 5, cached 9, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
+		"5: token_count info is not an object (at byte 1: expected an object or null); usage not recorded for this request",
+		"6: token_count has neither last_token_usage nor total_token_usage; usage ignored",
+	}
+	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+	if len(s.Recorded.Usage) != 1 || s.Recorded.Usage[0].InputTokens != 30 || s.Recorded.Usage[0].Line != 7 {
+		t.Errorf("usage %+v, want only line 7's (input 50 - cached 20)", s.Recorded.Usage)
+	}
+}

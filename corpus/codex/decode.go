@@ -201,10 +201,14 @@ type usage struct {
 func decodeInfo(raw []byte) (tokenCount, bool, error) {
 	var tc tokenCount
 	s := &jsonscan.Scanner{B: raw}
-	if s.Peek() != '{' {
+	switch s.Peek() {
+	case 'n', 0:
 		s.Skip()
-		s.End()
-		return tc, false, s.Err // info: null on early events
+		return tc, false, nil // info: null on early events
+	case '{':
+	default:
+		s.Fail("expected an object or null")
+		return tc, false, s.Err
 	}
 	s.Object(func(key []byte) bool {
 		switch string(key) {
