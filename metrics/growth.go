@@ -16,14 +16,16 @@ type RotationRow struct {
 	DigestBytes    int `json:"digest_bytes"`
 	// Growth is DigestBytes minus the previous rotation's (the first
 	// rotation's growth is its own size).
-	Growth          int    `json:"growth_bytes"`
-	P1              int    `json:"p1"`
-	P2              int    `json:"p2"`
-	OmissionMarkers int    `json:"omission_markers"`
-	CLIHeadBytes    int    `json:"cli_head_bytes"`
-	CLIHeadPreamble int    `json:"cli_head_preamble_bytes"`
-	OverBudget      bool   `json:"over_budget"`
-	SHA256          string `json:"sha256"`
+	Growth          int  `json:"growth_bytes"`
+	P1              int  `json:"p1"`
+	P2              int  `json:"p2"`
+	OmissionMarkers int  `json:"omission_markers"`
+	CLIHeadBytes    int  `json:"cli_head_bytes"`
+	CLIHeadPreamble int  `json:"cli_head_preamble_bytes"`
+	OverBudget      bool `json:"over_budget"`
+	// Budget is the size the digest was held to (0: none).
+	Budget int    `json:"budget_bytes,omitempty"`
+	SHA256 string `json:"sha256"`
 }
 
 // GrowthRow sums up a session's rotation chain.
@@ -63,7 +65,7 @@ func Growth(t *replay.Trace) GrowthRow {
 		r := RotationRow{Rotation: len(g.Rotations) + 1, Checkpoint: e.Request, WindowMessages: d.WindowMessages,
 			Msg0Bytes: d.Msg0Bytes, DigestBytes: d.Bytes, Growth: d.Bytes - prev, P1: d.P1, P2: d.P2,
 			OmissionMarkers: d.Omissions, CLIHeadBytes: d.CLIHeadBytes, CLIHeadPreamble: d.CLIHeadPreambleBytes,
-			OverBudget: d.OverBudget, SHA256: hex.EncodeToString(d.SHA256[:])}
+			OverBudget: d.OverBudget, Budget: d.Budget, SHA256: hex.EncodeToString(d.SHA256[:])}
 		prev = r.DigestBytes
 		g.MaxNesting = max(g.MaxNesting, r.P1, r.P2)
 		g.MaxDigestBytes = max(g.MaxDigestBytes, r.DigestBytes)

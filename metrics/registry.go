@@ -87,6 +87,7 @@ func Registry() []Metric {
 	return []Metric{
 		{Name: "tokens_sent", Label: "tokens sent", Unit: Tokens, Combine: Sum, Meaning: "input tokens sent over every request of the replay"},
 		{Name: "compactions", Unit: Count, Combine: Sum, Meaning: "compactions (each rewrites the prompt and breaks the provider's cache)"},
+		{Name: "output_caps", Label: "output caps", Unit: Count, Combine: Sum, Meaning: "tool outputs capped as they arrived (before the model saw them; not compactions)"},
 		{Name: "peak_tokens", Label: "peak", Unit: Tokens, Combine: Max, Meaning: "largest request sent"},
 		{Name: "results_mangled", Label: "mangled", Unit: Count, Combine: Sum, Meaning: "tool results whose text in the final history differs from the recording"},
 		{Name: "results_dropped", Label: "dropped", Unit: Count, Combine: Sum, Meaning: "tool results no longer in the final history"},

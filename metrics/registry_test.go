@@ -66,10 +66,17 @@ func TestSessionMetricsDeclared(t *testing.T) {
 		Requests: []replay.Request{{Tokens: 30, Sent: 12}},
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 12,
 			Stages: []policy.StageReport{{Name: "truncate", BeforeTokens: 30, AfterTokens: 12, BytesRemoved: 70}}}}}}
+	// A tool output capped as it arrived is not a compaction.
+	capped := &replay.Trace{Session: &corpus.Session{ID: "c"}, Requests: []replay.Request{{Tokens: 30, Sent: 20}},
+		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20,
+			Stages: []policy.StageReport{{Name: policy.ArrivalStage, BeforeTokens: 30, AfterTokens: 20}}}}}}
+	if m := SessionMetrics(capped, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
+		t.Errorf("a capped output: %v caps, %v compactions; want 1 and 0", m["output_caps"], m["compactions"])
+	}
 	a := agreementFixture()[0]
 	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}
-	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil)} {
+	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil), SessionMetrics(capped, nil, nil)} {
 		for k := range m {
 			if _, ok := Lookup(k); !ok {
 				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 )
 
@@ -27,6 +28,18 @@ func SessionMetrics(t *replay.Trace, a *replay.Agreement, c []replay.CompactionA
 		// rotation has none.
 		m["results_mangled"] = float64(s.ResultsMangled)
 		m["results_dropped"] = float64(s.ResultsDropped)
+	}
+	// Caps of tool output as it arrives rewrite nothing the model saw:
+	// they are counted apart from compactions.
+	caps := 0
+	for _, e := range t.Events {
+		if policy.IsArrivalOnly(e.Outcome) {
+			caps++
+		}
+	}
+	if caps > 0 {
+		m["compactions"] -= float64(caps)
+		m["output_caps"] = float64(caps)
 	}
 	var removed int64
 	for _, e := range t.Events {

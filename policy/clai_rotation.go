@@ -103,9 +103,13 @@ func claiRotationSpecs() []ParamSpec {
 	}
 }
 
-// claiRotationDef registers clai-rotation.
+// claiRotationDef registers clai-rotation. It replays clai only: its
+// 16-message tail is cut where clai's own messages (tool calls kept in
+// their own table) allow, and in other agents' logs it would separate a
+// tool call from its result (a Claude Code session shows it).
 func claiRotationDef() Def {
-	return Def{Name: ClaiRotationName, Rotates: true, Formats: []corpus.Format{corpus.FormatClai}, Stages: []string{"rotation"},
+	return Def{Name: ClaiRotationName, Rotates: true, Formats: []corpus.Format{corpus.FormatClai}, Stages: []string{"rotation"}, Agent: "clai (shared/specs/clai.md)",
+		Only:    []corpus.Format{corpus.FormatClai},
 		Summary: "clai's session-rotation digest (shared/specs/clai.md §2): legacy reproduces the unbounded growth, fixed is PR #154",
 		Specs:   claiRotationSpecs(),
 		New: func(v Values) (Policy, error) {
@@ -429,6 +433,7 @@ func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		Omissions: claiCountOmissions(text), CLIHeadBytes: len(head),
 		CLIHeadPreambleBytes: claiPreambleBytes(text, len(head)),
 		OverBudget:           len(text) > p.Budget+claiDigestOverhead,
+		Budget:               p.Budget,
 		Bytes:                len(text), SHA256: sha256.Sum256([]byte(text))}
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},

@@ -35,6 +35,7 @@ func claudeCodeDef() Def {
 		Formats: []corpus.Format{corpus.FormatClaudeCode},
 		Stages:  []string{"clear", "compact"},
 		Name:    ClaudeCodeName,
+		Agent:   "Claude Code (its real logs 1.0.53-2.1.x in shared/corpus-real; peers.md §3, §4)",
 		Summary: "Claude Code: microcompact (clear-tool-results at its defaults) then auto-compaction at window - output reserve - 13,000, per version",
 		Specs: []ParamSpec{
 			{Name: "microcompact", Kind: Enum, Default: "auto", Choices: []string{"auto", "on", "off"},

@@ -26,6 +26,7 @@ func codexDef() Def {
 		Formats: []corpus.Format{corpus.FormatCodex},
 		Stages:  []string{"compact"},
 		Name:    CodexName,
+		Agent:   "Codex CLI (openai/codex codex-rs core/src/compact.rs; peers.md §2)",
 		Summary: "Codex CLI: auto-compact at 90% of the context window into initial context + newest user messages (20,000 tokens) + one summary",
 		Specs: []ParamSpec{
 			{Name: "context_window", Kind: String, Default: "auto", Check: checkAutoInt,

@@ -9,7 +9,9 @@
 // smith_stages.go), smith_legacy.go (both built on smith_history.go:
 // smith's working history, window, safe cut and summary stage), clai_rotation.go (built on clai_digest.go and
 // clai_select.go: clai's rendering and select_head_and_tail, legacy and
-// fixed), clear_tool_results.go.
+// fixed), clear_tool_results.go; the general stages composed into presets
+// (compose.go and compose_<kind>.go, preset.go, presets.go: one preset per
+// agent).
 package policy
 
 import "github.com/calib-dev/calib/corpus"
@@ -124,6 +126,9 @@ type Digest struct {
 	CLIHeadBytes         int
 	CLIHeadPreambleBytes int
 	OverBudget           bool
+	// Budget is the size in bytes the digest was held to (0: none), so
+	// that reports can draw it without knowing the policy's parameters.
+	Budget int
 	// Bytes and SHA256 identify Text, which a replay trace drops (it must
 	// not hold every digest of a chain).
 	Bytes  int

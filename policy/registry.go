@@ -26,13 +26,22 @@ type Def struct {
 	// Formats are the recording formats whose agent the policy models:
 	// `--policy auto` replays a session of one of them with this policy.
 	Formats []corpus.Format
+	// Agent names the agent whose compaction the policy models, with the
+	// source and version its defaults come from; empty for a general
+	// policy. `calib compare` runs every policy that has one.
+	Agent string
+	// Only lists the formats the policy can replay; empty: every format.
+	Only []corpus.Format
 }
+
+// Applies reports whether the policy can replay a session of format f.
+func (d Def) Applies(f corpus.Format) bool { return len(d.Only) == 0 || slices.Contains(d.Only, f) }
 
 // Defs lists every policy, in the order `calib policies` shows them. Each
 // policy file contributes one Def function; the list is built on each call
 // so that no package state exists.
 func Defs() []Def {
-	return []Def{
+	return append([]Def{
 		// one line per policy, in policy/<name>.go
 		smithStagedDef(),
 		smithLegacyDef(),
@@ -40,7 +49,7 @@ func Defs() []Def {
 		clearToolResultsDef(),
 		claudeCodeDef(),
 		codexDef(),
-	}
+	}, presetDefs()...)
 }
 
 // ForFormat names the policy that models the agent that recorded format f

@@ -15,6 +15,8 @@ func TestForFormat(t *testing.T) {
 		corpus.FormatClai:            ClaiRotationName,
 		corpus.FormatClaudeCode:      ClaudeCodeName,
 		corpus.FormatCodex:           CodexName,
+		corpus.FormatGemini:          "gemini-cli",
+		corpus.FormatOpencode:        "opencode",
 		corpus.Format("unknown"):     "smith-staged",
 	} {
 		if got := ForFormat(f); got != want {

@@ -13,6 +13,7 @@ import (
 func smithLegacyDef() Def {
 	return Def{
 		Name:    "smith-legacy",
+		Agent:   "smith before the stages (shared/specs/smith.md)",
 		Summary: "smith before the stages: one max_tokens threshold, oldest-first truncation of results to 2000 bytes, then a summary at a safe cut",
 		Specs:   smithLegacySpecs(),
 		Stages:  []string{"truncate", "summarize"},

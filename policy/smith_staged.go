@@ -14,6 +14,7 @@ func smithStagedDef() Def {
 	return Def{
 		Formats: []corpus.Format{corpus.FormatSmithTranscript, corpus.FormatSmithSession},
 		Name:    "smith-staged",
+		Agent:   "smith (webmatze/smith 43ec9511 with e533ff42; shared/specs/smith.md)",
 		Summary: "smith's staged compaction: 80/50 trigger/target, stale thinking, stale attachments, superseded reads, largest-first 512-byte caps outside a 3-turn window, then a summary at a safe cut",
 		Specs:   smithStagedSpecs(),
 		Stages:  []string{"thinking", "attachments", "duplicates", "truncate", "summarize"},
@@ -182,7 +183,7 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	ws := windowStart(w.msgs, p.window)
 	run(p.thinking, "thinking", func() (int, int64) { return w.dropStaleThinking(windowStart(w.msgs, p.thinkingWindow), target) })
 	run(p.attachments, "attachments", func() (int, int64) { return w.dropStaleMedia(ws, target, false) })
-	run(p.duplicates, "duplicates", func() (int, int64) { return w.supersedeDuplicates(ws, target, p.tools) })
+	run(p.duplicates, "duplicates", func() (int, int64) { return w.supersedeDuplicates(ws, target, p.tools, smithSupersededStub) })
 	run(p.truncate, "truncate", func() (int, int64) { return w.truncateLargestFirst(ws, target, p.keep) })
 
 	staged := func() Outcome {

@@ -145,8 +145,9 @@ func hasResult(bs []corpus.Block, id string) bool {
 // supersedeDuplicates is stage 1: a result of a supersedable tool whose
 // call (name + exact argument JSON) is repeated later becomes a stub. The
 // newest call of each key is found over the whole history, window
-// included; only results before end are rewritten.
-func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (touched int, removed int64) {
+// included; only results before end are rewritten, by stub's text (smith's
+// is smithSupersededStub).
+func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, stub func(name string, b *corpus.Block) string) (touched int, removed int64) {
 	// The key views the recorded argument bytes as a string without
 	// copying them (they are never modified).
 	if w.fits(target) {
@@ -179,15 +180,20 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool) (t
 			if !ok || newest[c] == b.ToolCallID {
 				continue
 			}
-			stub := "[" + c.name + ": " + smithSupersededMarker + ", " + strconv.Itoa(len(b.Text)/1024) + " KiB omitted by smith]"
-			if len(stub) >= len(b.Text) {
+			text := stub(c.name, b)
+			if len(text) >= len(b.Text) {
 				continue
 			}
-			removed += w.setBlock(i, j, resultBlock(b, stub))
+			removed += w.setBlock(i, j, resultBlock(b, text))
 			touched++
 		}
 	}
 	return touched, removed
+}
+
+// smithSupersededStub is smith's text for a superseded result.
+func smithSupersededStub(name string, b *corpus.Block) string {
+	return "[" + name + ": " + smithSupersededMarker + ", " + strconv.Itoa(len(b.Text)/1024) + " KiB omitted by smith]"
 }
 
 // truncateLargestFirst is stage 2: the results of tool messages before end,

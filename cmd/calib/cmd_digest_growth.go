@@ -52,6 +52,15 @@ type growthSessionJSON struct {
 	Params  policy.Params `json:"params"`
 	// Recorded re-derives the digests clai stored (clai databases only).
 	Recorded []replay.Rederived `json:"recorded,omitempty"`
+	// name is the session's name in plot file names (sessionNames), so
+	// that two inputs with the same id get a plot each.
+	name string
+}
+
+// plotName is the chain's session name for plots: its sessionNames name,
+// or its id where none was set.
+func (g growthSessionJSON) plotName() string {
+	return nonEmpty(g.name, g.ID)
 }
 
 // key identifies a chain across runs, for --baseline.
@@ -284,6 +293,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		return err
 	}
 	n := len(l.Sessions)
+	names := sessionNames(l.Sessions)
 	bar := a.progress(len(runs)*n*max(o.rotations, 1), "digest-growth")
 	defer bar.Finish()
 	type result struct {
@@ -308,7 +318,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		if o.rotations == 0 {
 			bar.Add(1)
 		}
-		row := growthSessionJSON{GrowthRow: metrics.Growth(t), Variant: run.variant, Params: run.p.Params()}
+		row := growthSessionJSON{GrowthRow: metrics.Growth(t), Variant: run.variant, Params: run.p.Params(), name: names[i%n]}
 		row.Recorded = replay.Rederive(s, run.p)
 		return result{row: row, trace: t}, nil
 	}, nil)
@@ -352,7 +362,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	if len(failures) > 0 {
 		out.Verdict = "fail"
 	}
-	doc := report.Doc{JSON: out, Tables: growthTables(out, failures), Annotations: anns}
+	doc := report.Doc{JSON: out, Tables: growthTables(out), Annotations: anns}
 	if err := a.write(doc); err != nil {
 		return err
 	}
@@ -379,50 +389,76 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	return l.Err()
 }
 
-func growthTables(out growthJSON, failures []metrics.Failure) []*report.Table {
+// growthTables lays out the chains. When two inputs share a session id (a
+// raw and a recorded clai database), every table gets a path column so
+// their rows can be told apart, as replay's do.
+func growthTables(out growthJSON) []*report.Table {
+	keys := make([]string, len(out.Sessions))
+	for i, s := range out.Sessions {
+		keys[i] = s.key()
+	}
+	withPath := idsRepeat(keys)
+	// lead is the columns that name a chain, and cells fills them.
+	lead := func(extra ...report.Column) []report.Column {
+		cols := []report.Column{report.TextCol("session")}
+		if withPath {
+			cols = append(cols, report.TextCol("path"))
+		}
+		return append(cols, extra...)
+	}
+	cells := func(id, path string, extra ...report.Cell) []report.Cell {
+		c := []report.Cell{report.Str(id)}
+		if withPath {
+			c = append(c, report.Str(path))
+		}
+		return append(c, extra...)
+	}
 	rot := report.NewTable(fmt.Sprintf("Rotations (policy %s)", out.Policy.Name),
-		report.TextCol("session"), report.TextCol("variant"), report.NumCol("rotation"), report.NumCol("window"),
-		report.NumCol("msg0 bytes"), report.NumCol("digest bytes"), report.NumCol("growth"), report.NumCol("p1"), report.NumCol("p2"),
-		report.NumCol("omitted"), report.NumCol("cli head"), report.NumCol("head preamble"), report.TextCol("over budget"), report.TextCol("sha256"))
+		lead(report.TextCol("variant"), report.NumCol("rotation"), report.NumCol("window"),
+			report.NumCol("msg0 bytes"), report.NumCol("digest bytes"), report.NumCol("growth"), report.NumCol("p1"), report.NumCol("p2"),
+			report.NumCol("omitted"), report.NumCol("cli head"), report.NumCol("head preamble"), report.TextCol("over budget"), report.TextCol("sha256"))...)
 	// The chain columns are the registry's (metrics.ChainMetrics, in
 	// registry order with its labels and precision).
 	mcols := metrics.Columns(slices.Collect(maps.Keys(metrics.ChainMetrics(metrics.GrowthRow{}))))
 	chains := report.NewTable("Chains (slope: least-squares growth of the digest per rotation)",
-		append(append([]report.Column{report.TextCol("session"), report.TextCol("variant")}, labelColumns(mcols)...), report.TextCol("verdict"))...)
-	var rec *report.Table
+		append(lead(report.TextCol("variant")), append(labelColumns(mcols), report.TextCol("verdict"))...)...)
+	var rec, ft *report.Table
 	for _, s := range out.Sessions {
 		for _, r := range s.Rotations {
-			rot.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(r.Rotation), report.Int(r.WindowMessages),
+			rot.AddRow(cells(s.ID, s.Path, report.Str(s.Variant), report.Int(r.Rotation), report.Int(r.WindowMessages),
 				report.Int(r.Msg0Bytes), report.Int(r.DigestBytes), report.Int(r.Growth), report.Int(r.P1), report.Int(r.P2),
-				report.Int(r.OmissionMarkers), report.Int(r.CLIHeadBytes), report.Int(r.CLIHeadPreamble), report.Str(yesNo(r.OverBudget)), report.Str(r.SHA256[:12]))
+				report.Int(r.OmissionMarkers), report.Int(r.CLIHeadBytes), report.Int(r.CLIHeadPreamble), report.Str(yesNo(r.OverBudget)), report.Str(r.SHA256[:12]))...)
 		}
-		cells := append([]report.Cell{report.Str(s.ID), report.Str(s.Variant)}, metricCells(mcols, metrics.ChainMetrics(s.GrowthRow))...)
-		chains.AddRow(append(cells, report.Str(s.Verdict))...)
+		row := append(cells(s.ID, s.Path, report.Str(s.Variant)), metricCells(mcols, metrics.ChainMetrics(s.GrowthRow))...)
+		chains.AddRow(append(row, report.Str(s.Verdict))...)
 		for _, d := range s.Recorded {
 			if rec == nil {
 				rec = report.NewTable("Recorded compactions re-derived from the database's own rows",
-					report.TextCol("session"), report.TextCol("variant"), report.NumCol("#"), report.NumCol("row"), report.TextCol("trigger"),
-					report.TextCol("kind"), report.TextCol("verdict"), report.NumCol("stored bytes"), report.NumCol("derived bytes"),
-					report.NumCol("first diff"), report.TextCol("notes"))
+					lead(report.TextCol("variant"), report.NumCol("#"), report.NumCol("row"), report.TextCol("trigger"),
+						report.TextCol("kind"), report.TextCol("verdict"), report.NumCol("stored bytes"), report.NumCol("derived bytes"),
+						report.NumCol("first diff"), report.TextCol("notes"))...)
 			}
 			diff := report.Empty()
 			if d.FirstDiff >= 0 {
 				diff = report.Int(d.FirstDiff)
 			}
-			rec.AddRow(report.Str(s.ID), report.Str(s.Variant), report.Int(d.Index+1), report.Int(d.Line), report.Str(d.Trigger),
+			rec.AddRow(cells(s.ID, s.Path, report.Str(s.Variant), report.Int(d.Index+1), report.Int(d.Line), report.Str(d.Trigger),
 				report.Str(d.Kind), report.Str(d.Verdict), report.Int(d.StoredBytes), report.Int(d.DerivedBytes), diff,
-				report.Str(strings.Join(d.Notes, "; ")))
+				report.Str(strings.Join(d.Notes, "; ")))...)
+		}
+		for _, f := range s.Failures {
+			if ft == nil {
+				ft = report.NewTable("Gate failures", append([]report.Column{report.TextCol("gate")},
+					lead(report.NumCol("value"), report.NumCol("limit"), report.TextCol("message"))...)...)
+			}
+			ft.AddRow(append([]report.Cell{report.Str(f.Gate)}, cells(f.Session, s.Path, report.Float(f.Value, 1), report.Float(f.Limit, 1), report.Str(f.Message))...)...)
 		}
 	}
 	tables := []*report.Table{rot, chains}
 	if rec != nil {
 		tables = append(tables, rec)
 	}
-	if len(failures) > 0 {
-		ft := report.NewTable("Gate failures", report.TextCol("gate"), report.TextCol("session"), report.NumCol("value"), report.NumCol("limit"), report.TextCol("message"))
-		for _, f := range failures {
-			ft.AddRow(report.Str(f.Gate), report.Str(f.Session), report.Float(f.Value, 1), report.Float(f.Limit, 1), report.Str(f.Message))
-		}
+	if ft != nil {
 		tables = append(tables, ft)
 	}
 	return tables

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -87,11 +88,28 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 	}
 	cols = append(cols, report.NumCol("warnings"), report.TextCol("path"))
 	sessions := report.NewTable("sessions", cols...)
-	tools := report.NewTable("tool calls", report.TextCol("session"), report.TextCol("tool"), report.NumCol("calls"))
-	recorded := report.NewTable("recorded compactions", report.TextCol("session"), report.NumCol("index"),
+	// The per-session tables name a session by id, and by path too when
+	// two inputs share an id (a raw and a recorded clai database).
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	who := []report.Column{report.TextCol("session")}
+	if idsRepeat(ids) {
+		who = append(who, report.TextCol("path"))
+	}
+	whoCells := func(r metrics.InspectRow, extra ...report.Cell) []report.Cell {
+		c := []report.Cell{report.Str(r.ID)}
+		if len(who) > 1 {
+			c = append(c, report.Str(r.Path))
+		}
+		return append(c, extra...)
+	}
+	tools := report.NewTable("tool calls", append(slices.Clone(who), report.TextCol("tool"), report.NumCol("calls"))...)
+	recorded := report.NewTable("recorded compactions", append(slices.Clone(who), report.NumCol("index"),
 		report.Col("strategy"), report.Col("trigger"), report.Col("status"), report.NumCol("window"),
 		report.NumCol("digest_bytes"), report.NumCol("p1"), report.NumCol("p2"), report.Col("kind"), report.Col("chained"),
-		report.NumCol("line"), report.NumCol("tokens_before"), report.NumCol("tokens_saved"), report.NumCol("cleared_ids"))
+		report.NumCol("line"), report.NumCol("tokens_before"), report.NumCol("tokens_saved"), report.NumCol("cleared_ids"))...)
 	for _, r := range rows {
 		cells := []report.Cell{report.Str(r.ID), report.Str(r.Format), report.Str(r.AgentVersion), report.Str(r.AutoPolicy),
 			report.Int(r.Messages), report.Int(r.MessagesByRole["user"]), report.Int(r.MessagesByRole["assistant"]),
@@ -107,17 +125,17 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 		cells = append(cells, report.Int(len(r.Warnings)), report.Str(r.Path))
 		sessions.AddRow(cells...)
 		for _, tc := range sortedCounts(r.ToolCallsByName) {
-			tools.AddRow(report.Str(r.ID), report.Str(tc.name), report.Int(tc.n))
+			tools.AddRow(whoCells(r, report.Str(tc.name), report.Int(tc.n))...)
 		}
 		for _, c := range r.Recorded {
 			kind := c.Kind
 			if c.SummaryMissing {
 				kind = "(missing)"
 			}
-			recorded.AddRow(report.Str(r.ID), report.Int(c.Index), report.Str(c.Strategy), report.Str(c.Trigger),
+			recorded.AddRow(whoCells(r, report.Int(c.Index), report.Str(c.Strategy), report.Str(c.Trigger),
 				report.Str(c.Status), report.Int(c.Window), report.Int(c.DigestBytes), report.Int(c.P1), report.Int(c.P2),
 				report.Str(kind), report.Str(yesNo(c.Chained)), report.Int(c.Line), report.Int(c.TokensBefore),
-				report.Int(c.TokensSaved), report.Int(c.Cleared))
+				report.Int(c.TokensSaved), report.Int(c.Cleared))...)
 		}
 	}
 	out := []*report.Table{sessions}

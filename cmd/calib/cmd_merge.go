@@ -16,8 +16,8 @@ func newMergeCmd(a *app) *cobra.Command {
 exactly once, from the same policy, fixed parameters, grid and corpus, and
 complete; the merged report (in any --format) is byte-identical to the one
 a single run of the whole sweep prints. The view flags (--sort, --top,
---pareto, --per-session, --plot) apply to the merged sets, as in sweep:
-write the shards without --top.`,
+--pareto, --per-session, --plot, --plot-metric) apply to the merged sets,
+as in sweep: write the shards without --top.`,
 		Example: `  calib sweep sessions/ -p smith-staged --grid compact_at=0.6..0.9:0.05 --shard 1/3 --format json > s1.json
   calib merge s1.json s2.json s3.json --format markdown
   calib merge shard-*.json --sort tokens_sent --top 20 --format markdown`,

@@ -30,8 +30,12 @@ func newPoliciesCmd(a *app) *cobra.Command {
 		Use:   "policies [NAME...]",
 		Short: "List every policy with its parameters, defaults and ranges",
 		Long: `List every compaction policy calib can replay, with each parameter's
-default and valid range. Parameters are set on replay and sweep with
---set name=value,name=value, and swept with --grid name=v1,v2.`,
+default and valid range. Parameters are set on replay, sweep and
+digest-growth with --set name=value,name=value, and swept with
+--grid name=v1,v2.`,
+		Example: `  calib policies
+  calib policies clai-rotation
+  calib policies smith-staged --format json`,
 		GroupID: groupAnalysis,
 		Args:    cobra.ArbitraryArgs,
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {

@@ -134,6 +134,24 @@ type replayResult struct {
 	session     replaySessionJSON
 }
 
+// autoPolicies lists which policy --policy auto gives each format, from
+// the policies' own Def.Formats, so help follows the registry.
+func autoPolicies() string {
+	var b strings.Builder
+	line := func(formats, name string) { fmt.Fprintf(&b, "  %-34s %s\n", formats, name) }
+	for _, d := range policy.Defs() {
+		if len(d.Formats) > 0 {
+			fs := make([]string, len(d.Formats))
+			for i, f := range d.Formats {
+				fs[i] = string(f)
+			}
+			line(strings.Join(fs, ", "), d.Name)
+		}
+	}
+	line("any other format", policy.ForFormat(""))
+	return b.String()
+}
+
 func newReplayCmd(a *app) *cobra.Command {
 	o := &replayOptions{}
 	cmd := &cobra.Command{
@@ -146,11 +164,12 @@ before and after, target, what each stage reclaimed) and one per session
 mangled or dropped, invariant violations).
 
 --policy auto (the default) replays each session with its own agent's
-policy at that agent's defaults: smith sessions with smith-staged, clai
-databases with clai-rotation, Claude Code logs with claude-code, Codex
-rollouts with codex. --compare-recorded also compares the replay with what
-the agent recorded (smith's compacted session.json, Claude Code's cleared
-ids, and the request of every recorded full compaction).
+policy at that agent's defaults, by the format of its recording:
+` + autoPolicies() + `
+--compare-recorded also compares the replay with what the agent recorded:
+smith's compacted session.json, clai's stored digests (re-derived from the
+database's rows), Claude Code's cleared ids, and the request of every
+recorded full compaction.
 
 Exit status is 1 when a policy broke an invariant (a tool_use lost its
 result, a message was emptied, the current turn was rewritten, or a

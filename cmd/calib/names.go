@@ -12,17 +12,27 @@ import (
 // named id-1, id-2, ... in load order. Plot file names use it, so no plot
 // overwrites another; tables show a path column instead (idsRepeat).
 func sessionNames(ss []*corpus.Session) []string {
+	ids := make([]string, len(ss))
+	for i, s := range ss {
+		ids[i] = s.ID
+	}
+	return uniqueNames(ids)
+}
+
+// uniqueNames is sessionNames' rule on bare ids (report rows that no
+// longer hold their session).
+func uniqueNames(ids []string) []string {
 	seen := map[string]int{}
-	for _, s := range ss {
-		seen[s.ID]++
+	for _, id := range ids {
+		seen[id]++
 	}
 	k := map[string]int{}
-	names := make([]string, len(ss))
-	for i, s := range ss {
-		names[i] = s.ID
-		if seen[s.ID] > 1 {
-			k[s.ID]++
-			names[i] = fmt.Sprintf("%s-%d", s.ID, k[s.ID])
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		names[i] = id
+		if seen[id] > 1 {
+			k[id]++
+			names[i] = fmt.Sprintf("%s-%d", id, k[id])
 		}
 	}
 	return names

@@ -29,9 +29,11 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 	if len(chains) == 0 {
 		return nil, nil
 	}
+	// Named by sessionNames, so two inputs with the same id are told
+	// apart in legends, titles and file names.
 	ids := make([]string, len(chains))
 	for i, s := range chains {
-		ids[i] = s.ID
+		ids[i] = s.plotName()
 	}
 	short := report.ShortIDs(ids)
 	note := ""
@@ -61,17 +63,19 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{Name: sessionPlotName("digest-growth", chainName(s.ID, s.Variant), "cli-head"), Chart: hp})
+		figs = append(figs, report.Figure{Name: sessionPlotName("digest-growth", chainName(s.plotName(), s.Variant), "cli-head"), Chart: hp})
 	}
 	return figs, nil
 }
 
-// growthBudget is the digest budget the chains were held to, if any.
+// growthBudget is the digest budget the chains were held to, as their
+// digests carry it (0: none). With --variants every chain has the same
+// one; should they differ, the largest is drawn.
 func growthBudget(out growthJSON) int {
 	budget := 0
-	for _, p := range out.Policy.Params {
-		if p.Name == "budget" {
-			fmt.Sscan(p.Value, &budget)
+	for _, s := range out.Sessions {
+		for _, r := range s.Rotations {
+			budget = max(budget, r.Budget)
 		}
 	}
 	return budget

@@ -16,7 +16,9 @@ func inspectPlots(rows []metrics.InspectRow) ([]report.Figure, error) {
 	for i, r := range rows {
 		ids[i] = r.ID
 	}
-	ids = report.ShortIDs(ids)
+	// sessionNames' rule first, so two inputs with the same id get two
+	// distinct bars.
+	ids = report.ShortIDs(uniqueNames(ids))
 	roleStacks := []report.Stack{}
 	for _, role := range []corpus.Role{corpus.RoleUser, corpus.RoleAssistant, corpus.RoleTool, corpus.RoleSystem} {
 		vals := make([]float64, len(rows))

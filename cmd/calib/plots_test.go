@@ -135,11 +135,13 @@ func TestGrowthSeries(t *testing.T) {
 		s := growthSessionJSON{Variant: variant}
 		s.ID = id
 		for i, b := range sizes {
-			s.Rotations = append(s.Rotations, metrics.RotationRow{Rotation: i + 1, DigestBytes: b, P1: i + 1})
+			s.Rotations = append(s.Rotations, metrics.RotationRow{Rotation: i + 1, DigestBytes: b, P1: i + 1, Budget: 96000})
 		}
 		return s
 	}
-	out := growthJSON{Policy: policyRef{Params: policy.Params{{Name: "budget", Value: "96000"}}}}
+	// The budget comes from the chains' digests, not from a parameter
+	// read by name: the report's policy carries a different one.
+	out := growthJSON{Policy: policyRef{Params: policy.Params{{Name: "budget", Value: "5000"}}}}
 	for i := range 3 {
 		out.Sessions = append(out.Sessions, chain(fmt.Sprintf("session-17862%05d-abc", i), "legacy", 100*(i+1), 200*(i+1)),
 			chain(fmt.Sprintf("session-17862%05d-abc", i), "fixed", 50, 60+i))
@@ -170,7 +172,7 @@ func TestGrowthSeries(t *testing.T) {
 		t.Errorf("few chains: %v", names)
 	}
 	if growthBudget(out) != 96000 {
-		t.Error("budget not read")
+		t.Errorf("budget %d, want the digests' 96000", growthBudget(out))
 	}
 }
 

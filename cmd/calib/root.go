@@ -29,9 +29,9 @@ type command struct {
 	shared sharedFlag
 }
 
-// commands lists every subcommand, in help order within each group, with
-// the shared flags it honours: a command is offered no flag it would
-// ignore. To add a command, write cmd_<verb>.go with a
+// commands lists every subcommand (help lists them by name within each
+// group, as cobra sorts them), with the shared flags it honours: a command
+// is offered no flag it would ignore. To add a command, write cmd_<verb>.go with a
 // `func newVerbCmd(a *app) *cobra.Command` (GroupID set, Args: pathArgs(a)
 // if it reads a corpus) and add it here.
 func commands() []command {
@@ -41,6 +41,7 @@ func commands() []command {
 		{newReplayCmd, corpusFlags},
 		{newDigestGrowthCmd, corpusFlags},
 		{newSweepCmd, corpusFlags},
+		{newCompareCmd, corpusFlags},
 		{newMergeCmd, flagFormat | flagPlot | flagQuiet},
 		{newMetricsCmd, flagFormat},
 		{newDemoCmd, flagQuiet},
@@ -116,13 +117,16 @@ type app struct {
 	running bool
 }
 
-const rootLong = `calib replays recorded LLM-agent sessions (smith, clai, Claude Code, Codex)
-through context-compaction policies and shows what each parameter choice
-costs and loses. It only reads its inputs.
+const rootLong = `calib replays recorded LLM-agent sessions through context-compaction
+policies and shows what each parameter choice costs and loses. It reads
+smith, clai, Claude Code, Codex, Gemini CLI and opencode sessions, and
+never writes to them.
 
-PATH may be a session file, a folder (detected by content) or - for a JSONL
-transcript on standard input. --demo runs a command that reads sessions on a
-small synthetic corpus, so "calib replay --demo" works with no data;
+PATH may be a session file or database, a folder (each recognised by its
+content, not its name) or - for standard input, recognised by content too:
+a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI
+log (a database needs its path). --demo runs a command that reads sessions
+on a small synthetic corpus, so "calib replay --demo" works with no data;
 "calib demo DIR" writes that corpus to DIR. Each command's --help lists the
 flags it takes.
 

@@ -3,8 +3,6 @@ package clai
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/calib-dev/calib/corpus/internal/sqlitero"
@@ -31,22 +29,6 @@ func claiBeginRead(ctx context.Context, c *claiDB) (*sql.Tx, error) {
 
 // claiExplain turns SQLite's terse errors into ones that say what to do.
 func claiExplain(err error, busy time.Duration) error {
-	if err == nil {
-		return nil
-	}
-	var se interface{ Code() int }
-	if !errors.As(err, &se) {
-		return err
-	}
-	switch se.Code() & 0xff { // primary result code
-	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
-		return fmt.Errorf("the database is locked by another process (gave up after waiting %v): clai may be holding it in exclusive mode or recovering it; retry when clai is idle, or copy the workspace's .clai folder and load the copy (%w)", busy, err)
-	case 26: // SQLITE_NOTADB
-		return fmt.Errorf("not a readable SQLite database (corrupt or encrypted); expected a clai .clai/data.sqlite (%w)", err)
-	case 11: // SQLITE_CORRUPT
-		return fmt.Errorf("the SQLite database is damaged; expected an intact clai .clai/data.sqlite (%w)", err)
-	case 14: // SQLITE_CANTOPEN
-		return fmt.Errorf("SQLite could not open the database read-only (check that the file and its -wal/-shm files are readable) (%w)", err)
-	}
-	return err
+	return sqlitero.Explain(err, busy, sqlitero.Owner{Agent: "clai", File: "a clai .clai/data.sqlite",
+		Intact: "an intact clai .clai/data.sqlite", Copy: "copy the workspace's .clai folder"})
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -102,12 +101,7 @@ func newCCThread(sidechain bool, line int) *ccThread {
 // Load reads one Claude Code log: its main thread and each sidechain run
 // as sessions (see the top of this file).
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, &corpus.FileError{Path: p, Err: err}
-	}
-	defer f.Close()
-	return Read(p, f, opts)
+	return jsonscan.LoadFile(p, opts, Read)
 }
 
 // Read reads a log from r (a file, or standard input); p names it in

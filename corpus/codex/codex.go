@@ -3,7 +3,6 @@ package codex
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -53,12 +52,7 @@ type result struct {
 // Load reads one rollout file. A line that cannot be read is a warning
 // naming the file and line; the rest loads.
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, &corpus.FileError{Path: p, Err: err}
-	}
-	defer f.Close()
-	return Read(p, f, opts)
+	return jsonscan.LoadFile(p, opts, Read)
 }
 
 // Read reads a log from r (a file, or standard input); p names it in

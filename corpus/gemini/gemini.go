@@ -38,7 +38,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -122,12 +121,7 @@ type loader struct {
 
 // Load reads one chat file, JSONL or legacy .json.
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, &corpus.FileError{Path: p, Err: err}
-	}
-	defer f.Close()
-	return Read(p, f, opts)
+	return jsonscan.LoadFile(p, opts, Read)
 }
 
 // Read reads a chat file from r; p names it in the session and warnings.

@@ -105,6 +105,9 @@ func expand(p string, opts corpus.Options) group {
 		return group{path: p, err: &corpus.FileError{Path: p, Err: err}}
 	}
 	if !fi.IsDir() {
+		if err := notRegular(fi.Mode()); err != nil {
+			return group{path: p, err: &corpus.FileError{Path: p, Err: err}}
+		}
 		return one(func() ([]*corpus.Session, error) { return loadFile(p, opts) })
 	}
 	// The folders each agent writes are read whole by their reader.
@@ -151,6 +154,27 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 		return nil, &corpus.FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log, a Gemini CLI chat, an opencode.db or opencode storage session file")}
 	}
 	return f.load(p, opts)
+}
+
+// notRegular refuses a path that is neither a regular file nor a folder.
+// A file is opened twice (sniffed, then read), which a named pipe cannot
+// serve: the second open would wait for a writer forever. Devices and
+// sockets hold no session either.
+func notRegular(m os.FileMode) error {
+	what := ""
+	switch {
+	case m.IsRegular():
+		return nil
+	case m&os.ModeNamedPipe != 0:
+		return errors.New("a named pipe, not a file or folder; to read a pipe, redirect it to standard input and give - as the path")
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeDevice != 0:
+		what = "a device"
+	default:
+		what = "not a regular file"
+	}
+	return fmt.Errorf("%s; expected a session file, a session folder or a clai workspace", what)
 }
 
 // walked is one entry of a folder walk: a regular file, or a smith session

@@ -29,7 +29,7 @@ func loadStdin(r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 		return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("reading standard input: %w", err)}
 	}
 	if jsonscan.AllSpace(buf) {
-		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("standard input is empty; expected a smith transcript, a Claude Code or Codex log (one JSON record per line)")}
+		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log")}
 	}
 	head := buf[:min(len(buf), sniffLen)]
 	f := sniffBytes(head)

@@ -3,7 +3,6 @@ package opencode
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -204,19 +203,6 @@ func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error
 
 // explain turns SQLite's terse errors into ones that say what to do.
 func explain(err error, busy time.Duration) error {
-	var se interface{ Code() int }
-	if !errors.As(err, &se) {
-		return err
-	}
-	switch se.Code() & 0xff { // primary result code
-	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
-		return fmt.Errorf("the database is locked by another process (gave up after waiting %v): opencode may be holding it in exclusive mode or recovering it; retry when opencode is idle, or copy opencode.db with its -wal and -shm files and load the copy (%w)", busy, err)
-	case 26: // SQLITE_NOTADB
-		return fmt.Errorf("not a readable SQLite database (corrupt or encrypted); expected opencode's opencode.db (%w)", err)
-	case 11: // SQLITE_CORRUPT
-		return fmt.Errorf("the SQLite database is damaged; expected an intact opencode.db (%w)", err)
-	case 14: // SQLITE_CANTOPEN
-		return fmt.Errorf("SQLite could not open the database read-only (check that the file and its -wal/-shm files are readable) (%w)", err)
-	}
-	return err
+	return sqlitero.Explain(err, busy, sqlitero.Owner{Agent: "opencode", File: "opencode's opencode.db",
+		Intact: "an intact opencode.db", Copy: "copy opencode.db with its -wal and -shm files"})
 }

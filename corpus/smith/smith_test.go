@@ -260,7 +260,7 @@ func TestStdinTranscript(t *testing.T) {
 		t.Errorf("warnings %v", w)
 	}
 	_, err = load.Load([]string{"-"}, corpus.Options{Stdin: strings.NewReader("\n")})
-	if err == nil || err.Error() != "-: standard input is empty; expected a smith transcript, a Claude Code or Codex log (one JSON record per line)" {
+	if err == nil || err.Error() != "-: standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log" {
 		t.Errorf("empty stdin: %v", err)
 	}
 }

@@ -1,6 +1,11 @@
 package jsonscan
 
-import "os"
+import (
+	"io"
+	"os"
+
+	"github.com/calib-dev/calib/corpus"
+)
 
 // Exists reports whether anything is at p.
 func Exists(p string) bool {
@@ -22,4 +27,16 @@ func AllSpace(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// LoadFile opens p and hands it to read, a streaming reader's Read (Claude
+// Code, Codex, Gemini CLI): their Load is this, with the open error as a
+// *corpus.FileError naming p.
+func LoadFile(p string, opts corpus.Options, read func(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error)) ([]*corpus.Session, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, &corpus.FileError{Path: p, Err: err}
+	}
+	defer f.Close()
+	return read(p, f, opts)
 }

@@ -1,0 +1,382 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/report"
+)
+
+// compareOptions are the flags of `calib compare`.
+type compareOptions struct {
+	policies   []string
+	set        []string
+	perSession bool
+	jobs       int
+}
+
+type compareJSON struct {
+	Policies []comparePolicyJSON  `json:"policies"`
+	Sessions []compareSessionJSON `json:"sessions,omitempty"`
+	Skipped  []compareSkipJSON    `json:"skipped"`
+}
+
+type comparePolicyJSON struct {
+	Name    string             `json:"name"`
+	Agent   string             `json:"agent,omitempty"`
+	Params  policy.Params      `json:"params"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+type compareSessionJSON struct {
+	Session string             `json:"session"`
+	Format  string             `json:"format"`
+	Policy  string             `json:"policy"`
+	Metrics map[string]float64 `json:"metrics"`
+}
+
+// compareSkipJSON is a policy that cannot replay the sessions of a format.
+type compareSkipJSON struct {
+	Policy   string `json:"policy"`
+	Format   string `json:"format"`
+	Sessions int    `json:"sessions"`
+}
+
+func newCompareCmd(a *app) *cobra.Command {
+	o := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare PATH...",
+		Short: "Replay the same sessions through several agents' policies, side by side",
+		Long: `Replay every session through each policy at its agent's defaults (by
+default every preset and agent policy: calib policies lists them with
+their sources) and print one row per policy with its cost and loss: tokens
+sent, compactions, output caps, peak, tool results mangled or dropped, and
+every other figure the metrics registry defines for a plain replay
+(calib metrics explains each). The corpus is loaded once and shared;
+policy × session replays run in parallel and the report is the same for
+any --jobs.
+
+A policy that cannot replay a session's format is skipped for it, and the
+report says so. --plot DIR draws cost against loss, one point per policy.`,
+		Example: `  calib compare --demo
+  calib compare ~/.claude/projects --policies opencode,gemini-cli,swe-agent
+  calib compare sessions/ --per-session --format markdown --plot plots/
+  calib compare sessions/ --policies opencode,swe-agent --set opencode:prune.keep_value=30000`,
+		GroupID: groupAnalysis,
+		Args:    pathArgs(a),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCompare(cmd.Context(), a, o, args)
+		},
+	}
+	cmd.Flags().StringSliceVar(&o.policies, "policies", nil, "comma-separated `NAMES` of the policies to compare (default: every preset and agent policy)")
+	cmd.Flags().StringArrayVar(&o.set, "set", nil, "set one policy's parameters: `POLICY:name=value[,name=value]` (repeatable)")
+	cmd.Flags().BoolVar(&o.perSession, "per-session", false, "also print one row per session and policy")
+	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
+	_ = cmd.RegisterFlagCompletionFunc("policies", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return policy.Names(), cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// compareSets parses --set POLICY:name=value,... into settings per policy.
+func compareSets(flags []string) (map[string]map[string]string, error) {
+	out := map[string]map[string]string{}
+	for _, f := range flags {
+		name, rest, ok := strings.Cut(f, ":")
+		if !ok || name == "" {
+			return nil, usageErrorf("--set %q: expected POLICY:name=value[,name=value] (compare runs several policies)", f)
+		}
+		set, err := policy.ParseSet([]string{rest})
+		if err != nil {
+			return nil, usageErrorf("--set %w", err)
+		}
+		if out[name] == nil {
+			out[name] = map[string]string{}
+		}
+		for k, v := range set {
+			out[name][k] = v
+		}
+	}
+	return out, nil
+}
+
+// comparePolicies resolves --policies (default: every policy that models
+// an agent) and builds each at its defaults, or with its --set values,
+// validated against its own parameters.
+func comparePolicies(names []string, sets map[string]map[string]string) ([]policy.Def, []policy.Policy, error) {
+	var defs []policy.Def
+	if len(names) == 0 {
+		for _, d := range policy.Defs() {
+			if d.Agent != "" {
+				defs = append(defs, d)
+			}
+		}
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		d, err := policy.Lookup(strings.TrimSpace(n))
+		if err != nil {
+			return nil, nil, &usageError{fmt.Errorf("--policies: %w", err)}
+		}
+		if !seen[d.Name] {
+			seen[d.Name] = true
+			defs = append(defs, d)
+		}
+	}
+	pols := make([]policy.Policy, len(defs))
+	for i, d := range defs {
+		p, err := policy.New(d.Name, sets[d.Name])
+		if err != nil {
+			return nil, nil, usageErrorf("--set %s: %w", d.Name, err)
+		}
+		pols[i] = p
+		delete(sets, d.Name)
+	}
+	for _, name := range slices.Sorted(maps.Keys(sets)) {
+		if _, err := policy.Lookup(name); err != nil {
+			return nil, nil, usageErrorf("--set: %w", err)
+		}
+		return nil, nil, usageErrorf("--set %s: that policy is not among those compared (add it to --policies)", name)
+	}
+	return defs, pols, nil
+}
+
+// compareJob is one policy replaying one session.
+type compareJob struct{ policy, session int }
+
+func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) error {
+	sets, err := compareSets(o.set)
+	if err != nil {
+		return err
+	}
+	defs, pols, err := comparePolicies(o.policies, sets)
+	if err != nil {
+		return err
+	}
+	l, err := a.loadSessions(ctx, args)
+	if err != nil {
+		return err
+	}
+	// Session-major order: the policies of one session run close together
+	// while its messages are in cache.
+	var jobs []compareJob
+	skipped := map[[2]string]int{}
+	var skipOrder [][2]string
+	for si, s := range l.Sessions {
+		for pi, d := range defs {
+			if d.Applies(s.Format) {
+				jobs = append(jobs, compareJob{pi, si})
+				continue
+			}
+			k := [2]string{d.Name, string(s.Format)}
+			if skipped[k] == 0 {
+				skipOrder = append(skipOrder, k)
+			}
+			skipped[k]++
+		}
+	}
+	bar := a.progress(len(jobs), "compare")
+	rows, _, err := replay.Map(ctx, len(jobs), o.jobs, func(ctx context.Context, i int) (map[string]float64, error) {
+		j := jobs[i]
+		t, err := replay.Run(ctx, l.Sessions[j.session], pols[j.policy], replay.Options{KeepFinal: true})
+		if err != nil {
+			return nil, err
+		}
+		return metrics.SessionMetrics(t, nil, nil), nil
+	}, func(int, map[string]float64) { _ = bar.Add(1) })
+	_ = bar.Finish()
+	if err != nil {
+		return err
+	}
+
+	out := compareJSON{Policies: []comparePolicyJSON{}, Skipped: []compareSkipJSON{}}
+	byPolicy := make([][]map[string]float64, len(defs))
+	for i, j := range jobs {
+		byPolicy[j.policy] = append(byPolicy[j.policy], rows[i])
+		if o.perSession {
+			s := l.Sessions[j.session]
+			out.Sessions = append(out.Sessions, compareSessionJSON{Session: s.ID, Format: string(s.Format), Policy: defs[j.policy].Name, Metrics: rows[i]})
+		}
+	}
+	violations := 0
+	for pi, d := range defs {
+		if len(byPolicy[pi]) == 0 {
+			continue // applies to no session: the skipped table says so
+		}
+		m := metrics.CombineSessions(byPolicy[pi])
+		m["sessions"] = float64(len(byPolicy[pi]))
+		violations += int(m["violations"])
+		out.Policies = append(out.Policies, comparePolicyJSON{Name: d.Name, Agent: d.Agent, Params: pols[pi].Params(), Metrics: m})
+	}
+	for _, k := range skipOrder {
+		out.Skipped = append(out.Skipped, compareSkipJSON{Policy: k[0], Format: k[1], Sessions: skipped[k]})
+	}
+	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions))}
+	for _, s := range out.Skipped {
+		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelWarning, Title: "policy skipped",
+			Message: fmt.Sprintf("%s cannot replay %s sessions: skipped for %d", s.Policy, s.Format, s.Sessions)})
+	}
+	if err := a.write(doc); err != nil {
+		return err
+	}
+	if a.plotsWanted() {
+		figs, err := compareFigures(out, len(l.Sessions))
+		if err != nil {
+			return err
+		}
+		if err := a.savePlots(figs...); err != nil {
+			return err
+		}
+	}
+	if violations > 0 {
+		return gateFailed("%d invariant violation(s); calib replay --policy NAME on the session shows them", violations)
+	}
+	return l.Err()
+}
+
+// compareColumns are the registry's plain-replay figures present in any
+// row, in registry order: a metric added to the registry shows up here.
+func compareColumns(ps []comparePolicyJSON) []string {
+	var cols []string
+	for _, m := range metrics.Registry() {
+		if m.Family || m.Part || m.Needs != metrics.NeedsNothing {
+			continue
+		}
+		for _, p := range ps {
+			if _, ok := p.Metrics[m.Name]; ok {
+				cols = append(cols, m.Name)
+				break
+			}
+		}
+	}
+	return cols
+}
+
+func compareTables(out compareJSON, sessions int) []*report.Table {
+	cols := compareColumns(out.Policies)
+	head := append([]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, labelColumns(cols)...)
+	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions), head...)
+	for _, p := range out.Policies {
+		t.AddRow(append([]report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}, metricCells(cols, p.Metrics)...)...)
+	}
+	tables := []*report.Table{t}
+	if len(out.Sessions) > 0 {
+		head := append([]report.Column{report.TextCol("session"), report.TextCol("policy")}, labelColumns(cols)...)
+		st := report.NewTable("Per session", head...)
+		for _, s := range out.Sessions {
+			st.AddRow(append([]report.Cell{report.Str(s.Session), report.Str(s.Policy)}, metricCells(cols, s.Metrics)...)...)
+		}
+		tables = append(tables, st)
+	}
+	if len(out.Skipped) > 0 {
+		sk := report.NewTable("Skipped (the policy cannot replay sessions of that format)", report.TextCol("policy"), report.TextCol("format"), report.NumCol("sessions"))
+		for _, s := range out.Skipped {
+			sk.AddRow(report.Str(s.Policy), report.Str(s.Format), report.Int(s.Sessions))
+		}
+		tables = append(tables, sk)
+	}
+	return tables
+}
+
+// The cost axis is the first of these metrics the rows have (billed
+// tokens join the registry with the cost model).
+var compareCostAxis = []string{"billed_tokens", "tokens_sent"}
+
+// compareLoss is the loss axis: results_lost when the registry has it,
+// else the tool results the model can no longer read in full (mangled +
+// dropped).
+func compareLoss(m map[string]float64) (string, float64) {
+	if v, ok := m["results_lost"]; ok {
+		return "results_lost", v
+	}
+	return "results mangled + dropped", m["results_mangled"] + m["results_dropped"]
+}
+
+// compareFigures are cost against loss (one point per policy; the
+// policies no other beats on both are joined and labeled), and bars of
+// cost and of loss per policy, every policy labeled.
+//
+// Sums over different sessions do not compare: a policy that skipped some
+// sessions is left out of the charts (the table has its row).
+func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
+	all := out.Policies[:0:0]
+	for _, p := range out.Policies {
+		if int(p.Metrics["sessions"]) == sessions {
+			all = append(all, p)
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	out.Policies = all
+	x := compareCostAxis[len(compareCostAxis)-1]
+	for _, n := range compareCostAxis {
+		if _, ok := out.Policies[0].Metrics[n]; ok {
+			x = n
+			break
+		}
+	}
+	sc, err := compareScatter(out, x).Plot()
+	if err != nil {
+		return nil, err
+	}
+	// Token sums run to tens of millions: in millions the axis labels do
+	// not run into each other.
+	scale, unit := 1.0, x
+	for _, p := range all {
+		if p.Metrics[x] >= 1e6 {
+			scale, unit = 1e6, x+" (millions)"
+		}
+	}
+	cost := report.StackedBars{Title: "Cost per policy: " + x, CategoryLabel: "policy", ValueLabel: unit, Stacks: []report.Stack{{Name: x}}}
+	loss := report.StackedBars{Title: "Loss per policy: tool results mangled (stubbed, cut) and dropped", CategoryLabel: "policy", ValueLabel: "tool results",
+		Stacks: []report.Stack{{Name: "results_mangled"}, {Name: "results_dropped"}}}
+	for _, p := range out.Policies {
+		cost.Categories = append(cost.Categories, p.Name)
+		loss.Categories = append(loss.Categories, p.Name)
+		cost.Stacks[0].Values = append(cost.Stacks[0].Values, p.Metrics[x]/scale)
+		loss.Stacks[0].Values = append(loss.Stacks[0].Values, p.Metrics["results_mangled"])
+		loss.Stacks[1].Values = append(loss.Stacks[1].Values, p.Metrics["results_dropped"])
+	}
+	cb, err := cost.Plot()
+	if err != nil {
+		return nil, err
+	}
+	lb, err := loss.Plot()
+	if err != nil {
+		return nil, err
+	}
+	return []report.Figure{{Name: "compare-cost-loss", Chart: sc}, {Name: "compare-cost", Chart: cb}, {Name: "compare-loss", Chart: lb}}, nil
+}
+
+// compareScatter is cost x against loss, one point per policy; the
+// policies no other beats on both (lower is better on both) are joined and
+// labeled.
+func compareScatter(out compareJSON, x string) report.Pareto {
+	ys := make([]float64, len(out.Policies))
+	var y string
+	for i, p := range out.Policies {
+		y, ys[i] = compareLoss(p.Metrics)
+	}
+	c := report.Pareto{Title: fmt.Sprintf("Cost against loss, one point per policy (%s vs %s)", x, y), XLabel: x, YLabel: y,
+		FrontName: "policies not beaten on both (labeled)"}
+	for i, p := range out.Policies {
+		front := true
+		for j, q := range out.Policies {
+			if i != j && q.Metrics[x] <= p.Metrics[x] && ys[j] <= ys[i] && (q.Metrics[x] < p.Metrics[x] || ys[j] < ys[i]) {
+				front = false
+				break
+			}
+		}
+		c.Points = append(c.Points, report.ParetoPoint{X: p.Metrics[x], Y: ys[i], Label: p.Name, Front: front})
+	}
+	return c
+}

@@ -1,0 +1,325 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// A composed policy is an ordered list of general stages (compose_*.go),
+// each with its own trigger and parameters. A preset (presets.go) names
+// one composition with an agent's own defaults. Its parameters are the
+// preset's globals (window_tokens, overhead_tokens, meter) and every
+// stage's parameters prefixed by the stage's name: prune.keep_value,
+// compress.tail_value. So --set validates against exactly that preset's
+// parameters, and two stages of one kind never share a value.
+//
+// At each checkpoint (before every assistant message, as every modelled
+// agent asks its provider) the stages run in order on the history the
+// previous one left; each decides on its own trigger against the context
+// as it stands then. A checkpoint where no trigger fires costs O(1): the
+// replay keeps the running sums Measure defines (meter units, messages).
+
+// Trigger units of a stage (the <stage>.trigger parameter).
+const (
+	OnTokens         = "tokens"          // context tokens >= trigger_at (Anthropic API input_tokens, Aider)
+	OnWindowFraction = "window_fraction" // context tokens >= trigger_at × window_tokens (Gemini 0.5, Goose 0.8, Codex 0.9)
+	OnWindowReserve  = "window_reserve"  // context tokens >= window_tokens − trigger_at (opencode overflow, Cline maxAllowedSize)
+	OnMessages       = "messages"        // more than trigger_at messages in the history (OpenHands len(view) > max_size)
+	OnTurnStart      = "turn_start"      // the first request of each real user turn (opencode's prune after each loop)
+	OnEveryRequest   = "every_request"   // every request (SWE-agent's history processors, output caps)
+)
+
+var triggerUnits = []string{OnTokens, OnWindowFraction, OnWindowReserve, OnMessages, OnTurnStart, OnEveryRequest}
+
+// stageTrigger decides whether a stage runs at a checkpoint.
+type stageTrigger struct {
+	unit string
+	at   float64
+}
+
+// fires applies the trigger to the context as it stands: tokens charged
+// (history + overhead), messages in the history, and whether the request
+// is the first of a user turn.
+func (t stageTrigger) fires(tokens, messages int, turnStart bool, window int) bool {
+	switch t.unit {
+	case OnTokens:
+		return float64(tokens) >= t.at
+	case OnWindowFraction:
+		return float64(tokens) >= t.at*float64(window)
+	case OnWindowReserve:
+		return float64(tokens) >= float64(window)-t.at
+	case OnMessages:
+		return float64(messages) > t.at
+	case OnTurnStart:
+		return turnStart
+	}
+	return true
+}
+
+// threshold is the trigger in context tokens, 0 when it is not one.
+func (t stageTrigger) threshold(window int) int {
+	switch t.unit {
+	case OnTokens:
+		return int(t.at)
+	case OnWindowFraction:
+		return int(t.at * float64(window))
+	case OnWindowReserve:
+		return window - int(t.at)
+	}
+	return 0
+}
+
+// stageKind is one general stage: its parameters (with neutral defaults;
+// a preset overrides them) and how to build it from validated values.
+type stageKind struct {
+	kind  string
+	help  string
+	specs func() []ParamSpec
+	build func(v stageValues, g globals) (stageRunner, error)
+}
+
+// stageRunner is a built stage. run rewrites st (copy on write: the input
+// history is never modified) and reports what it did, nil when nothing.
+type stageRunner interface {
+	run(st *compState, at Checkpoint) *StageReport
+}
+
+// globals are the preset-wide values every stage may read.
+type globals struct {
+	window   int
+	overhead int
+	meter    *Meter
+}
+
+// stageValues reads one stage's parameters out of the preset's values.
+type stageValues struct {
+	prefix string
+	v      Values
+}
+
+func (s stageValues) Str(n string) string    { return s.v.Str(s.prefix + n) }
+func (s stageValues) Int(n string) int       { return s.v.Int(s.prefix + n) }
+func (s stageValues) Float(n string) float64 { return s.v.Float(s.prefix + n) }
+func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }
+func (s stageValues) List(n string) []string { return s.v.List(s.prefix + n) }
+func (s stageValues) trigger() stageTrigger {
+	return stageTrigger{s.Str("trigger"), s.Float("trigger_at")}
+}
+func (s stageValues) summarizer() (Summarizer, error) {
+	sm, err := ParseSummarizer(s.Str("summarizer"))
+	if err != nil {
+		return sm, fmt.Errorf("parameter %ssummarizer=%q: %v", s.prefix, s.Str("summarizer"), err)
+	}
+	return sm, nil
+}
+
+// triggerSpecs are the two parameters every stage has.
+func triggerSpecs() []ParamSpec {
+	return []ParamSpec{
+		{Name: "trigger", Kind: Enum, Default: OnEveryRequest, Choices: triggerUnits,
+			Help: "when the stage runs: context tokens, a fraction of window_tokens, window_tokens minus a reserve, more than N messages, the first request of each user turn, or every request"},
+		{Name: "trigger_at", Kind: Float, Default: "0", Min: 0, Max: math.Inf(1),
+			Help: "the threshold in the trigger's unit (tokens, a fraction, reserve tokens or messages)"},
+	}
+}
+
+// globalSpecs are the preset-wide parameters.
+func globalSpecs(window int, meter string) []ParamSpec {
+	inf := math.Inf(1)
+	return []ParamSpec{
+		{Name: "window_tokens", Kind: Int, Default: fmt.Sprint(window), Min: 1, Max: inf, Help: "the model's context window (window_fraction and window_reserve triggers)"},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to context tokens"},
+		{Name: "meter", Kind: Enum, Default: meter, Choices: []string{MeterChars4, MeterBytes4, MeterO200k}, Help: "how tokens are estimated"},
+	}
+}
+
+// compState is the history a checkpoint's stages pass along: the messages,
+// their meter units (the running sum the replay keeps) and the reports.
+type compState struct {
+	h      []corpus.Message
+	units  int64
+	g      globals
+	in     []corpus.Message // the history Compact was handed
+	stages []StageReport
+	// strategy is set by a stage that summarizes or drops (Truncated
+	// otherwise); removed and summ go to the outcome.
+	strategy Strategy
+	removed  int
+	summ     string
+}
+
+func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.overhead }
+
+// set replaces the history by out, whose units are known.
+func (st *compState) set(out []corpus.Message, units int64) {
+	st.h, st.units = out, units
+}
+
+// Composed is a policy built from stages.
+type Composed struct {
+	name    string
+	params  Params
+	g       globals
+	stages  []composedStage
+	minTrig int // smallest token threshold of a token-triggered stage, for reports
+}
+
+type composedStage struct {
+	name string
+	trig stageTrigger
+	run  stageRunner
+}
+
+func (p *Composed) Name() string   { return p.name }
+func (p *Composed) Params() Params { return p.params }
+
+// Checkpoint: before every assistant message, one provider request each.
+func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
+	return next.Role == corpus.RoleAssistant
+}
+
+// Measure is the message's units in the preset's meter, and 1 (the
+// messages a message-count trigger reads).
+func (p *Composed) Measure(m *corpus.Message) (int64, int64) { return p.g.meter.Message(m), 1 }
+
+// Compact runs the stages whose triggers fire, in order.
+func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
+	st := &compState{h: h, in: h, units: at.Units, g: p.g, strategy: None}
+	before := st.tokens()
+	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
+	for _, s := range p.stages {
+		if !at.Force && !s.trig.fires(st.tokens(), len(st.h), turnStart, p.g.window) {
+			continue
+		}
+		if r := s.run.run(st, at); r != nil {
+			r.Name = s.name
+			st.stages = append(st.stages, *r)
+		}
+	}
+	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
+		TriggerTokens: p.minTrig, TargetTokens: p.minTrig, MaxTokens: p.g.window,
+		ReachedTarget: true, Units: at.Units, Count: at.Count}
+	if len(st.stages) == 0 {
+		return o
+	}
+	o.History, o.Units, o.Count = st.h, st.units, int64(len(st.h))
+	o.AfterTokens = st.tokens()
+	o.Stages = st.stages
+	o.Strategy = st.strategy
+	if o.Strategy == None {
+		o.Strategy = Truncated
+	}
+	o.Removed, o.Summarizer = st.removed, st.summ
+	o.Exhausted = o.AfterTokens > p.g.window
+	o.ReachedTarget = p.minTrig == 0 || o.AfterTokens < p.minTrig
+	return o
+}
+
+// ArrivalStage is the name of every preset's cap stage, which rewrites
+// tool output as it arrives (before the model sees it): a report counts its
+// events apart from compactions, which rewrite what the model has seen.
+const ArrivalStage = "cap"
+
+// IsArrivalOnly reports whether a compaction's stages only capped new tool
+// output: such an event leaves the prompt cache alone.
+func IsArrivalOnly(o Outcome) bool {
+	for _, s := range o.Stages {
+		if s.Name != ArrivalStage {
+			return false
+		}
+	}
+	return len(o.Stages) > 0
+}
+
+// stageKinds lists the general stages, by kind.
+func stageKinds() []stageKind {
+	return []stageKind{capStageKind(), clearStageKind(), thinkingStageKind(), summarizeStageKind(), dropMiddleStageKind()}
+}
+
+func lookupStageKind(kind string) stageKind {
+	for _, k := range stageKinds() {
+		if k.kind == kind {
+			return k
+		}
+	}
+	panic("policy: unknown stage kind " + kind) // presets are declared in this package
+}
+
+// cow is a copy-on-write rewrite of a few blocks of a history: the slice
+// is copied on the first write, a message's blocks on the first write to
+// it, and the units follow block by block (every meter is a sum over
+// blocks), so a stage that touches k blocks costs O(k) measures.
+type cow struct {
+	in, h   []corpus.Message
+	owned   map[int]bool
+	units   int64
+	meter   *Meter
+	touched int
+	bytes   int64
+}
+
+func newCow(st *compState) *cow {
+	return &cow{in: st.h, h: st.h, units: st.units, meter: st.g.meter}
+}
+
+func (c *cow) setBlock(i, j int, b corpus.Block) {
+	if c.owned == nil {
+		c.h = append([]corpus.Message(nil), c.h...)
+		c.owned = map[int]bool{}
+	}
+	if !c.owned[i] {
+		c.h[i].Blocks = append([]corpus.Block(nil), c.h[i].Blocks...)
+		c.owned[i] = true
+	}
+	old := &c.h[i].Blocks[j]
+	c.units += c.meter.Block(&b) - c.meter.Block(old)
+	c.bytes += smithBytes(old) - smithBytes(&b)
+	c.touched++
+	*old = b
+}
+
+// done hands the rewrite to st and returns its report, nil when nothing
+// changed.
+func (c *cow) done(st *compState) *StageReport {
+	if c.touched == 0 {
+		return nil
+	}
+	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: c.touched, BytesRemoved: c.bytes}
+	st.set(c.h, c.units)
+	r.AfterTokens = st.tokens()
+	return r
+}
+
+// fromWorking hands a smith working history to st.
+func fromWorking(st *compState, w *working, touched int, bytes int64) *StageReport {
+	if touched == 0 || !w.changed() {
+		return nil
+	}
+	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: touched, BytesRemoved: bytes}
+	st.set(w.msgs, w.total)
+	r.AfterTokens = st.tokens()
+	return r
+}
+
+// safeCut reports whether the history can be cut right before i: no
+// tool call before i has its result at or after i, as far as adjacent
+// messages show (h[i] carries no result and h[i-1] no call).
+func safeCut(h []corpus.Message, i int) bool {
+	if i <= 0 || i >= len(h) {
+		return true
+	}
+	return !hasKind(&h[i], corpus.KindToolResult) && !hasKind(&h[i-1], corpus.KindToolUse)
+}
+
+// currentTurnStart is the index of the last real user message, which a
+// compaction keeps with everything after it (0 when there is none).
+func currentTurnStart(h []corpus.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].RealTurn() {
+			return i
+		}
+	}
+	return 0
+}

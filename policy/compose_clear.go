@@ -1,0 +1,216 @@
+package policy
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// clearStageKind clears or masks old tool results. The choice of what to
+// clear is clear-tool-results' own (its keep rules, exemptions, minimum
+// reclaim and input clearing, run as a forced compaction on the part of
+// the history the stage may touch); the stage adds what the general
+// policy has no parameter for:
+//   - protect_turns: results of the last N real user turns are neither
+//     cleared nor counted (opencode's prune skips the last 2 turns, then
+//     protects the newest 40,000 tokens of older tool output);
+//   - keep_first: the first result is never cleared (SWE-agent keeps the
+//     first observation);
+//   - a stub with {lines} (the cleared output's line count, as Python's
+//     str.splitlines counts) or {id} (the tool call id) is written per
+//     result: SWE-agent's "Old environment output: ({lines} lines omitted)".
+//     A result already holding such a stub is left as it is.
+func clearStageKind() stageKind {
+	return stageKind{kind: "clear", help: "clear or mask old tool results",
+		specs: func() []ParamSpec {
+			var out []ParamSpec
+			for _, s := range clearToolResultsSpecs() {
+				switch s.Name {
+				case "keep", "keep_value", "exempt_tools", "stub", "clear_inputs", "min_reclaim":
+					out = append(out, s)
+				}
+			}
+			return append(out,
+				ParamSpec{Name: "protect_turns", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1), Help: "results of the last N real user turns are neither cleared nor counted by the keep rule (opencode: 2)"},
+				ParamSpec{Name: "keep_first", Kind: Bool, Default: "false", Help: "never clear the first tool result (SWE-agent's first observation)"},
+			)
+		},
+		build: buildClearStage}
+}
+
+// clearSentinel is the stub the inner clear-tool-results writes when the
+// stage renders its own per-result stub: no tool output holds a NUL pair.
+const clearSentinel = "\x00calib-cleared\x00"
+
+type clearStage struct {
+	inner        Policy
+	stub         string
+	perResult    bool
+	stubPrefix   string
+	stubSuffix   string
+	protectTurns int
+	keepFirst    bool
+}
+
+func buildClearStage(v stageValues, g globals) (stageRunner, error) {
+	c := &clearStage{stub: strings.ReplaceAll(v.Str("stub"), `\n`, "\n"), // as clear-tool-results reads it
+		protectTurns: v.Int("protect_turns"), keepFirst: v.Bool("keep_first")}
+	if i, j := strings.IndexByte(c.stub, '{'), strings.LastIndexByte(c.stub, '}'); i >= 0 && j > i &&
+		(strings.Contains(c.stub, "{lines}") || strings.Contains(c.stub, "{id}")) {
+		c.perResult, c.stubPrefix, c.stubSuffix = true, c.stub[:i], c.stub[j+1:]
+	}
+	inner := map[string]string{
+		"trigger": TriggerContextTokens, "trigger_at": "0", "meter": g.meter.Name(),
+		"keep": v.Str("keep"), "keep_value": v.Str("keep_value"), "exempt_tools": strings.Join(v.List("exempt_tools"), ","),
+		"stub": c.stub, "clear_inputs": v.Str("clear_inputs"), "min_reclaim": v.Str("min_reclaim"),
+	}
+	if c.perResult {
+		inner["stub"] = clearSentinel
+	}
+	// clear-tool-results' other defaults are Claude Code's (its 9
+	// compactable tools, the recorded usage, the step being sent left
+	// unprotected); the general stage clears every tool's results, never
+	// the step being sent, measures with its meter, and ends a keep=tokens
+	// walk at the first result over the budget (which run's view from the
+	// newest cleared result relies on). Resolve rejects a name it does not
+	// know, so a renamed parameter fails here rather than leaking a default.
+	inner["compactable_tools"], inner["protect_pending"] = "", "true"
+	inner["context_source"], inner["keep_walk"] = SourceEstimate, WalkStop
+	specs := clearToolResultsSpecs()
+	vals, err := Resolve("clear-tool-results", specs, inner)
+	if err != nil {
+		return nil, fmt.Errorf("%sstub: %w", v.prefix, err)
+	}
+	if c.inner, err = newClearToolResults(vals); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *clearStage) isStub(text string) bool {
+	if !c.perResult {
+		return text == c.stub
+	}
+	return len(text) >= len(c.stubPrefix)+len(c.stubSuffix) && strings.HasPrefix(text, c.stubPrefix) && strings.HasSuffix(text, c.stubSuffix)
+}
+
+func (c *clearStage) render(b *corpus.Block) string {
+	return strings.NewReplacer("{lines}", strconv.Itoa(splitLines(b.Text)), "{id}", b.ToolCallID).Replace(c.stub)
+}
+
+func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
+	h := st.h
+	end := len(h)
+	if c.protectTurns > 0 {
+		end = nthLast(h, c.protectTurns, (*corpus.Message).RealTurn)
+	}
+	// Every keep rule clears all it does not keep at once, so nothing
+	// before the newest result already cleared can change: the inner
+	// policy sees the history from there, and a checkpoint costs the
+	// results since, not the session.
+	base := c.newestCleared(h[:end])
+	if end <= base {
+		return nil
+	}
+	// Forced, the inner policy decides from the history alone; its sums
+	// only feed its own figures, which the rebuild below recounts, so the
+	// view is not measured here.
+	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Request: at.Request, Session: at.Session})
+	if o.Strategy == None {
+		return nil
+	}
+	// Rebuild block by block against the input: restore what this stage
+	// must not clear, render per-result stubs, and count exactly.
+	w := newCow(st)
+	first := c.firstResult(h)
+	for k := range o.History {
+		i := base + k
+		if len(h[i].Blocks) == 0 || &o.History[k].Blocks[0] == &h[i].Blocks[0] {
+			continue
+		}
+		for j := range h[i].Blocks {
+			old, nb := &h[i].Blocks[j], o.History[k].Blocks[j]
+			if old.Text == nb.Text && string(old.Args) == string(nb.Args) {
+				continue
+			}
+			if old.Kind == corpus.KindToolResult {
+				if (c.keepFirst && i == first[0] && j == first[1]) || c.isStub(old.Text) {
+					continue
+				}
+				if c.perResult {
+					nb.Text = c.render(old)
+				}
+				// A stub no shorter than the output stays unwritten (a
+				// compaction never grows the context; SWE-agent would
+				// write it, over outputs of a line or two).
+				if st.g.meter.Block(&nb) >= st.g.meter.Block(old) {
+					continue
+				}
+			}
+			w.setBlock(i, j, nb)
+		}
+	}
+	return w.done(st)
+}
+
+// newestCleared is the index of the newest message of h holding a result
+// this stage cleared, 0 when none.
+func (c *clearStage) newestCleared(h []corpus.Message) int {
+	for i := len(h) - 1; i >= 0; i-- {
+		for j := range h[i].Blocks {
+			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolResult && c.isStub(b.Text) {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// firstResult is the position of the first tool result in h, {-1, -1}
+// when there is none.
+func (c *clearStage) firstResult(h []corpus.Message) [2]int {
+	if !c.keepFirst {
+		return [2]int{-1, -1}
+	}
+	for i := range h {
+		for j := range h[i].Blocks {
+			if h[i].Blocks[j].Kind == corpus.KindToolResult {
+				return [2]int{i, j}
+			}
+		}
+	}
+	return [2]int{-1, -1}
+}
+
+// splitLines is len(s.splitlines()) in Python: lines end at \n, \r, \r\n,
+// \v, \f, \x1c, \x1d, \x1e, \x85, \u2028 or \u2029, and a final line
+// break adds no empty line.
+func splitLines(s string) int {
+	n, open := 0, false
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			n, open = n+1, false
+		case ch == '\n' || ch == '\v' || ch == '\f' || ch == 0x1c || ch == 0x1d || ch == 0x1e:
+			n, open = n+1, false
+		case ch == 0xc2 && i+1 < len(s) && s[i+1] == 0x85:
+			i++
+			n, open = n+1, false
+		case ch == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+			i += 2
+			n, open = n+1, false
+		default:
+			open = true
+		}
+	}
+	if open {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,206 @@
+package policy
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// What the summarize stage keeps after the summary (summarize.tail).
+const (
+	TailChars  = "chars"  // the last tail_value of the characters, split before a user message (Gemini CLI 0.3)
+	TailTokens = "tokens" // a tail under half of tail_value tokens, the head summarized, recursing while summary + tail >= tail_value (Aider)
+	TailEvents = "events" // keep_first messages, a summary, and a tail up to tail_value/2 messages in all (OpenHands max_size)
+	TailTurns  = "turns"  // the last tail_value real user turns (1: the turn in progress)
+)
+
+// summarizeStageKind replaces the head of the history by one summary
+// message (and, for Gemini CLI, the model's acknowledgement), keeping a
+// tail chosen by one of four rules. Whatever the rule, the turn in progress
+// stays whole and a cut never separates a tool call from its result: a cut
+// that would moves back (the tail keeps more). The summary is written by
+// the same summarizers as smith's stage 3; a summary that would not shrink
+// the context, or that fails, leaves the history as it was.
+func summarizeStageKind() stageKind {
+	inf := math.Inf(1)
+	return stageKind{kind: "summarize", help: "summarize the head, keep a tail",
+		specs: func() []ParamSpec {
+			return []ParamSpec{
+				{Name: "tail", Kind: Enum, Default: TailTurns, Choices: []string{TailChars, TailTokens, TailEvents, TailTurns},
+					Help: "what stays after the summary: a fraction of the characters, a token budget's half (recursive), a message count, or user turns"},
+				{Name: "tail_value", Kind: Float, Default: "1", Min: 0, Max: inf, Help: "per tail: the fraction kept, the token budget, max_size in messages, or turns"},
+				{Name: "keep_first", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "messages kept before the summary (OpenHands keep_first)"},
+				{Name: "depth", Kind: Int, Default: "3", Min: 0, Max: 100, Help: "tail=tokens: recursion depth past which everything before the turn in progress is summarized (Aider 3)"},
+				{Name: "prefix", Kind: String, Default: "", Help: "text before the summary in its message"},
+				{Name: "suffix", Kind: String, Default: "", Help: "text after the summary in its message"},
+				{Name: "ack", Kind: String, Default: "", Help: "an assistant message after the summary (empty: none)"},
+				{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
+			}
+		},
+		build: func(v stageValues, g globals) (stageRunner, error) {
+			sm, err := v.summarizer()
+			if err != nil {
+				return nil, err
+			}
+			return &summarizeStage{tail: v.Str("tail"), value: v.Float("tail_value"), keepFirst: v.Int("keep_first"),
+				depth: v.Int("depth"), prefix: v.Str("prefix"), suffix: v.Str("suffix"), ack: v.Str("ack"), sum: sm}, nil
+		}}
+}
+
+type summarizeStage struct {
+	tail                string
+	value               float64
+	keepFirst, depth    int
+	prefix, suffix, ack string
+	sum                 Summarizer
+}
+
+func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
+	r := &StageReport{BeforeTokens: st.tokens()}
+	if s.tail == TailTokens {
+		s.aider(st, at, r)
+	} else {
+		h := st.h
+		head, cut := 0, 0
+		switch s.tail {
+		case TailChars:
+			cut = charsSplit(h, 1-s.value)
+		case TailEvents:
+			head = min(s.keepFirst, len(h))
+			cut = max(head, len(h)-(int(s.value)/2-head-1))
+		case TailTurns:
+			cut = nthLast(h, max(1, int(s.value)), (*corpus.Message).RealTurn)
+		}
+		s.replace(st, at, head, cut, r)
+	}
+	if r.BlocksTouched == 0 {
+		return nil
+	}
+	r.AfterTokens = st.tokens()
+	return r
+}
+
+// aider is Aider's summarize_real: walking back, the tail takes messages
+// while it stays under half the budget; the head must end with an
+// assistant message; a head of at most 4 messages, or recursion past
+// depth, summarizes everything (here: everything before the turn in
+// progress); and while summary + tail is not under the budget it recurses.
+func (s *summarizeStage) aider(st *compState, at Checkpoint, r *StageReport) {
+	const minSplit = 4
+	budget := int(s.value)
+	for depth := 0; ; depth++ {
+		h := st.h
+		split := len(h)
+		if len(h) > minSplit && depth <= s.depth {
+			tail := 0
+			for i := len(h) - 1; i >= 0; i-- {
+				t := st.g.meter.Tokens(st.g.meter.Message(&h[i]))
+				if tail+t >= budget/2 {
+					break
+				}
+				tail += t
+				split = i
+			}
+			for split > 1 && !(h[split-1].Role == corpus.RoleAssistant && safeCut(h, split)) {
+				split--
+			}
+		}
+		if split <= minSplit || depth > s.depth {
+			split = len(h)
+		}
+		if !s.replace(st, at, 0, split, r) || st.tokens() < budget || split >= currentTurnStart(h) {
+			return
+		}
+	}
+}
+
+// replace summarizes h[head:cut] (cut first clamped to the turn in
+// progress and moved back to a safe boundary) into r; false when nothing
+// was done.
+func (s *summarizeStage) replace(st *compState, at Checkpoint, head, cut int, r *StageReport) bool {
+	h := st.h
+	for head > 0 && !safeCut(h, head) {
+		head--
+	}
+	cut = min(cut, currentTurnStart(h))
+	for cut > head && !safeCut(h, cut) {
+		cut--
+	}
+	if cut <= head || cut >= len(h) {
+		return false
+	}
+	text, used, err := s.sum.Summarize(SummaryRequest{Prefix: h[head:cut], Next: &h[cut], Session: at.Session})
+	if err != nil {
+		return false
+	}
+	m := st.g.meter
+	id := strconv.Itoa(at.Request)
+	add := []corpus.Message{{ID: "calib-summary-" + id, Role: corpus.RoleUser, Summary: true,
+		Blocks: []corpus.Block{{Kind: corpus.KindText, Text: s.prefix + text + s.suffix}}}}
+	if s.ack != "" {
+		add = append(add, corpus.Message{ID: "calib-ack-" + id, Role: corpus.RoleAssistant, Synthetic: true,
+			Blocks: []corpus.Block{{Kind: corpus.KindText, Text: s.ack}}})
+	}
+	units := st.units
+	var blocks int
+	var bytes int64
+	for i := head; i < cut; i++ {
+		units -= m.Message(&h[i])
+		blocks += len(h[i].Blocks)
+		for k := range h[i].Blocks {
+			bytes += smithBytes(&h[i].Blocks[k])
+		}
+	}
+	for i := range add {
+		units += m.Message(&add[i])
+		bytes -= smithBytes(&add[i].Blocks[0])
+	}
+	if m.Tokens(units) >= m.Tokens(st.units) {
+		return false // a summary that does not shrink the context is not kept
+	}
+	out := make([]corpus.Message, 0, head+len(add)+len(h)-cut)
+	out = append(out, h[:head]...)
+	out = append(out, add...)
+	out = append(out, h[cut:]...)
+	st.set(out, units)
+	st.strategy, st.summ = Summarized, used
+	st.removed += cut - head
+	r.BlocksTouched += blocks
+	r.BytesRemoved += bytes
+	return true
+}
+
+// charsSplit is Gemini CLI's findCompressSplitPoint(contents, fraction):
+// the first user message that is not a function response and has at
+// least fraction of the characters before it; failing that, the end when
+// the last message is a model message with no function call, else the
+// last such user message. Characters are the UTF-16 length of each
+// message's text, arguments and tool names (Gemini counts its JSON).
+func charsSplit(h []corpus.Message, fraction float64) int {
+	counts := make([]int64, len(h))
+	var total int64
+	for i := range h {
+		for k := range h[i].Blocks {
+			b := &h[i].Blocks[k]
+			counts[i] += utf16Len(b.Text) + int64(len(b.Args)) + utf16Len(b.ToolName)
+		}
+		total += counts[i]
+	}
+	target := float64(total) * fraction
+	last := 0
+	var cum int64
+	for i := range h {
+		if h[i].Role == corpus.RoleUser && !hasKind(&h[i], corpus.KindToolResult) {
+			if float64(cum) >= target {
+				return i
+			}
+			last = i
+		}
+		cum += counts[i]
+	}
+	if n := len(h); n > 0 && h[n-1].Role == corpus.RoleAssistant && !hasKind(&h[n-1], corpus.KindToolUse) {
+		return n
+	}
+	return last
+}

@@ -1,0 +1,150 @@
+package policy
+
+import "github.com/calib-dev/calib/corpus"
+
+// presets are the agents' compactions as compositions of general stages.
+// Every constant is from shared/specs/peers.md (the section is named with
+// it) unless said otherwise; what peers.md marks 3rd-party or does not
+// give is listed in unsure, which `calib policies` prints. Tokens are
+// estimated with chars4 (UTF-16 length / 4) unless the agent is known to
+// count otherwise; --set meter=o200k counts with a real BPE.
+func presets() []preset {
+	return []preset{
+		{
+			name:   "opencode",
+			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts; peers.md §1, §9)",
+			what:   "opencode: tool output capped at 2,000 chars, prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when over 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
+			window: 200_000, meter: MeterChars4, formats: []corpus.Format{corpus.FormatOpencode},
+			stages: []presetStage{
+				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "2000", "unit": CapChars, "keep": CapHead}},
+				{name: "prune", kind: "clear", set: map[string]string{"trigger": OnTurnStart,
+					"keep": KeepTokens, "keep_value": "40000", "protect_turns": "2", "exempt_tools": "skill",
+					"min_reclaim": "20000", "stub": ClaudeCodeStub}},
+				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowReserve, "trigger_at": "20000",
+					"tail": TailTurns, "tail_value": "1"}},
+			},
+			unsure: []string{
+				"the 2,000-char cap is 3rd-party and peers.md places it where tool output is serialized; which part stays and the marker are calib's",
+				"prune runs after each loop in opencode, here at the first request of each user turn; it reclaims when the total exceeds PRUNE_MINIMUM, here at or above it",
+				"reserved is min(COMPACTION_BUFFER 20,000, the model's max output): 20,000 assumes an output limit of at least that",
+				"opencode's summary is an assistant message (summary: true); here a user message, with the summary text only",
+			},
+		},
+		{
+			name:   "gemini-cli",
+			agent:  "Gemini CLI (google-gemini/gemini-cli snapshot 5411f113, 2026-08-21: packages/core/src/context/chatCompressionService.ts, toolOutputMaskingService.ts, config/config.ts; peers.md §1, §9)",
+			what:   "Gemini CLI: tool output capped at 40,000 chars (the rest saved to a file), old tool output masked beyond the newest 50,000 tool tokens and the latest turn, compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>",
+			window: 1_048_576, meter: MeterChars4, formats: []corpus.Format{corpus.FormatGemini},
+			stages: []presetStage{
+				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "40000", "unit": CapChars, "keep": CapHead,
+					"marker": "\n[... {omitted} {unit} truncated; the full output was saved to a file ...]"}},
+				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
+					"keep": KeepTokens, "keep_value": "50000", "protect_turns": "1", "min_reclaim": "30000",
+					"exempt_tools": "skill,ask_user,plan",
+					"stub":         "<tool_output_masked>Output too large. Full output available at: tool-outputs/</tool_output_masked>"}},
+				{name: "compress", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.5",
+					"tail": TailChars, "tail_value": "0.3",
+					"prefix": "<state_snapshot>\n", "suffix": "\n</state_snapshot>", "ack": "Got it. Thanks for the additional context!"}},
+			},
+			unsure: []string{
+				"the truncation marker and which part of a capped output stays are calib's (peers.md gives the 40,000 threshold and the file)",
+				"the masked stub keeps Gemini's tag and sentence but not its preview or the file's name",
+				"exempt tools are named as peers.md §9 names them (skill, ask_user, plan)",
+				"characters are counted over text and arguments, not Gemini's JSON of each content",
+			},
+		},
+		{
+			name:   "anthropic-context-editing",
+			agent:  "Anthropic API context management (platform.claude.com docs: clear_tool_uses_20250919, clear_thinking_20251015, compact_20260112; peers.md §1)",
+			what:   "Anthropic API: clear_tool_uses at 100,000 input tokens keeping the last 3 tool uses (clear_at_least none, exclude_tools none, clear_tool_inputs false), clear_thinking keeping 1 thinking turn, compact at 150,000",
+			window: 200_000, meter: MeterChars4,
+			stages: []presetStage{
+				{name: "clear-tool-uses", kind: "clear", set: map[string]string{"trigger": OnTokens, "trigger_at": "100000",
+					"keep": KeepResults, "keep_value": "3", "min_reclaim": "0", "clear_inputs": "false", "exempt_tools": "",
+					"stub": "[cleared]"}},
+				{name: "clear-thinking", kind: "thinking", set: map[string]string{"trigger": OnEveryRequest, "keep_turns": "1"}},
+				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "150000",
+					"tail": TailTurns, "tail_value": "1"}},
+			},
+			unsure: []string{
+				"the placeholder a cleared result gets is written server-side and not documented: [cleared] is calib's",
+				"a thinking turn is counted as a user turn",
+				"compact drops everything before its block, the turn in progress included; here that turn stays",
+				"input tokens are estimated (chars/4)",
+			},
+		},
+		{
+			name:   "swe-agent",
+			agent:  "SWE-agent (SWE-agent/SWE-agent sweagent/agent/history_processors.py LastNObservations, the paper's config n=5, polling 1; peers.md §1)",
+			what:   "SWE-agent: at every step, every observation but the first and the last 5 becomes \"Old environment output: (N lines omitted)\"",
+			window: 128_000, meter: MeterChars4,
+			stages: []presetStage{
+				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
+					"keep": KeepResults, "keep_value": "5", "keep_first": "true", "min_reclaim": "0",
+					"stub": "Old environment output: ({lines} lines omitted)"}},
+			},
+			unsure: []string{
+				"observations are tool results; keep_output / remove_output tags are not modelled",
+				"an output shorter than its stub stays (a compaction never grows the context)",
+			},
+		},
+		{
+			name:   "openhands",
+			agent:  "OpenHands SDK (V1) LLMSummarizingCondenser (peers.md §1: max_size 240, keep_first 2, the newer defaults)",
+			what:   "OpenHands: when the view holds more than max_size 240 events, keep the first 2, one summary, and a tail up to max_size/2",
+			window: 200_000, meter: MeterChars4,
+			stages: []presetStage{
+				{name: "condense", kind: "summarize", set: map[string]string{"trigger": OnMessages, "trigger_at": "240",
+					"tail": TailEvents, "tail_value": "240", "keep_first": "2"}},
+			},
+			unsure: []string{
+				"older SDK defaults are max_size 120, keep_first 4; V0 100 and 1 (--set condense.trigger_at=120,condense.tail_value=120,condense.keep_first=4)",
+				"an event is a message; minimum_progress 0.1 and the max_tokens trigger (None) are not modelled",
+			},
+		},
+		{
+			name:   "cline",
+			agent:  "Cline (cline/cline src/core/context/context-management/context-window-utils.ts, ContextManager.ts, src/core/prompts/responses.ts; peers.md §1)",
+			what:   "Cline: past maxAllowedSize (a 200k window less 40,000), earlier reads of a re-read file become a notice, and unless that saved 30% of the characters the first user/assistant pair stays and half (or, when half the context still exceeds it, three quarters) of the rest goes",
+			window: 200_000, meter: MeterChars4,
+			stages: []presetStage{
+				{name: "truncate", kind: "drop-middle", set: map[string]string{"trigger": OnWindowReserve, "trigger_at": "40000", "keep": DropAuto}},
+			},
+			unsure: []string{
+				"the reserve depends on the window: 64k −27,000, 128k −30,000, 200k −40,000, else max(w − 40,000, 0.8w)",
+				"the truncation notice's text and the 30% rule come from Cline's source (peers.md names the notice only)",
+				"Cline counts the previous request's recorded tokens; here estimated",
+			},
+		},
+		{
+			name:   "aider",
+			agent:  "Aider (Aider-AI/aider aider/history.py ChatSummary, aider/models.py; peers.md §1)",
+			what:   "Aider: when the history exceeds max_chat_history_tokens (8,192 for windows of 131,072 or more), a tail under half of it stays and the head becomes one summary, recursing up to depth 3",
+			window: 200_000, meter: MeterChars4,
+			stages: []presetStage{
+				{name: "summarize", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "8192",
+					"tail": TailTokens, "tail_value": "8192", "depth": "3",
+					"prefix": "I spoke to you previously about a number of things.\n"}},
+			},
+			unsure: []string{
+				"max_chat_history_tokens is min(max(max_input/16, 1024), 8192): set summarize.trigger_at and summarize.tail_value together for a smaller model",
+				"the summary prefix is 3rd-party",
+				"Aider counts done messages only (not the turn in progress) and summarizes in the background",
+			},
+		},
+		{
+			name:   "goose",
+			agent:  "Goose (block/goose docs guides/sessions/smart-context-management; not verified against source; peers.md §1)",
+			what:   "Goose: at GOOSE_AUTO_COMPACT_THRESHOLD 0.8 of the window, the conversation becomes a summary and the latest user message stays",
+			window: 200_000, meter: MeterChars4,
+			stages: []presetStage{
+				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.8",
+					"tail": TailTurns, "tail_value": "1"}},
+			},
+			unsure: []string{
+				"peers.md has Goose from its docs only",
+				"tool-pair summarization after GOOSE_TOOL_CALL_CUTOFF 10 calls and middle-out removal are not modelled",
+			},
+		},
+	}
+}

@@ -1,0 +1,433 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// Each preset's documented constants, in action. Histories are built
+// here, not read from real logs: a user turn, then steps of one tool call
+// and its result.
+
+func presetPolicy(t *testing.T, name string, set map[string]string) Policy {
+	t.Helper()
+	p, err := New(name, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func puser(id, text string) corpus.Message {
+	return corpus.Message{ID: id, Role: corpus.RoleUser, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}}
+}
+
+func passt(id, text string) corpus.Message {
+	return corpus.Message{ID: id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}}
+}
+
+// step is an assistant tool call and its result (a tool message).
+func step(id, tool, result string) []corpus.Message {
+	return []corpus.Message{
+		{ID: "a-" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: id, ToolName: tool, Args: []byte(`{"n":"` + id + `"}`)}}},
+		{ID: "r-" + id, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: id, ToolName: tool, Text: result}}},
+	}
+}
+
+// sums is what the replay keeps for p over h.
+func sums(p Policy, h []corpus.Message) Checkpoint {
+	var at Checkpoint
+	for i := range h {
+		u, c := p.Measure(&h[i])
+		at.Units += u
+		at.Count += c
+	}
+	return at
+}
+
+// walk replays msgs through p as the replay does (checkpoint, compact,
+// append) and returns the final history and every outcome that changed it.
+func walk(p Policy, msgs []corpus.Message) ([]corpus.Message, []Outcome) {
+	var h []corpus.Message
+	var outs []Outcome
+	var prev *corpus.Message
+	for i := range msgs {
+		m := &msgs[i]
+		if p.Checkpoint(prev, m) {
+			at := sums(p, h)
+			at.Request = i
+			if o := p.Compact(h, at); o.Strategy != None {
+				h = o.History
+				outs = append(outs, o)
+			}
+		}
+		h = append(h, *m)
+		prev = m
+	}
+	return h, outs
+}
+
+// results lists the texts of the tool results in h.
+func presults(h []corpus.Message) []string {
+	var out []string
+	for i := range h {
+		for _, b := range h[i].Blocks {
+			if b.Kind == corpus.KindToolResult {
+				out = append(out, b.Text)
+			}
+		}
+	}
+	return out
+}
+
+// chars4Text is text of n chars4 tokens (4 ASCII chars each).
+func chars4Text(n int) string { return strings.Repeat("abcd", n) }
+
+func TestSWEAgentKeepsTheFirstAndLastFiveObservations(t *testing.T) {
+	p := presetPolicy(t, "swe-agent", nil)
+	msgs := []corpus.Message{puser("u", "fix the bug")}
+	for i := range 12 {
+		msgs = append(msgs, step(fmt.Sprint(i), "bash", strings.Repeat(fmt.Sprintf("line %d of a long output\n", i), 3+i))...)
+	}
+	msgs = append(msgs, passt("done", "done"))
+	h, _ := walk(p, msgs)
+	got := presults(h)
+	for i, text := range got {
+		masked := fmt.Sprintf("Old environment output: (%d lines omitted)", 3+i)
+		if keep := i == 0 || i >= len(got)-5; keep == (text == masked) {
+			t.Errorf("observation %d: %q (kept: first and last 5)", i, text)
+		}
+	}
+}
+
+func TestSWEAgentMasksAtEveryStep(t *testing.T) {
+	p := presetPolicy(t, "swe-agent", nil)
+	msgs := []corpus.Message{puser("u", "go")}
+	for i := range 9 {
+		msgs = append(msgs, step(fmt.Sprint(i), "bash", strings.Repeat("x\n", 50))...)
+	}
+	msgs = append(msgs, passt("done", "done"))
+	var h []corpus.Message
+	var prev *corpus.Message
+	for i := range msgs {
+		m := &msgs[i]
+		if p.Checkpoint(prev, m) {
+			if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+				h = o.History
+			}
+			open := 0
+			for _, r := range presults(h) {
+				if !strings.HasPrefix(r, "Old environment output") {
+					open++
+				}
+			}
+			if n := len(presults(h)); open != min(n, 6) {
+				t.Fatalf("request before message %d: %d observations in full of %d, want %d", i, open, n, min(n, 6))
+			}
+		}
+		h = append(h, *m)
+		prev = m
+	}
+}
+
+func TestSplitLinesCountsAsPython(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "a\r\nb\r\n": 2, "a\rb": 2, "\n\n": 2, "a\u2028b": 2, "a\x0bb\x0c": 2} {
+		if got := splitLines(s); got != want {
+			t.Errorf("splitLines(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+func TestOpencodePruneLeavesTheNewest40000Tokens(t *testing.T) {
+	p := presetPolicy(t, "opencode", nil)
+	msgs := []corpus.Message{puser("u1", "first")}
+	for i := range 10 { // 10 results of 9,000 tokens in the first turn
+		msgs = append(msgs, step(fmt.Sprintf("old%d", i), "read", chars4Text(9000))...)
+	}
+	msgs = append(msgs, passt("e1", "ok"), puser("u2", "second"))
+	msgs = append(msgs, step("t2", "read", chars4Text(9000))...)
+	msgs = append(msgs, passt("e2", "ok"), puser("u3", "third"), passt("e3", "ok"))
+	// opencode's cap would cut every result to 2,000 chars: lift it to see the prune alone.
+	p = presetPolicy(t, "opencode", map[string]string{"cap.max": "1000000"})
+	h, outs := walk(p, msgs)
+	if len(outs) != 1 || outs[0].Stages[0].Name != "prune" {
+		t.Fatalf("outcomes %+v, want one prune", outs)
+	}
+	got := presults(h)
+	// The second turn's result is in the last 2 turns: untouched and not
+	// counted. Of the first turn's, the newest 4 (36,000 tokens) fit in
+	// 40,000; a fifth would not.
+	for i, text := range got {
+		kept := i >= 6
+		if kept != (text != ClaudeCodeStub) {
+			t.Errorf("result %d: kept=%v, want %v", i, text != ClaudeCodeStub, kept)
+		}
+	}
+}
+
+func TestOpencodePruneNeedsMoreThan20000AndSparesSkill(t *testing.T) {
+	p := presetPolicy(t, "opencode", map[string]string{"cap.max": "1000000"})
+	msgs := []corpus.Message{puser("u1", "first")}
+	msgs = append(msgs, step("s", "skill", chars4Text(30000))...)
+	for i := range 5 { // 5 × 9,000: 36,000 kept, 9,000 to prune (under 20,000)
+		msgs = append(msgs, step(fmt.Sprint(i), "read", chars4Text(9000))...)
+	}
+	msgs = append(msgs, passt("e1", "ok"), puser("u2", "a"), passt("e2", "ok"), puser("u3", "b"), passt("e3", "ok"))
+	h, outs := walk(p, msgs)
+	if len(outs) != 0 {
+		t.Fatalf("pruned %d times with 9,000 tokens to reclaim, want none", len(outs))
+	}
+	msgs = append(msgs[:len(msgs)-5], step("5", "read", chars4Text(9000))...)
+	msgs = append(msgs, step("6", "read", chars4Text(9000))...)
+	msgs = append(msgs, passt("e1", "ok"), puser("u2", "a"), passt("e2", "ok"), puser("u3", "b"), passt("e3", "ok"))
+	h, outs = walk(p, msgs)
+	if len(outs) != 1 {
+		t.Fatalf("%d prunes with 27,000 tokens to reclaim, want 1", len(outs))
+	}
+	if got := presults(h); got[0] == ClaudeCodeStub || got[1] != ClaudeCodeStub || got[3] != ClaudeCodeStub || got[4] == ClaudeCodeStub {
+		t.Errorf("skill result cleared or wrong results pruned: %.20q", got)
+	}
+}
+
+// capped checks that every result of h is within max units.
+func capped(t *testing.T, h []corpus.Message, max int, measure func(string) int) {
+	t.Helper()
+	for i, r := range presults(h) {
+		if n := measure(r); n > max {
+			t.Errorf("result %d holds %d, over the cap %d", i, n, max)
+		}
+	}
+}
+
+func TestCapsAsOutputArrives(t *testing.T) {
+	long := strings.Repeat("é line of output\n", 5000) // 85,000 chars, 90,000 bytes
+	for _, c := range []struct {
+		preset string
+		max    int
+		count  func(string) int
+	}{
+		{"opencode", 2000, func(s string) int { return int(utf16Len(s)) }},
+		{"gemini-cli", 40000, func(s string) int { return int(utf16Len(s)) }},
+	} {
+		p := presetPolicy(t, c.preset, nil)
+		msgs := append([]corpus.Message{puser("u", "go")}, step("1", "bash", long)...)
+		msgs = append(msgs, passt("e", "ok"))
+		h, outs := walk(p, msgs)
+		if len(outs) != 1 || !IsArrivalOnly(outs[0]) {
+			t.Fatalf("%s: outcomes %+v, want one cap", c.preset, outs)
+		}
+		capped(t, h, c.max, c.count)
+		if r := presults(h)[0]; c.count(r) < c.max-200 || !strings.HasPrefix(r, long[:100]) {
+			t.Errorf("%s: capped to %d chars, want close to %d from the head", c.preset, c.count(r), c.max)
+		}
+	}
+	cp := &capStage{max: 10000, unit: CapBytes, keep: CapHeadTail, marker: "[{omitted} {unit} cut]"}
+	out, ok := cp.capText(long)
+	if !ok || len(out) > 10000 || len(out) < 9990 || !strings.HasPrefix(out, long[:100]) || !strings.HasSuffix(out, long[len(long)-100:]) {
+		t.Errorf("Codex-style 10,000-byte cap: %d bytes, ok=%v", len(out), ok)
+	}
+}
+
+func TestGeminiCompressesAtHalfTheWindowKeeping30Percent(t *testing.T) {
+	p := presetPolicy(t, "gemini-cli", map[string]string{"cap.max": "100000000", "mask.trigger": OnTokens, "mask.trigger_at": "1e12"})
+	var h []corpus.Message
+	for i := range 10 { // 10 turns of 52,000 tokens: 520,000 < 524,288
+		h = append(h, puser(fmt.Sprint("u", i), chars4Text(1000)), passt(fmt.Sprint("a", i), chars4Text(51000)))
+	}
+	h = append(h, puser("last", "now"))
+	at := sums(p, h)
+	if o := p.Compact(h, at); o.Strategy != None {
+		t.Fatalf("compressed at %d tokens, under 524,288", o.BeforeTokens)
+	}
+	h = append(h[:len(h)-1], puser("u10", chars4Text(4288)))
+	o := p.Compact(h, sums(p, h))
+	if o.Strategy != Summarized || o.BeforeTokens != 524288 {
+		t.Fatalf("at %d tokens: %s, want a summary at 524,288", o.BeforeTokens, o.Strategy)
+	}
+	// 70% of the characters is 367,001.6 tokens' worth: the first user
+	// message at or past it is turn 7's (7 × 52,000 = 364,000 is short).
+	out := o.History
+	if out[0].Blocks[0].Text[:17] != "<state_snapshot>\n" || out[1].Blocks[0].Text != "Got it. Thanks for the additional context!" || out[2].ID != "u8" {
+		t.Errorf("compressed history starts %q, %q, %s; want the snapshot, the ack, then turn 8", out[0].Blocks[0].Text[:17], out[1].Blocks[0].Text, out[2].ID)
+	}
+}
+
+func TestAnthropicClearsAt100000KeepingThree(t *testing.T) {
+	p := presetPolicy(t, "anthropic-context-editing", nil)
+	h := []corpus.Message{puser("u", chars4Text(9_900))}
+	for i := range 9 { // 9 × 10,000 tokens + the user's 9,900 + calls
+		h = append(h, step(fmt.Sprint(i), "read", chars4Text(10_000))...)
+	}
+	at := sums(p, h)
+	tokens := p.(*Composed).g.meter.Tokens(at.Units)
+	if tokens >= 100_000 {
+		t.Fatalf("fixture holds %d tokens, want under 100,000", tokens)
+	}
+	if o := p.Compact(h, at); o.Strategy != None {
+		t.Fatalf("cleared at %d tokens", tokens)
+	}
+	h[0] = puser("u", chars4Text(9_900+100_000-tokens))
+	o := p.Compact(h, sums(p, h))
+	if o.BeforeTokens != 100_000 || o.Strategy == None {
+		t.Fatalf("at %d tokens: %s, want clearing at 100,000", o.BeforeTokens, o.Strategy)
+	}
+	got := presults(o.History)
+	for i, r := range got {
+		if kept := i >= len(got)-3; kept != (r != "[cleared]") {
+			t.Errorf("result %d kept=%v, want the last 3 only", i, r != "[cleared]")
+		}
+	}
+}
+
+func TestAnthropicCompactsAt150000(t *testing.T) {
+	p := presetPolicy(t, "anthropic-context-editing", nil)
+	h := []corpus.Message{puser("u0", chars4Text(70_000)), passt("a0", chars4Text(79_999)), puser("u1", "x")}
+	tok := func(h []corpus.Message) int { return p.(*Composed).g.meter.Tokens(sums(p, h).Units) }
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+		t.Fatalf("compacted at %d tokens", tok(h))
+	}
+	h[1] = passt("a0", chars4Text(80_000))
+	o := p.Compact(h, sums(p, h))
+	if o.Strategy != Summarized || o.BeforeTokens != 150_000 || len(o.History) != 2 || o.History[1].ID != "u1" {
+		t.Fatalf("at %d tokens: %s, %d messages; want a summary and the turn in progress", o.BeforeTokens, o.Strategy, len(o.History))
+	}
+}
+
+func TestAnthropicClearsThinkingButTheLastTurn(t *testing.T) {
+	p := presetPolicy(t, "anthropic-context-editing", nil)
+	think := func(id string) corpus.Message {
+		return corpus.Message{ID: id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindThinking, Text: "hmm"}, {Kind: corpus.KindText, Text: "ok"}}}
+	}
+	h := []corpus.Message{puser("u0", "a"), think("a0"), puser("u1", "b"), think("a1"), puser("u2", "c"), think("a2")}
+	o := p.Compact(h, sums(p, h))
+	for i, m := range o.History {
+		if m.Role == corpus.RoleAssistant && hasKind(&m, corpus.KindThinking) != (i == 5) {
+			t.Errorf("message %s: thinking kept=%v, want only the last turn's", m.ID, !(i == 5))
+		}
+	}
+}
+
+func TestOpenHandsCondensesPast240Events(t *testing.T) {
+	p := presetPolicy(t, "openhands", nil)
+	var h []corpus.Message
+	for i := range 120 {
+		h = append(h, puser(fmt.Sprint("u", i), chars4Text(100)), passt(fmt.Sprint("a", i), chars4Text(100)))
+	}
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+		t.Fatal("condensed at 240 events, max_size is 240")
+	}
+	h = append(h, puser("u120", "q"))
+	o := p.Compact(h, sums(p, h))
+	// keep_first 2 + 1 summary + 117 = max_size/2; the tail starts at a
+	// user message already.
+	if o.Strategy != Summarized || len(o.History) != 120 || o.History[1].ID != "a0" || !o.History[2].Summary {
+		t.Fatalf("%s, %d events (want 120: 2 first, a summary, a tail)", o.Strategy, len(o.History))
+	}
+}
+
+func TestClineDropsHalfAfterTheFirstPairAt160000(t *testing.T) {
+	p := presetPolicy(t, "cline", nil)
+	var h []corpus.Message
+	for i := range 20 { // 40 messages of 4,000 tokens = 160,000
+		h = append(h, puser(fmt.Sprint("u", i), chars4Text(4000)), passt(fmt.Sprint("a", i), chars4Text(4000)))
+	}
+	h[39] = passt("a19", chars4Text(3999))
+	h = append(h, puser("u20", "x"))
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+		t.Fatalf("dropped at %d tokens, under 160,000", o.BeforeTokens)
+	}
+	h[40] = puser("u20", "abcd")
+	o := p.Compact(h, sums(p, h))
+	// 41 messages: after the first pair 39, of which floor(39/4)*2 = 18
+	// go (indices 2..19, ending on an assistant message).
+	if o.Strategy != Dropped || len(o.History) != 41-18 || o.History[2].ID != "u10" {
+		t.Fatalf("%s: %d messages, third %s; want 23 and u10", o.Strategy, len(o.History), o.History[2].ID)
+	}
+	if last := o.History[1].Blocks[len(o.History[1].Blocks)-1].Text; last != ClineTruncationNotice {
+		t.Errorf("first assistant message ends %q, want the truncation notice", last)
+	}
+}
+
+func TestClineDedupesReadsFirst(t *testing.T) {
+	p := presetPolicy(t, "cline", map[string]string{"truncate.trigger": OnTokens, "truncate.trigger_at": "1"})
+	h := []corpus.Message{puser("u", "go")}
+	for i := range 3 {
+		s := step(fmt.Sprint(i), "read_file", chars4Text(1000))
+		s[0].Blocks[0].Args = []byte(`{"path":"a.go"}`)
+		h = append(h, s...)
+	}
+	h = append(h, puser("u2", "more"))
+	o := p.Compact(h, sums(p, h))
+	got := presults(o.History)
+	if o.Strategy == Dropped || got[0] != ClineDuplicateReadNotice || got[1] != ClineDuplicateReadNotice || got[2] == ClineDuplicateReadNotice {
+		t.Fatalf("%s: %.30q; want the two earlier reads replaced and nothing dropped (66%% saved)", o.Strategy, got)
+	}
+}
+
+func TestAiderKeepsATailUnderHalfTheBudget(t *testing.T) {
+	p := presetPolicy(t, "aider", nil)
+	var h []corpus.Message
+	for i := range 8 { // 16 messages of 500 tokens = 8,000
+		h = append(h, puser(fmt.Sprint("u", i), chars4Text(500)), passt(fmt.Sprint("a", i), chars4Text(500)))
+	}
+	h = append(h, puser("u8", chars4Text(191)))
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+		t.Fatalf("summarized at %d tokens, under 8,192", o.BeforeTokens)
+	}
+	h[16] = puser("u8", chars4Text(192))
+	o := p.Compact(h, sums(p, h))
+	if o.Strategy != Summarized || o.BeforeTokens != 8192 {
+		t.Fatalf("%s at %d tokens, want a summary at 8,192", o.Strategy, o.BeforeTokens)
+	}
+	// The tail takes messages while under 4,096: u8 (192) + 7 × 500, back
+	// to a4; the head must end with an assistant message: the tail starts
+	// at u4.
+	if s := o.History[0]; !s.Summary || !strings.HasPrefix(s.Blocks[0].Text, "I spoke to you previously about a number of things.\n") || o.History[1].ID != "u4" {
+		t.Fatalf("history starts %q then %s", o.History[0].Blocks[0].Text[:20], o.History[1].ID)
+	}
+}
+
+func TestGooseCompactsAt80Percent(t *testing.T) {
+	p := presetPolicy(t, "goose", nil)
+	h := []corpus.Message{puser("u0", chars4Text(80_000)), passt("a0", chars4Text(79_999)), puser("u1", "x")}
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+		t.Fatal("compacted under 160,000")
+	}
+	h[1] = passt("a0", chars4Text(80_000))
+	if o := p.Compact(h, sums(p, h)); o.Strategy != Summarized || len(o.History) != 2 || o.History[1].ID != "u1" {
+		t.Fatalf("%s with %d messages; want the summary and the latest user message", o.Strategy, len(o.History))
+	}
+}
+
+func TestPresetSetValidatesAgainstItsOwnParameters(t *testing.T) {
+	if _, err := New("swe-agent", map[string]string{"mask.keep_value": "7"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := New("swe-agent", map[string]string{"keep_value": "7"})
+	if err == nil || !strings.Contains(err.Error(), "mask.keep_value") {
+		t.Fatalf("error %v, want one listing the preset's parameters", err)
+	}
+	if _, err := New("gemini-cli", map[string]string{"compress.trigger_at": "2"}); err == nil {
+		t.Fatal("a window fraction of 2 was accepted")
+	}
+	if _, err := New("aider", map[string]string{"summarize.summarizer": "nonsense"}); err == nil {
+		t.Fatal("a bad summarizer was accepted")
+	}
+	if _, err := New("no-such-agent", nil); err == nil || !strings.Contains(err.Error(), "swe-agent") {
+		t.Fatalf("error %v, want the known names", err)
+	}
+}
+
+func TestEveryPresetBuildsWithItsDefaults(t *testing.T) {
+	for _, d := range presetDefs() {
+		if d.Agent == "" || !strings.Contains(d.Summary, "Stages:") {
+			t.Errorf("%s: no agent or stages in its summary", d.Name)
+		}
+		if _, err := New(d.Name, nil); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
+}
