@@ -224,7 +224,11 @@ type Compaction struct {
 	TokensAfter  int
 	TokensSaved  int
 	// ClearedIDs are the tool call ids the agent cleared (microcompact).
-	ClearedIDs  []string
+	ClearedIDs []string
+	// Replacement is the history the agent rebuilt, when it recorded it
+	// (Codex replacement_history: the retained user messages, then the
+	// summary or an encrypted compaction item).
+	Replacement []Message
 	CreatedAt   time.Time
 	CompletedAt time.Time
 	Line        int // line or rowid of the record

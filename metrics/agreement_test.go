@@ -112,7 +112,7 @@ func TestAgreementRealClaudeCode(t *testing.T) {
 		set  map[string]string
 		want AgreementSummary
 	}{
-		{map[string]string{"trigger_at": "40000", "keep_value": "5"}, AgreementSummary{Sessions: 2, Events: 3, Fired: 3, MeanJaccard: 0.8222, MeanAbsSavedError: 8250.3,
+		{map[string]string{"trigger": "result_tokens", "trigger_at": "40000", "keep": "results", "keep_value": "5"}, AgreementSummary{Sessions: 2, Events: 3, Fired: 3, MeanJaccard: 0.8222, MeanAbsSavedError: 8250.3,
 			Checkpoints: 17, AgentActed: 3, PolicyActed: 3, BothActed: 3, TriggerAgreement: 1}},
 		{nil, AgreementSummary{Sessions: 2, Events: 3,
 			Exact: 3, ExactIDs: 3, Fired: 3, MeanJaccard: 1,

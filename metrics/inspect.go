@@ -3,6 +3,7 @@ package metrics
 import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/policy"
 )
 
 // InspectRow is what `calib inspect` reports about one loaded session: how
@@ -14,6 +15,8 @@ type InspectRow struct {
 	Path         string `json:"path"`
 	AgentVersion string `json:"agent_version,omitempty"`
 	Model        string `json:"model,omitempty"`
+	// AutoPolicy is the policy `--policy auto` replays the session with.
+	AutoPolicy string `json:"auto_policy,omitempty"`
 	// Messages counts every message; MessagesByRole splits it by role.
 	Messages       int            `json:"messages"`
 	MessagesByRole map[string]int `json:"messages_by_role"`
@@ -100,6 +103,7 @@ func inspectSession(s *corpus.Session) InspectRow {
 		Format:          string(s.Format),
 		Path:            s.Path,
 		AgentVersion:    s.Meta.AgentVersion,
+		AutoPolicy:      policy.ForFormat(s.Format),
 		Model:           s.Meta.Model,
 		Messages:        len(s.Messages),
 		MessagesByRole:  map[string]int{},

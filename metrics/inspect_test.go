@@ -51,7 +51,7 @@ func TestInspect(t *testing.T) {
 	}
 	got := inspectSession(s)
 	want := InspectRow{
-		ID: "s1", Format: "smith-transcript", Path: "demo/s1/transcript.jsonl", AgentVersion: "0.9.1", Model: "m",
+		ID: "s1", Format: "smith-transcript", Path: "demo/s1/transcript.jsonl", AgentVersion: "0.9.1", Model: "m", AutoPolicy: "smith-staged",
 		Messages:          11,
 		MessagesByRole:    map[string]int{"user": 6, "assistant": 3, "tool": 2},
 		Turns:             2,

@@ -70,12 +70,13 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	capped := &replay.Trace{Session: &corpus.Session{ID: "c"}, Requests: []replay.Request{{Tokens: 30, Sent: 20}},
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20,
 			Stages: []policy.StageReport{{Name: policy.ArrivalStage, BeforeTokens: 30, AfterTokens: 20}}}}}}
-	if m := SessionMetrics(capped, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
+	if m := SessionMetrics(capped, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
 		t.Errorf("a capped output: %v caps, %v compactions; want 1 and 0", m["output_caps"], m["compactions"])
 	}
 	a := agreementFixture()[0]
+	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}
-	for _, m := range []map[string]float64{SessionMetrics(compacted, &a), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil), SessionMetrics(capped, nil)} {
+	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil), SessionMetrics(capped, nil, nil)} {
 		for k := range m {
 			if _, ok := Lookup(k); !ok {
 				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)
@@ -89,7 +90,7 @@ func TestSessionMetricsDeclared(t *testing.T) {
 			t.Errorf("%s is declared but SessionMetrics never computes it", d.Name)
 		}
 	}
-	m := SessionMetrics(compacted, nil)
+	m := SessionMetrics(compacted, nil, nil)
 	if m["tokens_sent"] != 12 || m["reclaimed_truncate"] != 18 || m["bytes_removed"] != 70 || m["target_misses"] != 1 {
 		t.Errorf("values = %v", m)
 	}
@@ -99,7 +100,7 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	// Each stage of the trace's policy has a value, 0 when it reclaimed
 	// nothing; a stage the policy does not have has none.
 	compacted.Policy = "smith-legacy"
-	m = SessionMetrics(compacted, nil)
+	m = SessionMetrics(compacted, nil, nil)
 	if v, ok := m["reclaimed_summarize"]; !ok || v != 0 || m["reclaimed_truncate"] != 18 {
 		t.Errorf("smith-legacy's stages: reclaimed_summarize = %v (present %v), reclaimed_truncate = %v; want 0 and 18", v, ok, m["reclaimed_truncate"])
 	}

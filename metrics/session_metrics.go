@@ -10,8 +10,9 @@ import (
 // and sweep's rows all come from here, so a metric declared in the Registry
 // and computed here appears in each of them. Rotation policies add their
 // chain's figures (ChainMetrics); a, when not nil, adds the agreement with
-// the recorded clearing events (agreementMetrics).
-func SessionMetrics(t *replay.Trace, a *replay.Agreement) map[string]float64 {
+// the recorded clearing events (agreementMetrics), and c the agreement with
+// the recorded full compactions (TimingMetrics).
+func SessionMetrics(t *replay.Trace, a *replay.Agreement, c []replay.CompactionAgreement) map[string]float64 {
 	s := Session(t)
 	m := map[string]float64{
 		"tokens_sent":   float64(s.TokensSent),
@@ -69,6 +70,9 @@ func SessionMetrics(t *replay.Trace, a *replay.Agreement) map[string]float64 {
 		for k, v := range agreementMetrics(*a) {
 			m[k] = v
 		}
+	}
+	for k, v := range TimingMetrics(c) {
+		m[k] = v
 	}
 	return m
 }

@@ -3,13 +3,36 @@ package policy
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/calib-dev/calib/corpus"
 )
 
-// ClaudeCodeStub is the text Claude Code's microcompact puts in place of a
-// cleared tool result (opencode prunes with the same words).
-const ClaudeCodeStub = "[Old tool result content cleared]"
+// Replacement texts of a cleared tool result (the stub parameter; {id} is
+// the tool call id, {path} the file Claude Code saved the result to:
+// ~/.claude/projects/<cwd with every character but letters, digits and
+// '-' as '-'>/<session id>/tool-results/<id>.txt).
+//   - ClaudeCodeStub: Claude Code before 2.0.60 (microcompact from 1.0.68)
+//     and opencode's prune.
+//   - PersistedOutputStub: Claude Code 2.0.60 and later. 2.1.9+ agents
+//     quote exactly the cleared ids as having "returned <persisted-output>"
+//     (3 sessions, cc-findings §2); the text is the marker as the repository
+//     author and the agents quote it. Whether a preview follows is open.
+//
+// As a parameter value, \n stands for a newline (so that a stub fits on a
+// command line and in one CSV cell).
+const (
+	ClaudeCodeStub      = "[Old tool result content cleared]"
+	PersistedOutputStub = `<persisted-output>Tool result saved to: {path}\n\nUse Read to view</persisted-output>`
+)
+
+// ClaudeCodeCompactable are the tools whose results Claude Code's
+// microcompact clears: Read, Bash, Grep, Glob and Edit were cleared in the
+// real logs (firm: 103 of 103 files are their results); Write, WebFetch,
+// WebSearch and NotebookEdit never occur there (open: they complete the
+// third-party count of 9 compactable built-in tools, peers.md §3). Skill,
+// SlashCommand, Task and TodoWrite were never cleared (0 of 23).
+const ClaudeCodeCompactable = "Read,Bash,Grep,Glob,Edit,Write,WebFetch,WebSearch,NotebookEdit"
 
 // Trigger kinds of clear-tool-results (peers.md §9 "Trigger units").
 const (
@@ -17,6 +40,25 @@ const (
 	TriggerResultTokens   = "result_tokens"   // tokens of the tool results not yet cleared: Claude Code's preTokens
 	TriggerWindowFraction = "window_fraction" // context tokens as a fraction of window_tokens: Gemini, Goose, Roo, Letta
 	TriggerResultCount    = "result_count"    // tool results not yet cleared: Claude Code cached microcompact, OpenHands max_size
+)
+
+// Where context tokens come from (context_source).
+const (
+	// SourceRecorded reads the previous request's recorded usage (input +
+	// cache read + cache write + output) when the history holds it: Claude
+	// Code decides on the last API response's usage, which does not yet
+	// include the newest results (the "one request late" pattern of
+	// cc-findings §1). Without recorded usage it falls back to the estimate.
+	SourceRecorded = "recorded"
+	// SourceEstimate measures the history with the meter, plus
+	// overhead_tokens.
+	SourceEstimate = "estimate"
+)
+
+// Keep walks of keep=tokens (keep_walk).
+const (
+	WalkStop = "stop" // the first result that overflows the budget ends the walk (every event fits it)
+	WalkSkip = "skip" // an overflowing result is cleared and the walk goes on to older, smaller ones
 )
 
 // Keep rules of clear-tool-results (peers.md §9 "Stubbing stage").
@@ -30,15 +72,16 @@ const (
 // clearToolResultsDef is a general tool-result clearing policy: the
 // stubbing stage every agent of peers.md §9 has in some form, with its
 // trigger, retention, exemptions, stub and minimum reclaim as parameters.
-// The defaults are Claude Code's microcompact as its real 2.1.x logs show
-// it (shared/corpus-real; see README): it fires on the chars/4 tokens of
-// the results not yet cleared (60,000 sits in the (52,488, 71,221] range
-// the logs allow) and keeps the newest 4 results, not the 5 a third-party
-// account of the source gives (trigger_at=40000,keep_value=5 reproduces
-// that account); its stub; min_reclaim 20,000 from the v2.0.76 constants.
+// The defaults are Claude Code's microcompact as the real 2.x logs show it
+// (cc-findings §1-2: 6 boundary events of 2.1.9-2.1.20 and 9 silent clears
+// of 2.0.60-2.1.6 that left tool-results/ files, 215 checkpoints): fire
+// when the previous request's recorded context reaches 148,500 and the
+// clear reclaims at least 20,000; keep the newest compactable results
+// that fit in 40,000 tokens, the pending step included; replace the rest
+// by the persisted-output marker. The evidence for each constant is in
+// clear_tool_results_evidence_test.go and the README.
 func clearToolResultsDef() Def {
 	return Def{
-		Formats: []corpus.Format{corpus.FormatClaudeCode, corpus.FormatCodex},
 		Name:    "clear-tool-results",
 		Summary: "tool-result clearing (Claude Code microcompact, opencode prune, Anthropic context editing): replace old tool results by a stub, keeping the newest",
 		Specs:   clearToolResultsSpecs(),
@@ -50,20 +93,31 @@ func clearToolResultsDef() Def {
 func clearToolResultsSpecs() []ParamSpec {
 	inf := math.Inf(1)
 	return []ParamSpec{
-		{Name: "trigger", Kind: Enum, Default: TriggerResultTokens,
+		{Name: "trigger", Kind: Enum, Default: TriggerContextTokens,
 			Choices: []string{TriggerContextTokens, TriggerResultTokens, TriggerWindowFraction, TriggerResultCount},
-			Help:    "what the trigger measures: context tokens, tokens of uncleared tool results (Claude Code), a fraction of window_tokens, or a count of uncleared results"},
-		{Name: "trigger_at", Kind: Float, Default: "60000", Min: 0, Max: inf,
-			Help: "threshold (fires at or above it): tokens, a result count, or for window_fraction a fraction in (0, 1]; 60000 fits Claude Code 2.1.x's recorded microcompacts (any value in (52488, 71221])"},
+			Help:    "what the trigger measures: context tokens (Claude Code 2.x: the previous request's), tokens of uncleared tool results, a fraction of window_tokens, or a count of uncleared results"},
+		{Name: "trigger_at", Kind: Float, Default: "148500", Min: 0, Max: inf,
+			Help: "threshold (fires at or above it): tokens, a result count, or for window_fraction a fraction in (0, 1]; Claude Code 2.x: any value in (147967, 149081] reproduces all 13 real 2.x logs (likely: one session, b6240830, bounds it)"},
+		{Name: "context_source", Kind: Enum, Default: SourceRecorded, Choices: []string{SourceRecorded, SourceEstimate},
+			Help: "context tokens from the previous request's recorded usage (falls back to the estimate where the log has none) or from the meter plus overhead_tokens"},
 		{Name: "window_tokens", Kind: Int, Default: "200000", Min: 1, Max: inf, Help: "the model's context window, for trigger=window_fraction"},
-		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to context tokens"},
-		{Name: "keep", Kind: Enum, Default: KeepResults, Choices: []string{KeepResults, KeepTokens, KeepTurns, KeepSteps},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to estimated context tokens"},
+		{Name: "keep", Kind: Enum, Default: KeepTokens, Choices: []string{KeepResults, KeepTokens, KeepTurns, KeepSteps},
 			Help: "what stays: the newest keep_value results, the newest results up to keep_value tokens, or the results of the last keep_value user turns or assistant steps"},
-		{Name: "keep_value", Kind: Int, Default: "4", Min: 0, Max: inf, Help: "K results, T tokens, or N turns/steps, per keep; Claude Code 2.1.x kept the newest 4 results"},
+		{Name: "keep_value", Kind: Int, Default: "40000", Min: 0, Max: inf,
+			Help: "K results, T tokens, or N turns/steps, per keep; Claude Code 2.x keeps the newest results within 40,000 tokens (15 of 15 events; with the other defaults any budget in [39777, 40146) fits)"},
+		{Name: "keep_walk", Kind: Enum, Default: WalkStop, Choices: []string{WalkStop, WalkSkip},
+			Help: "keep=tokens: stop at the first result that overflows the budget, or skip it and keep older ones that fit (no real event tells them apart)"},
+		{Name: "protect_pending", Kind: Bool, Default: "false",
+			Help: "never clear the results of the step being sent (answering the last assistant message); Claude Code does not protect them"},
+		{Name: "compactable_tools", Kind: List, Default: ClaudeCodeCompactable,
+			Help: "only these tools' results are cleared (empty: every tool); Claude Code's 9 built-in tools, 5 of them seen cleared"},
 		{Name: "exempt_tools", Kind: List, Default: "", Help: "tool names whose results are never cleared (opencode: skill)"},
-		{Name: "stub", Kind: String, Default: ClaudeCodeStub, Help: "text that replaces a cleared result"},
+		{Name: "stub", Kind: String, Default: PersistedOutputStub,
+			Help: "text that replaces a cleared result; {id} is the tool call id, {path} Claude Code's tool-results/<id>.txt path, \\n a newline (older Claude Code: " + ClaudeCodeStub + ")"},
 		{Name: "clear_inputs", Kind: Bool, Default: "false", Help: "also replace the cleared calls' inputs by {} (Anthropic clear_tool_inputs), before the current user turn"},
-		{Name: "min_reclaim", Kind: Int, Default: "20000", Min: 0, Max: inf, Help: "do nothing unless the cleared results hold at least this many tokens"},
+		{Name: "min_reclaim", Kind: Int, Default: "20000", Min: 0, Max: inf,
+			Help: "do nothing unless the cleared results hold at least this many tokens; Claude Code: any value in (19888, 20659] fits, 20,000 is v2.0.76's documented figure"},
 		{Name: "meter", Kind: Enum, Default: MeterChars4, Choices: []string{MeterChars4, MeterBytes4, MeterO200k},
 			Help: "chars4 is Claude Code's own estimate (JavaScript length/4 per block)"},
 	}
@@ -72,18 +126,22 @@ func clearToolResultsSpecs() []ParamSpec {
 // ClearToolResults is the clear-tool-results policy with resolved
 // parameters.
 type ClearToolResults struct {
-	params     Params
-	trigger    string
-	triggerAt  float64
-	window     int
-	overhead   int
-	keep       string
-	keepValue  int
-	exempt     map[string]bool
-	stub       string
-	clearInput bool
-	minReclaim int
-	meter      *Meter
+	params      Params
+	trigger     string
+	triggerAt   float64
+	source      string
+	window      int
+	overhead    int
+	keep        string
+	keepValue   int
+	walkSkip    bool
+	protect     bool
+	compactable map[string]bool // nil: every tool
+	exempt      map[string]bool
+	stub        stubTemplate
+	clearInput  bool
+	minReclaim  int
+	meter       *Meter
 }
 
 func newClearToolResults(v Values) (Policy, error) {
@@ -91,12 +149,15 @@ func newClearToolResults(v Values) (Policy, error) {
 		params:     v.Params(),
 		trigger:    v.Str("trigger"),
 		triggerAt:  v.Float("trigger_at"),
+		source:     v.Str("context_source"),
 		window:     v.Int("window_tokens"),
 		overhead:   v.Int("overhead_tokens"),
 		keep:       v.Str("keep"),
 		keepValue:  v.Int("keep_value"),
+		walkSkip:   v.Str("keep_walk") == WalkSkip,
+		protect:    v.Bool("protect_pending"),
 		exempt:     map[string]bool{},
-		stub:       v.Str("stub"),
+		stub:       newStubTemplate(strings.ReplaceAll(v.Str("stub"), `\n`, "\n")),
 		clearInput: v.Bool("clear_inputs"),
 		minReclaim: v.Int("min_reclaim"),
 	}
@@ -105,6 +166,12 @@ func newClearToolResults(v Values) (Policy, error) {
 	}
 	for _, t := range v.List("exempt_tools") {
 		p.exempt[t] = true
+	}
+	if tools := v.List("compactable_tools"); len(tools) > 0 {
+		p.compactable = map[string]bool{}
+		for _, t := range tools {
+			p.compactable[t] = true
+		}
 	}
 	m, err := NewMeter(v.Str("meter"), MeterOptions{Memo: v.memo})
 	if err != nil {
@@ -123,6 +190,14 @@ func (p *ClearToolResults) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 
+// Stub is the stub template (Clearer); IsStub recognises it rendered for
+// any id.
+func (p *ClearToolResults) Stub() string { return p.stub.text }
+
+// IsStub reports whether a tool result's text is this policy's stub, for
+// any tool call id and path.
+func (p *ClearToolResults) IsStub(text string) bool { return p.stub.matches(text) }
+
 // Measure is the message's context in the meter's units and (for the
 // result triggers) its uncleared tool results, in the trigger's own
 // quantity: their units or their number. The replay keeps both sums, so a
@@ -135,7 +210,7 @@ func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64) {
 	if p.trigger == TriggerResultTokens || p.trigger == TriggerResultCount {
 		for i := range m.Blocks {
 			b := &m.Blocks[i]
-			if b.Kind != corpus.KindToolResult || b.Text == p.stub {
+			if b.Kind != corpus.KindToolResult || p.stub.matches(b.Text) {
 				continue
 			}
 			if p.trigger == TriggerResultCount {
@@ -148,17 +223,45 @@ func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64) {
 	return ctx, trig
 }
 
-// fires applies the trigger to the running sums.
-func (p *ClearToolResults) fires(ctx, trig int64) bool {
+// fires applies the trigger: trig is the running sum of the result
+// triggers' quantity, ctxTokens the context as the trigger measures it
+// (contextTokens).
+func (p *ClearToolResults) fires(trig int64, ctxTokens int) bool {
 	switch p.trigger {
 	case TriggerResultTokens:
 		return float64(p.meter.Tokens(trig)) >= p.triggerAt
 	case TriggerResultCount:
 		return float64(trig) >= p.triggerAt
 	case TriggerWindowFraction:
-		return float64(p.meter.Tokens(ctx)+p.overhead) >= p.triggerAt*float64(p.window)
+		return float64(ctxTokens) >= p.triggerAt*float64(p.window)
 	}
-	return float64(p.meter.Tokens(ctx)+p.overhead) >= p.triggerAt
+	return float64(ctxTokens) >= p.triggerAt
+}
+
+// contextTokens is the context the trigger reads: with
+// context_source=recorded, the recorded usage of the previous request (the
+// last assistant message of h, a synthetic one passed over) when it has
+// one; otherwise the meter's tokens of h plus overhead_tokens. Finding the
+// previous request walks back over the pending step only, so a checkpoint
+// stays O(1) in the history's length.
+func (p *ClearToolResults) contextTokens(h []corpus.Message, units int64, s *corpus.Session) (int, bool) {
+	if p.source == SourceRecorded {
+		for i := len(h) - 1; i >= 0; i-- {
+			m := &h[i]
+			if m.Role != corpus.RoleAssistant {
+				continue
+			}
+			u := recordedUsage(s, m)
+			if u == nil && m.Synthetic {
+				continue // "Prompt is too long": no request was made
+			}
+			if u != nil {
+				return usageContext(u), true
+			}
+			break
+		}
+	}
+	return p.meter.Tokens(units) + p.overhead, false
 }
 
 // triggerUnit is what threshold counts, when it is not context tokens.
@@ -181,17 +284,18 @@ func (p *ClearToolResults) threshold() int {
 }
 
 // Compact clears old tool results when the trigger fires (or when the
-// checkpoint is forced). The results answering the last assistant message
-// (the step the request is about to send) are never cleared: Claude Code
-// clears inside the current user turn, so the protected "current turn" of
-// this policy is the current step. Tool inputs are only cleared before the
-// current user turn, which must stay untouched beyond its results.
+// checkpoint is forced). With protect_pending the results answering the
+// last assistant message (the step the request is about to send) are never
+// cleared; Claude Code does not protect them (issue 13's held-out case:
+// five parallel Reads, the first cleared before the model saw it). Tool
+// inputs are only cleared before the current user turn, which must stay
+// untouched beyond its results.
 func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	before := p.meter.Tokens(at.Units) + p.overhead
+	before, recorded := p.contextTokens(h, at.Units, at.Session)
 	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
 		TriggerTokens: p.threshold(), TargetTokens: p.threshold(), MaxTokens: p.window,
 		TriggerUnit: p.triggerUnit(), ReachedTarget: true, Units: at.Units, Count: at.Count}
-	if !at.Force && !p.fires(at.Units, at.Count) {
+	if !at.Force && !p.fires(at.Count, before) {
 		return o
 	}
 	pl := p.plan(h)
@@ -206,13 +310,17 @@ func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	}
 	out, units, count := p.apply(h, pl, at, &st)
 	after := p.meter.Tokens(units) + p.overhead
+	if recorded {
+		// The recorded figure less what this clear removed.
+		after = before - (p.meter.Tokens(at.Units) - p.meter.Tokens(units))
+	}
 	if after >= before && !at.Force {
 		return o // only stubs longer than what they replace: nothing gained
 	}
 	o.History, o.Strategy = out, Truncated
 	o.AfterTokens, o.Units, o.Count = after, units, count
 	o.Stages = []StageReport{st}
-	o.ReachedTarget = !p.fires(units, count)
+	o.ReachedTarget = !p.fires(count, after)
 	o.Exhausted = !o.ReachedTarget
 	return o
 }
@@ -261,14 +369,14 @@ type resultRef struct {
 // compactable results are kept by the keep rule, the rest are cleared.
 func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 	var pl clearPlan
-	names := map[string]string{} // tool call id -> tool name, for exempt_tools
+	names := map[string]string{} // tool call id -> tool name, for compactable_tools and exempt_tools
 	lastAsst, turnStart := -1, 0
 	for i := range h {
 		m := &h[i]
 		switch {
 		case m.Role == corpus.RoleAssistant:
 			lastAsst = i
-			if len(p.exempt) > 0 {
+			if len(p.exempt) > 0 || p.compactable != nil {
 				for j := range m.Blocks {
 					if b := &m.Blocks[j]; b.Kind == corpus.KindToolUse {
 						names[b.ToolCallID] = b.ToolName
@@ -290,30 +398,35 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 		keepFrom = nthLast(h, p.keepValue, func(m *corpus.Message) bool { return m.Role == corpus.RoleAssistant })
 	}
 	kept, keptUnits := 0, int64(0)
-	keeping := true // keep=tokens: once the budget is spent, every older result goes
+	keeping := true // keep=tokens, keep_walk=stop: once the budget overflows, every older result goes
 	for i := len(h) - 1; i >= 0; i-- {
 		m := &h[i]
 		for j := len(m.Blocks) - 1; j >= 0; j-- {
 			b := &m.Blocks[j]
-			if b.Kind != corpus.KindToolResult || b.Text == p.stub {
+			if b.Kind != corpus.KindToolResult || p.stub.matches(b.Text) {
 				continue
 			}
 			name := b.ToolName
 			if name == "" {
 				name = names[b.ToolCallID]
 			}
-			if p.exempt[name] {
+			if p.exempt[name] || p.compactable != nil && !p.compactable[name] {
 				continue
 			}
 			u := p.meter.Block(b)
 			pl.resultUnits += u
-			keep := i > lastAsst // the pending step
+			keep := p.protect && i > lastAsst // the pending step
 			switch p.keep {
 			case KeepResults:
 				keep = keep || kept < p.keepValue
 			case KeepTokens:
-				keeping = keeping && p.meter.Tokens(keptUnits+u) <= p.keepValue
-				keep = keep || keeping
+				fits := p.meter.Tokens(keptUnits+u) <= p.keepValue
+				if p.walkSkip {
+					keep = keep || fits
+				} else {
+					keeping = keeping && fits
+					keep = keep || keeping
+				}
 			default:
 				keep = keep || i >= keepFrom
 			}
@@ -364,15 +477,16 @@ func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint
 		}
 		return m
 	}
-	stub := p.meter.Block(&corpus.Block{Kind: corpus.KindToolResult, Text: p.stub})
 	var inputs map[string]bool
 	if p.clearInput {
 		inputs = map[string]bool{}
 	}
 	for _, r := range pl.clear {
 		b := &own(r.msg).Blocks[r.block]
+		text := p.stub.render(b.ToolCallID, at.Session)
+		stub := p.meter.Block(&corpus.Block{Kind: corpus.KindToolResult, Text: text})
 		st.BlocksTouched++
-		st.BytesRemoved += int64(len(b.Text) - len(p.stub) + len(b.Payload))
+		st.BytesRemoved += int64(len(b.Text) - len(text) + len(b.Payload))
 		ctx += stub - r.units
 		switch p.trigger {
 		case TriggerResultTokens:
@@ -380,7 +494,7 @@ func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint
 		case TriggerResultCount:
 			trig--
 		}
-		b.Text, b.Payload = p.stub, nil
+		b.Text, b.Payload = text, nil
 		if inputs != nil {
 			inputs[b.ToolCallID] = true
 		}
@@ -405,6 +519,3 @@ func (p *ClearToolResults) apply(h []corpus.Message, pl clearPlan, at Checkpoint
 // emptyArgs replaces a cleared tool input: still valid JSON, as providers
 // require an object.
 const emptyArgs = "{}"
-
-// Stub is the text that replaces a cleared result (Clearer).
-func (p *ClearToolResults) Stub() string { return p.stub }

@@ -53,9 +53,27 @@ func ctrHistory() []corpus.Message {
 	}
 }
 
-func ctr(t testing.TB, set string) Policy { return newPolicy(t, "clear-tool-results", set) }
+// ctrMechanics are the settings the mechanics tests below were written
+// for (a result-token trigger, keep the newest 4, the pending step
+// protected, every tool compactable, a fixed stub of 33 characters), so
+// that each test states only what it varies; the Claude Code defaults have
+// their own tests (clear_tool_results_cc_test.go).
+const ctrMechanics = "trigger=result_tokens,trigger_at=60000,keep=results,keep_value=4,protect_pending=true,compactable_tools=,stub=" + ClaudeCodeStub
+
+func ctr(t testing.TB, set string) Policy {
+	if set != "" {
+		set = "," + set
+	}
+	return newPolicy(t, "clear-tool-results", ctrMechanics+set)
+}
 
 func ctrCompact(t *testing.T, p Policy, h []corpus.Message, force bool) Outcome {
+	t.Helper()
+	return ctrCompactIn(t, p, h, nil, force)
+}
+
+// ctrCompactIn is ctrCompact replaying session s (its recorded usage).
+func ctrCompactIn(t *testing.T, p Policy, h []corpus.Message, s *corpus.Session, force bool) Outcome {
 	t.Helper()
 	snapshot := ctrDeepCopy(h)
 	var counted int64
@@ -63,7 +81,7 @@ func ctrCompact(t *testing.T, p Policy, h []corpus.Message, force bool) Outcome 
 		_, c := p.Measure(&h[i])
 		counted += c
 	}
-	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Count: counted, Force: force})
+	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Count: counted, Force: force, Session: s})
 	if !reflect.DeepEqual(h, snapshot) {
 		t.Fatal("Compact modified its input history")
 	}
@@ -307,9 +325,10 @@ func TestClearToolResultsParams(t *testing.T) {
 		!strings.Contains(err.Error(), "results|tokens|turns|steps") {
 		t.Fatalf("bad keep: %v", err)
 	}
-	p := ctr(t, "")
-	want := "trigger=result_tokens,trigger_at=60000,window_tokens=200000,overhead_tokens=0,keep=results,keep_value=4," +
-		"exempt_tools=,stub=[Old tool result content cleared],clear_inputs=false,min_reclaim=20000,meter=chars4"
+	p := newPolicy(t, "clear-tool-results", "")
+	want := "trigger=context_tokens,trigger_at=148500,context_source=recorded,window_tokens=200000,overhead_tokens=0," +
+		"keep=tokens,keep_value=40000,keep_walk=stop,protect_pending=false,compactable_tools=" + ClaudeCodeCompactable +
+		",exempt_tools=,stub=" + PersistedOutputStub + ",clear_inputs=false,min_reclaim=20000,meter=chars4"
 	if got := p.Params().String(); got != want {
 		t.Fatalf("defaults\n got %s\nwant %s", got, want)
 	}

@@ -56,7 +56,8 @@ type clearStage struct {
 }
 
 func buildClearStage(v stageValues, g globals) (stageRunner, error) {
-	c := &clearStage{stub: v.Str("stub"), protectTurns: v.Int("protect_turns"), keepFirst: v.Bool("keep_first")}
+	c := &clearStage{stub: strings.ReplaceAll(v.Str("stub"), `\n`, "\n"), // as clear-tool-results reads it
+		protectTurns: v.Int("protect_turns"), keepFirst: v.Bool("keep_first")}
 	if i, j := strings.IndexByte(c.stub, '{'), strings.LastIndexByte(c.stub, '}'); i >= 0 && j > i &&
 		(strings.Contains(c.stub, "{lines}") || strings.Contains(c.stub, "{id}")) {
 		c.perResult, c.stubPrefix, c.stubSuffix = true, c.stub[:i], c.stub[j+1:]
@@ -69,18 +70,16 @@ func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 	if c.perResult {
 		inner["stub"] = clearSentinel
 	}
-	// clear-tool-results may grow parameters with Claude Code's own
-	// defaults (issue 13); the general stage clears every tool's results,
-	// never the step being sent, measures with its meter, and ends a
-	// keep=tokens walk at the first result over the budget (which run's
-	// view from the newest cleared result relies on), whatever those
-	// defaults are.
+	// clear-tool-results' other defaults are Claude Code's (its 9
+	// compactable tools, the recorded usage, the step being sent left
+	// unprotected); the general stage clears every tool's results, never
+	// the step being sent, measures with its meter, and ends a keep=tokens
+	// walk at the first result over the budget (which run's view from the
+	// newest cleared result relies on). Resolve rejects a name it does not
+	// know, so a renamed parameter fails here rather than leaking a default.
+	inner["compactable_tools"], inner["protect_pending"] = "", "true"
+	inner["context_source"], inner["keep_walk"] = SourceEstimate, WalkStop
 	specs := clearToolResultsSpecs()
-	for name, v := range map[string]string{"compactable_tools": "", "protect_pending": "true", "context_source": "estimate", "keep_walk": "stop"} {
-		if _, ok := findSpec(specs, name); ok {
-			inner[name] = v
-		}
-	}
 	vals, err := Resolve("clear-tool-results", specs, inner)
 	if err != nil {
 		return nil, fmt.Errorf("%sstub: %w", v.prefix, err)

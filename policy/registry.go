@@ -47,6 +47,8 @@ func Defs() []Def {
 		smithLegacyDef(),
 		claiRotationDef(),
 		clearToolResultsDef(),
+		claudeCodeDef(),
+		codexDef(),
 	}, presetDefs()...)
 }
 

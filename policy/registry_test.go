@@ -13,8 +13,10 @@ func TestForFormat(t *testing.T) {
 		corpus.FormatSmithTranscript: "smith-staged",
 		corpus.FormatSmithSession:    "smith-staged",
 		corpus.FormatClai:            ClaiRotationName,
-		corpus.FormatClaudeCode:      "clear-tool-results",
-		corpus.FormatCodex:           "clear-tool-results",
+		corpus.FormatClaudeCode:      ClaudeCodeName,
+		corpus.FormatCodex:           CodexName,
+		corpus.FormatGemini:          "gemini-cli",
+		corpus.FormatOpencode:        "opencode",
 		corpus.Format("unknown"):     "smith-staged",
 	} {
 		if got := ForFormat(f); got != want {

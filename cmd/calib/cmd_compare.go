@@ -190,7 +190,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		if err != nil {
 			return nil, err
 		}
-		return metrics.SessionMetrics(t, nil), nil
+		return metrics.SessionMetrics(t, nil, nil), nil
 	}, func(int, map[string]float64) { _ = bar.Add(1) })
 	_ = bar.Finish()
 	if err != nil {

@@ -16,7 +16,7 @@ func newInspectCmd(a *app) *cobra.Command {
 		Use:   "inspect PATH...",
 		Short: "Show what a corpus holds: sessions, turns, messages, tokens, recorded compactions",
 		Long: `Inspect loads every PATH and prints one row per session: its format and agent
-version, messages by role, real turns (user messages that are not synthetic
+version, the policy --policy auto replays it with, messages by role, real turns (user messages that are not synthetic
 continuations, subagent messages, summaries or bare tool results), tool calls,
 content bytes and estimated tokens (bytes/4), the largest tool result, the
 compactions the agent recorded ("kept": the length of the compacted history
@@ -74,7 +74,7 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 		hasSystem = hasSystem || r.MessagesByRole[string(corpus.RoleSystem)] > 0
 		hasKept = hasKept || r.RecordedHistory > 0
 	}
-	cols := []report.Column{report.TextCol("session"), report.Col("format"), report.TextCol("version"),
+	cols := []report.Column{report.TextCol("session"), report.Col("format"), report.TextCol("version"), report.Col("auto_policy"),
 		report.NumCol("messages"), report.NumCol("user"), report.NumCol("assistant"), report.NumCol("tool")}
 	if hasSystem {
 		cols = append(cols, report.NumCol("system"))
@@ -111,7 +111,7 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 		report.NumCol("digest_bytes"), report.NumCol("p1"), report.NumCol("p2"), report.Col("kind"), report.Col("chained"),
 		report.NumCol("line"), report.NumCol("tokens_before"), report.NumCol("tokens_saved"), report.NumCol("cleared_ids"))...)
 	for _, r := range rows {
-		cells := []report.Cell{report.Str(r.ID), report.Str(r.Format), report.Str(r.AgentVersion),
+		cells := []report.Cell{report.Str(r.ID), report.Str(r.Format), report.Str(r.AgentVersion), report.Str(r.AutoPolicy),
 			report.Int(r.Messages), report.Int(r.MessagesByRole["user"]), report.Int(r.MessagesByRole["assistant"]),
 			report.Int(r.MessagesByRole["tool"])}
 		if hasSystem {

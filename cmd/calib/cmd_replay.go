@@ -103,6 +103,10 @@ type replayJSON struct {
 type agreementJSON struct {
 	Summary metrics.AgreementSummary `json:"summary"`
 	Events  []metrics.AgreementRow   `json:"events"`
+	// Compactions judges every recorded full compaction (Claude Code
+	// boundary or summary, Codex compacted) against the replay's own.
+	Compactions        []replay.CompactionAgreement `json:"compactions"`
+	CompactionsSummary metrics.CompactionSummary    `json:"compactions_summary"`
 }
 
 type replaySessionJSON struct {
@@ -123,10 +127,11 @@ type replaySessionJSON struct {
 
 // replayResult is one session's replay, reduced to what the report needs.
 type replayResult struct {
-	trace     *replay.Trace
-	agreement *replay.Agreement
-	events    []metrics.EventRow
-	session   replaySessionJSON
+	trace       *replay.Trace
+	agreement   *replay.Agreement
+	compactions []replay.CompactionAgreement
+	events      []metrics.EventRow
+	session     replaySessionJSON
 }
 
 // autoPolicies lists which policy --policy auto gives each format, from
@@ -163,7 +168,8 @@ policy at that agent's defaults, by the format of its recording:
 ` + autoPolicies() + `
 --compare-recorded also compares the replay with what the agent recorded:
 smith's compacted session.json, clai's stored digests (re-derived from the
-database's rows) and Claude Code's microcompact events.
+database's rows), Claude Code's cleared ids, and the request of every
+recorded full compaction.
 
 Exit status is 1 when a policy broke an invariant (a tool_use lost its
 result, a message was emptied, the current turn was rewritten, or a
@@ -214,10 +220,11 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			a := replay.Agree(s, p)
 			r.agreement = &a
 		}
-		r.session.Metrics = metrics.SessionMetrics(t, r.agreement)
 		if o.compareRecorded {
+			r.compactions = replay.AgreeCompactions(s, p, t)
 			r.session.Rederived = replay.Rederive(s, p)
 		}
+		r.session.Metrics = metrics.SessionMetrics(t, r.agreement, r.compactions)
 		if o.compareRecorded {
 			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())
 		}
@@ -242,10 +249,12 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	var violations []string
 	var violationFiles []string
 	var agreements []replay.Agreement
+	var compactions []replay.CompactionAgreement
 	for i, r := range results {
 		if r.agreement != nil {
 			agreements = append(agreements, *r.agreement)
 		}
+		compactions = append(compactions, r.compactions...)
 		out.Events = append(out.Events, r.events...)
 		for range r.events {
 			out.eventPaths = append(out.eventPaths, r.session.Path)
@@ -256,8 +265,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			violationFiles = append(violationFiles, l.Sessions[i].Path)
 		}
 	}
-	if len(agreements) > 0 {
-		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements)}
+	if len(agreements) > 0 || len(compactions) > 0 {
+		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
+			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
 	}
 	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
 	for i, v := range violations {
@@ -408,7 +418,35 @@ func agreementTables(a *agreementJSON) []*report.Table {
 		report.NumCol("mean |before error|"), report.NumCol("checkpoints"), report.NumCol("trigger agreement"))
 	sum.AddRow(report.Int(s.Events), report.Int(s.Exact), report.Float(s.MeanJaccard, 3), report.Float(s.MeanAbsSavedError, 1),
 		report.Float(s.MeanAbsBeforeError, 1), report.Int(s.Checkpoints), report.Float(s.TriggerAgreement, 3))
-	return []*report.Table{t, sum}
+	var out []*report.Table
+	if len(a.Events) > 0 {
+		out = append(out, t, sum)
+	}
+	if len(a.Compactions) == 0 {
+		return out
+	}
+	c := report.NewTable("Agreement with the recorded full compactions (request before which each compacted; tokens each measured)",
+		report.TextCol("session"), report.NumCol("line"), report.Col("kind"), report.NumCol("recorded request"),
+		report.NumCol("predicted request"), report.NumCol("recorded tokens"), report.NumCol("predicted tokens"))
+	for _, e := range a.Compactions {
+		c.AddRow(report.Str(e.Session), report.Int(e.Line), report.Str(e.Kind), report.Int(e.RecordedRequest),
+			optInt(e.PredictedRequest), optInt(e.RecordedTokens), optInt(e.PredictedTokens))
+	}
+	cs := a.CompactionsSummary
+	csum := report.NewTable("Full-compaction agreement summary",
+		report.NumCol("events"), report.NumCol("predicted"), report.NumCol("within ±1 request"), report.NumCol("timing"),
+		report.NumCol("events with tokens"), report.NumCol("mean |token error|"))
+	csum.AddRow(report.Int(cs.Events), report.Int(cs.Predicted), report.Int(cs.WithinOne), report.Float(cs.Timing, 3),
+		report.Int(cs.TokenEvents), report.Float(cs.MeanTokenError, 1))
+	return append(out, c, csum)
+}
+
+// optInt is a figure that may be absent ("none").
+func optInt(v *int) report.Cell {
+	if v == nil {
+		return report.Str("none")
+	}
+	return report.Int(*v)
 }
 
 func compareCell(s replaySessionJSON) string {

@@ -250,7 +250,11 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 			a := replay.Agree(s, p)
 			agree = &a
 		}
-		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: metrics.SessionMetrics(t, agree)}
+		var timing []replay.CompactionAgreement
+		if o.compare {
+			timing = replay.AgreeCompactions(s, p, t)
+		}
+		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: metrics.SessionMetrics(t, agree, timing)}
 	}
 	done := func(j sweep.Job, r sweep.Row) {
 		stream.Add(r)

@@ -112,7 +112,7 @@ func TestRealCorpusAgreement(t *testing.T) {
 	}
 
 	rep.Agreement = nil
-	runJSON(t, &rep, append([]string{"replay", "--compare-recorded", "-p", "clear-tool-results", "--set", "trigger_at=40000,keep_value=5"}, files...)...)
+	runJSON(t, &rep, append([]string{"replay", "--compare-recorded", "-p", "clear-tool-results", "--set", "trigger=result_tokens,trigger_at=40000,keep=results,keep_value=5"}, files...)...)
 	want = agreementSummary{Events: 3, Exact: 0, MeanJaccard: 0.8222, MeanAbsSaved: 8250.3, Checkpoints: 17, TriggerAgreement: 1}
 	if rep.Agreement == nil || rep.Agreement.Summary != want {
 		t.Errorf("keep 5: agreement %+v, want %+v", rep.Agreement, want)
@@ -131,7 +131,7 @@ func TestRealCorpusAgreement(t *testing.T) {
 		} `json:"sets"`
 	}
 	runJSON(t, &sw, append([]string{"sweep", "-p", "clear-tool-results", "--compare-recorded",
-		"--grid", "keep_value=2..8", "--grid", "trigger_at=40000..70000:10000", "--grid", "meter=chars4,bytes4",
+		"--set", "trigger=result_tokens,keep=results", "--grid", "keep_value=2..8", "--grid", "trigger_at=40000..70000:10000", "--grid", "meter=chars4,bytes4",
 		"--sort", "agreement_exact,agreement_trigger,saved_error_rate,before_error_rate", "--top", "1"}, files...)...)
 	if len(sw.Sets) != 1 {
 		t.Fatalf("%d sets, want the top 1", len(sw.Sets))
@@ -146,5 +146,47 @@ func TestRealCorpusAgreement(t *testing.T) {
 	}
 	if best.Metrics["agreement_exact"] != 1 || best.Metrics["agreement_trigger"] != 1 {
 		t.Errorf("best set agreement exact %v trigger %v, want 1 and 1", best.Metrics["agreement_exact"], best.Metrics["agreement_trigger"])
+	}
+}
+
+// Full compactions: --policy auto replays the 1.0.53 logs with claude-code,
+// and --compare-recorded judges each recorded compaction by its request;
+// a sweep ranks parameter sets by agreement_timing (a 20,000 buffer makes
+// every compaction too early).
+func TestRealCorpusCompactionTiming(t *testing.T) {
+	dir := realcorpus.Dir(t, "claude-code")
+	files := []string{filepath.Join(dir, "0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl"), filepath.Join(dir, "f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl")}
+	code, out, errOut := runCalib(t, append([]string{"replay", "--compare-recorded", "--format", "json"}, files...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Policy    struct{ Name string }
+		Agreement struct {
+			Compactions []struct {
+				Kind             string `json:"kind"`
+				RecordedRequest  int    `json:"recorded_request"`
+				PredictedRequest *int   `json:"predicted_request"`
+			} `json:"compactions"`
+			Summary struct {
+				Events    int `json:"events"`
+				WithinOne int `json:"within_one_request"`
+			} `json:"compactions_summary"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Policy.Name != "claude-code" || len(rep.Agreement.Compactions) != 3 || rep.Agreement.Summary.Events != 3 || rep.Agreement.Summary.WithinOne != 3 {
+		t.Fatalf("policy %s, compactions %+v", rep.Policy.Name, rep.Agreement)
+	}
+	code, out, errOut = runCalib(t, append([]string{"sweep", "-p", "claude-code", "--compare-recorded", "--grid", "buffer_tokens=13000,20000",
+		"--sort", "agreement_timing", "--format", "csv"}, files...)...)
+	if code != 0 {
+		t.Fatalf("sweep exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "0,13000,") || !strings.Contains(lines[0], "agreement_timing") {
+		t.Fatalf("ranking:\n%s", out)
 	}
 }

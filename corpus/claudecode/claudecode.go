@@ -62,7 +62,8 @@ type ccThread struct {
 	useList     []ccUse
 	results     []ccResult
 	compactions []corpus.Compaction
-	pendingComp int // a compact_boundary waiting for its summary message, -1 if none
+	usage       []corpus.Usage // message.usage per API response (Recorded.Usage)
+	pendingComp int            // a compact_boundary waiting for its summary message, -1 if none
 }
 
 type ccUse struct {
@@ -344,6 +345,16 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 		t.lastAsst = mi
 	}
 	m := &t.msgs[mi]
+	if u := ln.Message.Usage; u != nil && model != "<synthetic>" {
+		// The lines of one response differ only in output_tokens: the
+		// last line's figures are the response's.
+		u.AtMessage, u.Model, u.Line = mi, model, n
+		if k := len(t.usage) - 1; k >= 0 && t.usage[k].AtMessage == mi {
+			t.usage[k] = *u
+		} else {
+			t.usage = append(t.usage, *u)
+		}
+	}
 	for _, b := range mapped {
 		if b.Kind == corpus.KindToolUse {
 			l.noteUse(t, b, mi, len(m.Blocks), n)
@@ -460,7 +471,7 @@ func (l *ccLoader) session(t *ccThread, id string, meta corpus.Meta, ws []corpus
 	}
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Line < ws[j].Line })
 	return &corpus.Session{ID: id, Format: corpus.FormatClaudeCode, Path: l.path, Meta: meta, Messages: t.msgs,
-		Recorded: corpus.Recorded{Compactions: t.compactions}, Warnings: ws}
+		Recorded: corpus.Recorded{Compactions: t.compactions, Usage: t.usage}, Warnings: ws}
 }
 
 // taskFor finds the main-thread Task tool_use whose prompt opened a

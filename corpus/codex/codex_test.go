@@ -38,7 +38,7 @@ func TestCodexRollout(t *testing.T) {
 	want := []string{
 		"system@2[text]", "user*@3[text]", "user@5[text]",
 		"assistant@7[thinking,tool_use,tool_use]", "tool@10[tool_result,tool_result]",
-		"assistant@13[text]", "assistant@15[tool_use]", "tool@19[tool_result]",
+		"assistant@13[text]", "assistant@15[tool_use,tool_use]", "tool@19[tool_result]",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("messages:\n got %v\nwant %v", got, want)
@@ -63,8 +63,8 @@ func TestCodexRollout(t *testing.T) {
 		t.Errorf("compactions: %+v", cs)
 	}
 	wantWarn := []string{
+		"14: compacted line without replacement_history (Codex before remote compaction, or a damaged line): the retained history is not recorded, only the summary (120 bytes)",
 		"15: tool call call_3 (apply_patch) has no output",
-		"17: unknown response_item type web_search_call (1 occurrence(s), first at this line) skipped; the log may come from a newer Codex",
 		"18: unknown line type brand_new_line (1 occurrence(s), first at this line) skipped; the log may come from a newer Codex",
 		"19: output for call_id call_9, which never occurs in this log",
 	}

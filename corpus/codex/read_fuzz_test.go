@@ -10,10 +10,10 @@ import (
 	"github.com/calib-dev/calib/corpus/codex"
 )
 
-// FuzzCodexRead feeds the rollout reader any bytes. The reader decodes
-// with encoding/json, so there is nothing to compare it against; what it
-// must do on any input is never panic or fail the file, return one codex
-// session, and point every warning and message at a line of the input.
+// FuzzCodexRead feeds the rollout reader any bytes (its line decoder is
+// checked against encoding/json by FuzzDecodeLine): on any input it must
+// never panic or fail the file, return one codex session, and point every
+// warning and message at a line of the input.
 // Its seeds (the fixture, its lines damaged) run in every `go test`.
 func FuzzCodexRead(f *testing.F) {
 	fixture, err := os.ReadFile(filepath.Join("testdata", "rollout-2026-01-05T09-00-00-019c0000-aaaa-7bbb-8ccc-000000000001.jsonl"))

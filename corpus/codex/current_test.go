@@ -1,0 +1,159 @@
+package codex_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/codex"
+)
+
+// The fixture is written from the documented shapes of current rollouts,
+// not copied from a real file (the only real rollout at hand, cli 0.77.0,
+// has no model output, no token_count and no compaction): peers.md §2 and
+// §4, issue 13 (token_count with info.last_token_usage and
+// model_context_window; compacted lines with an empty message and a
+// replacement_history of retained user messages, a ghost_snapshot and an
+// encrypted compaction item; turn_aborted; context_compacted), and
+// codex-rs protocol's ResponseItem names (local_shell_call with an exec
+// action, web_search_call, custom_tool_call, compaction /
+// compaction_summary with encrypted_content). It ends cut mid-line, as
+// real rollouts written by a killed process do.
+const currentFixture = "rollout-2026-02-10T10-00-00-019c0000-aaaa-7bbb-8ccc-000000000002.jsonl"
+
+func TestCodexCurrentRollout(t *testing.T) {
+	p := filepath.Join("testdata", currentFixture)
+	s := loadOne(t, p)[0]
+	if s.Meta.AgentVersion != "0.98.0" || s.Meta.Model != "gpt-5.2-codex" {
+		t.Errorf("meta %+v", s.Meta)
+	}
+	var got []string
+	for _, m := range s.Messages {
+		got = append(got, describe(m))
+	}
+	want := []string{
+		"system@3[text]", "user*@4[text]", "user*@5[text]", "user@6[text]",
+		"assistant@9[thinking,tool_use]", "tool@12[tool_result]",
+		"assistant@13[tool_use,tool_use]", "tool@16[tool_result,image]",
+		"assistant@17[text]",
+		"user*S@22[text]", "assistant@23[tool_use]", "tool@24[tool_result]",
+		"user*S@25[text]",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages:\n got %v\nwant %v", got, want)
+	}
+	// Usage: one per request, on the newest assistant message, input
+	// without its cached part; the repeated event (line 19) is skipped.
+	var got2 []string
+	for _, u := range s.Recorded.Usage {
+		got2 = append(got2, fmt.Sprintf("msg %d line %d: in %d read %d out %d reasoning %d window %d prompt+out %d",
+			u.AtMessage, u.Line, u.InputTokens, u.CacheReadTokens, u.OutputTokens, u.ReasoningTokens, u.ContextWindow, u.Prompt()+u.OutputTokens))
+	}
+	wantUsage := []string{
+		"msg 4 line 11: in 3000 read 9000 out 300 reasoning 100 window 272000 prompt+out 12300",
+		"msg 6 line 15: in 3200 read 12000 out 200 reasoning 0 window 272000 prompt+out 15400",
+		"msg 8 line 18: in 3800 read 12000 out 60 reasoning 0 window 272000 prompt+out 15860",
+	}
+	if !slices.Equal(got2, wantUsage) {
+		t.Errorf("usage:\n got %q\nwant %q", got2, wantUsage)
+	}
+	tool := s.Messages[7]
+	if tool.Blocks[0].Text != "package demo" || tool.Blocks[1].MediaType != "image/png" || tool.Blocks[1].ToolCallID != "call_2" {
+		t.Errorf("list output: %+v", tool.Blocks)
+	}
+	if a := s.Messages[6]; string(a.Blocks[0].Args) != `{"type":"exec","command":["sed","-n","1,20p","ünïcode_test.go"]}` ||
+		a.Blocks[0].ToolName != "local_shell" || a.Blocks[1].ToolName != "web_search" || a.Blocks[1].ToolCallID != "ws_1" {
+		t.Errorf("local shell / web search: %+v", a.Blocks)
+	}
+	if u := s.Messages[3].Blocks[0].Text; u != "Fix the failing test in ünïcode_test.go \"quoted\"." {
+		t.Errorf("escaped user text %q", u)
+	}
+	if !strings.HasPrefix(s.Messages[9].Blocks[0].Text, codex.SummaryPrefix+"\n") {
+		t.Errorf("summary message not recognised: %q", s.Messages[9].Blocks[0].Text[:40])
+	}
+
+	cs := s.Recorded.Compactions
+	if len(cs) != 2 {
+		t.Fatalf("%d compactions, want 2", len(cs))
+	}
+	c := cs[0]
+	if c.Line != 21 || c.AtMessage != 9 || c.TokensBefore != 15860 || c.Summary != "" || !c.SummaryMissing {
+		t.Errorf("compaction: line %d at %d before %d summary %q missing %v", c.Line, c.AtMessage, c.TokensBefore, c.Summary, c.SummaryMissing)
+	}
+	var rep []string
+	for _, m := range c.Replacement {
+		rep = append(rep, describe(m))
+	}
+	if want := []string{"user*@21[text]", "user@21[text]", "user*S@21[text]"}; !slices.Equal(rep, want) {
+		t.Errorf("replacement history %v, want %v (the ghost snapshot is not history)", rep, want)
+	}
+	if sig := c.Replacement[2].Blocks[0].Signature; sig != "gAAAAB-summary-ciphertext" {
+		t.Errorf("encrypted summary kept as %q", sig)
+	}
+	if cs[1].Line != 28 || cs[1].Summary != "older summary" || cs[1].Replacement != nil {
+		t.Errorf("old-style compaction %+v", cs[1])
+	}
+
+	wantWarn := []string{
+		"21: encrypted compaction item (remote compaction, 25 bytes of ciphertext): its summary cannot be read; kept as an empty summary message",
+		"25: encrypted compaction_summary item (remote compaction, 11 bytes of ciphertext): its summary cannot be read; kept as an empty summary message",
+		"27: unknown response_item type brand_new_item (1 occurrence(s), first at this line) skipped; the log may come from a newer Codex",
+		"28: compacted line without replacement_history (Codex before remote compaction, or a damaged line): the retained history is not recorded, only the summary (13 bytes)",
+		"29: the log is cut mid-line: the last line (139 bytes, no newline) is not complete JSON; line skipped",
+	}
+	if got := warnLines(s.Warnings); !slices.Equal(got, wantWarn) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, wantWarn)
+	}
+}
+
+// describe renders a message as role[*][S]@line[block kinds].
+func describe(m corpus.Message) string {
+	r := string(m.Role)
+	if m.Synthetic {
+		r += "*"
+	}
+	if m.Summary {
+		r += "S"
+	}
+	var kinds []string
+	for _, b := range m.Blocks {
+		kinds = append(kinds, string(b.Kind))
+	}
+	return fmt.Sprintf("%s@%d[%s]", r, m.Line, strings.Join(kinds, ","))
+}
+
+// Bad token_count events (written from the documented shape): a negative
+// count, cached input larger than the input that includes it, an info
+// that is not an object, neither last nor total usage. Each is a warning
+// naming its line; the request has no usage and the rest loads.
+func TestCodexBadTokenCount(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-02-10T10:00:00.000Z","type":"session_meta","payload":{"id":"bad-usage","cli_version":"0.98.0"}}`,
+		`{"timestamp":"2026-02-10T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}}`,
+		`{"timestamp":"2026-02-10T10:00:01.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":-5,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":1}}}}`,
+		`{"timestamp":"2026-02-10T10:00:02.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":5,"cached_input_tokens":9,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":6}}}}`,
+		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":[1,2]}}`,
+		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"model_context_window":272000}}}`,
+		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":20,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":55}}}}`,
+	}
+	ss, err := codex.Read("bad.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	want := []string{
+		"3: token_count counts input -5, cached 0, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
+		"4: token_count counts input 5, cached 9, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
+		"5: token_count info is not an object (at byte 1: expected an object or null); usage not recorded for this request",
+		"6: token_count has neither last_token_usage nor total_token_usage; usage ignored",
+	}
+	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+	if len(s.Recorded.Usage) != 1 || s.Recorded.Usage[0].InputTokens != 30 || s.Recorded.Usage[0].Line != 7 {
+		t.Errorf("usage %+v, want only line 7's (input 50 - cached 20)", s.Recorded.Usage)
+	}
+}

@@ -1,0 +1,313 @@
+package jsonscan
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// Scanner is a small pull scanner over one JSON line, for readers whose
+// lines are dominated by a few long strings (tool outputs, file reads): it
+// finds string ends with bytes.IndexByte, skips the fields a reader does not
+// use without decoding them, and decodes the strings it keeps in one pass.
+// encoding/json validates a line before decoding it and again for every
+// RawMessage it re-decodes, reading each byte four to six times.
+//
+// It checks the whole line as encoding/json would (structure, literals,
+// numbers), and every string, kept or skipped, by StringEnd's one rule
+// (which also rejects invalid UTF-8, where encoding/json would replace
+// it). A truncated line always fails. The Codex reader checks it against
+// encoding/json in a differential fuzz test.
+type Scanner struct {
+	B   []byte
+	I   int
+	Err error
+}
+
+// ErrEnd is the error of a line that ends before its value does.
+var ErrEnd = errors.New("unexpected end of line")
+
+// Fail records the first error (at the current byte) and returns false.
+func (s *Scanner) Fail(format string, args ...any) bool {
+	if s.Err == nil {
+		if s.I >= len(s.B) {
+			s.Err = ErrEnd
+		} else {
+			s.Err = fmt.Errorf("at byte %d: "+format, append([]any{s.I + 1}, args...)...)
+		}
+	}
+	return false
+}
+
+func (s *Scanner) ws() {
+	for s.I < len(s.B) {
+		switch s.B[s.I] {
+		case ' ', '\t', '\r', '\n':
+			s.I++
+		default:
+			return
+		}
+	}
+}
+
+// Peek returns the next non-space byte, or 0 at the end.
+func (s *Scanner) Peek() byte {
+	s.ws()
+	if s.I < len(s.B) {
+		return s.B[s.I]
+	}
+	return 0
+}
+
+// Span reads a string token, validated by StringEnd's rule (escapes,
+// control characters, UTF-8), and returns its raw bytes between the quotes.
+func (s *Scanner) Span() ([]byte, bool) {
+	raw, _, ok := s.span()
+	return raw, ok
+}
+
+func (s *Scanner) span() (raw []byte, escaped, ok bool) {
+	if s.Peek() != '"' {
+		return nil, false, s.Fail("expected a string")
+	}
+	start := s.I + 1
+	end, escaped, ok := StringEnd(s.B, start)
+	if !ok {
+		return nil, false, s.Fail("invalid string (an unterminated string, a bad escape, a raw control character or invalid UTF-8)")
+	}
+	s.I = end + 1
+	return s.B[start:end], escaped, true
+}
+
+// Str reads and decodes a string (a copy: the line buffer is reused).
+// StringEnd has validated it, so the copy needs no second check.
+func (s *Scanner) Str() (string, bool) {
+	raw, escaped, ok := s.span()
+	if !ok {
+		return "", false
+	}
+	if !escaped {
+		return string(raw), true
+	}
+	out, ok := Unescape(raw)
+	if !ok {
+		return "", s.Fail("invalid escape in string")
+	}
+	return out, true
+}
+
+// Unescape decodes the body of a JSON string with escapes that StringEnd
+// accepted (valid UTF-8 and escapes: what it decodes to is valid UTF-8 too,
+// a lone surrogate escape being U+FFFD as in encoding/json). The one-letter
+// escapes of source text and logs (\n, \t, \") are decoded inline; the
+// result is not copied again into a string (it is never written after).
+func Unescape(raw []byte) (string, bool) {
+	out := make([]byte, 0, len(raw))
+	for len(raw) > 0 {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			out = append(out, raw...)
+			break
+		}
+		out = append(out, raw[:k]...)
+		if k+1 < len(raw) {
+			if c := simpleEscape(raw[k+1]); c != 0 {
+				out = append(out, c)
+				raw = raw[k+2:]
+				continue
+			}
+		}
+		r, n := DecodeEscape(raw[k:])
+		if n == 0 {
+			return "", false
+		}
+		out = utf8.AppendRune(out, r)
+		raw = raw[k+n:]
+	}
+	if len(out) == 0 {
+		return "", true
+	}
+	return unsafe.String(&out[0], len(out)), true
+}
+
+// simpleEscape maps the letter of a one-letter escape to its byte (0 for
+// any other letter).
+func simpleEscape(c byte) byte {
+	switch c {
+	case '"', '\\', '/':
+		return c
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
+	case 'r':
+		return '\r'
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	}
+	return 0
+}
+
+// Skip passes over any value.
+func (s *Scanner) Skip() bool {
+	switch s.Peek() {
+	case '"':
+		_, ok := s.Span()
+		return ok
+	case '{':
+		return s.Object(func(key []byte) bool { return s.Skip() })
+	case '[':
+		return s.Array(func() bool { return s.Skip() })
+	case 0:
+		return s.Fail("expected a value")
+	}
+	_, ok := s.literal()
+	return ok
+}
+
+// literal passes over a number, true, false or null and returns it.
+func (s *Scanner) literal() ([]byte, bool) {
+	start := s.I
+	for s.I < len(s.B) {
+		switch s.B[s.I] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			goto done
+		}
+		s.I++
+	}
+done:
+	lit := s.B[start:s.I]
+	if len(lit) == 0 {
+		return nil, s.Fail("expected a value")
+	}
+	switch c := lit[0]; {
+	case c == '-' || (c >= '0' && c <= '9'):
+		if end, ok := NumberEnd(lit, 0); ok && end == len(lit) {
+			return lit, true
+		}
+	case string(lit) == "true" || string(lit) == "false" || string(lit) == "null":
+		return lit, true
+	}
+	s.I = start
+	return nil, s.Fail("invalid literal %.20q", lit)
+}
+
+// Raw returns the bytes of the next value (not copied).
+func (s *Scanner) Raw() ([]byte, bool) {
+	s.ws()
+	start := s.I
+	if !s.Skip() {
+		return nil, false
+	}
+	return s.B[start:s.I], true
+}
+
+// Bool reads true or false; null and any other value read as false.
+func (s *Scanner) Bool() bool {
+	s.ws()
+	v := bytes.HasPrefix(s.B[s.I:], []byte("true"))
+	s.Skip()
+	return v
+}
+
+// StrOrNull reads a string, or null as "" (other values are skipped).
+func (s *Scanner) StrOrNull() string {
+	if s.Peek() == '"' {
+		v, _ := s.Str()
+		return v
+	}
+	s.Skip()
+	return ""
+}
+
+// Int reads an integer; null, a fraction or any other value reads as 0
+// (and ok false for anything but an integer or null).
+func (s *Scanner) Int() (int, bool) {
+	switch s.Peek() {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		lit, ok := s.literal()
+		if !ok {
+			return 0, false
+		}
+		v, err := strconv.Atoi(string(lit))
+		return v, err == nil
+	case 'n':
+		return 0, s.Skip()
+	}
+	s.Skip()
+	return 0, false
+}
+
+// Object calls fn for each member with the raw key; fn must consume the
+// value.
+func (s *Scanner) Object(fn func(key []byte) bool) bool {
+	if s.Peek() != '{' {
+		return s.Fail("expected an object")
+	}
+	s.I++
+	if s.Peek() == '}' {
+		s.I++
+		return true
+	}
+	for {
+		key, ok := s.Span()
+		if !ok {
+			return false
+		}
+		if s.Peek() != ':' {
+			return s.Fail("expected ':'")
+		}
+		s.I++
+		if !fn(key) || s.Err != nil {
+			return false
+		}
+		switch s.Peek() {
+		case ',':
+			s.I++
+		case '}':
+			s.I++
+			return true
+		default:
+			return s.Fail("expected ',' or '}'")
+		}
+	}
+}
+
+// Array calls fn for each element; fn must consume it.
+func (s *Scanner) Array(fn func() bool) bool {
+	if s.Peek() != '[' {
+		return s.Fail("expected an array")
+	}
+	s.I++
+	if s.Peek() == ']' {
+		s.I++
+		return true
+	}
+	for {
+		if !fn() || s.Err != nil {
+			return false
+		}
+		switch s.Peek() {
+		case ',':
+			s.I++
+		case ']':
+			s.I++
+			return true
+		default:
+			return s.Fail("expected ',' or ']'")
+		}
+	}
+}
+
+// End checks that nothing but spaces follows the value.
+func (s *Scanner) End() bool {
+	if s.Peek() != 0 {
+		return s.Fail("unexpected data after the value")
+	}
+	return true
+}

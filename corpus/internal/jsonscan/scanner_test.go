@@ -1,0 +1,36 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Unescape decodes what StringEnd accepts as encoding/json does (a lone
+// surrogate escape is U+FFFD).
+func TestUnescapeMatchesEncodingJSON(t *testing.T) {
+	for _, in := range []string{`a\nb\t\"c\\`, `\u00e9\ud83d\ude00`, `\ud83dx\n`, `\/\b\f\r`, "caf\xc3\xa9\\n"} {
+		got, ok := Unescape([]byte(in))
+		var want string
+		if err := json.Unmarshal([]byte(`"`+in+`"`), &want); err != nil || !ok || got != want {
+			t.Errorf("Unescape(%q) = %q, %v; encoding/json %q (%v)", in, got, ok, want, err)
+		}
+	}
+	if _, ok := Unescape([]byte(`bad\q`)); ok {
+		t.Error(`Unescape accepts \q`)
+	}
+}
+
+func TestScannerInt(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+		ok   bool
+	}{{"123", 123, true}, {"-4", -4, true}, {"null", 0, true}, {"1.5", 0, false}, {`"7"`, 0, false}}
+	for _, tt := range tests {
+		s := &Scanner{B: []byte(tt.in)}
+		v, ok := s.Int()
+		if v != tt.want || ok != tt.ok || !s.End() {
+			t.Errorf("Int(%s) = %d, %v (err %v); want %d, %v", tt.in, v, ok, s.Err, tt.want, tt.ok)
+		}
+	}
+}

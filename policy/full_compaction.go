@@ -1,0 +1,286 @@
+package policy
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// fullCompaction is the stage a preset uses to replace the whole history
+// by a summary near the window: Claude Code's auto-compact (and, with its
+// own rebuild, Codex's). It is not a policy on its own: claude-code and
+// codex build it from their parameters.
+//
+// Trigger: the context the agent measured reaches trigger tokens, read from
+// recorded usage where the log has it (anchoredContext).
+type fullCompaction struct {
+	trigger    int
+	overhead   int
+	summarizer Summarizer
+	// restore: the most recently read files Claude Code re-attaches after a
+	// compaction (POST_COMPACT_MAX_FILES_TO_RESTORE = 5,
+	// POST_COMPACT_MAX_TOKENS_PER_FILE = 5,000, POST_COMPACT_TOKEN_BUDGET =
+	// 50,000; peers.md §3, third-party); 0 files for agents that restore
+	// none.
+	restoreFiles, restoreFileTokens, restoreBudget int
+	// prefix starts the summary message (Claude Code's continuation line,
+	// Codex's SUMMARY_PREFIX).
+	prefix string
+	// strategies are the recorded compaction strategies this stage models
+	// (claude-code "compact", codex "compacted").
+	strategies []string
+	meter      *Meter
+}
+
+// summaryIDPrefix marks a summary message this stage wrote; the number
+// after it counts the stage's compactions so far, so that the context
+// measure can tell in O(1) how many compactions are behind the history.
+const summaryIDPrefix = "calib-summary-"
+
+// compactions is how many full compactions are behind h: the number in
+// its first message's id when the stage rebuilt it, else 0.
+func compactions(h []corpus.Message) int {
+	if len(h) == 0 || !strings.HasPrefix(h[0].ID, summaryIDPrefix) {
+		return 0
+	}
+	num, _, _ := strings.Cut(strings.TrimPrefix(h[0].ID, summaryIDPrefix), ":")
+	n, _ := strconv.Atoi(num)
+	return n
+}
+
+// markCompactions sets the count of compactions behind a rebuilt history
+// in its first message's id ("calib-summary-N", or
+// "calib-summary-N:<id>" on a message kept from the history, a copy).
+func markCompactions(out []corpus.Message, n int) {
+	id := out[0].ID
+	if strings.HasPrefix(id, summaryIDPrefix) {
+		_, id, _ = strings.Cut(id, ":")
+	}
+	out[0].ID = fmt.Sprintf("%s%d", summaryIDPrefix, n)
+	if id != "" {
+		out[0].ID += ":" + id
+	}
+}
+
+// maxAnchorWalk bounds how far back anchoredContext looks for a request
+// the recording and the policy agree on (in assistant messages): beyond
+// it the estimate is used, so a policy that never catches up with the
+// recording still costs O(1) per checkpoint.
+const maxAnchorWalk = 64
+
+// anchoredContext is the context at a checkpoint, as the agent measured it
+// before sending the next request: the recorded usage (usage(m) picks the
+// figure) of the newest request behind which the recording and h have the
+// same number of full compactions; with withTail, plus the meter's tokens
+// of that request's response and of every message after it (Claude Code
+// 1.0.x). Without withTail the previous request's figure alone (Claude
+// Code 2.x, Codex's total_tokens). It returns the estimate (ctxUnits in
+// tokens plus overhead) when no such request is at hand; recorded says
+// which.
+func anchoredContext(h []corpus.Message, s *corpus.Session, m *Meter, ctxUnits int64, overhead int,
+	strategies []string, usage func(*corpus.Usage) int, withTail bool) (tokens int, recorded bool) {
+	own := compactions(h)
+	var tail int64
+	walked := 0
+	for i := len(h) - 1; i >= 0 && walked < maxAnchorWalk; i-- {
+		msg := &h[i]
+		if msg.Role == corpus.RoleAssistant {
+			walked++
+			u := recordedUsage(s, msg)
+			if u != nil && recordedBefore(s, msg.Line, strategies) == own {
+				if !withTail {
+					return usage(u), true
+				}
+				tail += m.Message(msg)
+				return usage(u) + m.Tokens(tail), true
+			}
+			if u == nil && !msg.Synthetic {
+				break // a request without usage: the log has none to anchor on
+			}
+		}
+		tail += m.Message(msg)
+	}
+	return m.Tokens(ctxUnits) + overhead, false
+}
+
+// recordedBefore counts the session's recorded full compactions (of the
+// given strategies) that took effect before the message at line.
+func recordedBefore(s *corpus.Session, line int, strategies []string) int {
+	if s == nil {
+		return 0
+	}
+	// The message's index by its line (lines grow along Session.Messages).
+	msgs := s.Messages
+	at := sort.Search(len(msgs), func(i int) bool { return msgs[i].Line >= line })
+	n := 0
+	for i := range s.Recorded.Compactions {
+		c := &s.Recorded.Compactions[i]
+		if c.AtMessage >= 0 && c.AtMessage <= at && isStrategy(c.Strategy, strategies) {
+			n++
+		}
+	}
+	return n
+}
+
+func isStrategy(s string, in []string) bool {
+	for _, x := range in {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+// summary is the summary text for a compaction at raw message raw:
+// summarizer=recorded takes the recorded full compaction nearest to it
+// (its summary, when the recording kept one), any other summarizer writes
+// its text; used names what was used, for reports.
+func (f *fullCompaction) summary(h []corpus.Message, raw int, s *corpus.Session) (text, used string, err error) {
+	if f.summarizer.kind == "recorded" {
+		if c := nearestCompaction(s, raw, f.strategies); c != nil && c.Summary != "" {
+			return c.Summary, "recorded", nil
+		}
+		return fillText(2000), "recorded (none near this request; used fixed:2000)", nil
+	}
+	return f.summarizer.Summarize(SummaryRequest{Prefix: h, Session: s})
+}
+
+// nearestCompaction is the recorded full compaction whose position is
+// nearest to raw (the earlier one on a tie).
+func nearestCompaction(s *corpus.Session, raw int, strategies []string) *corpus.Compaction {
+	if s == nil {
+		return nil
+	}
+	var best *corpus.Compaction
+	bestD := 0
+	for i := range s.Recorded.Compactions {
+		c := &s.Recorded.Compactions[i]
+		if !isStrategy(c.Strategy, strategies) || c.AtMessage < 0 {
+			continue
+		}
+		d := c.AtMessage - raw
+		if d < 0 {
+			d = -d
+		}
+		if best == nil || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// restored is the files Claude Code re-attaches after a compaction: the
+// newest Read results by distinct file_path, each cut to restoreFileTokens,
+// at most restoreFiles of them and restoreBudget tokens in all, newest
+// first. One synthetic user message holds them (nil when there are none).
+func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
+	if f.restoreFiles <= 0 {
+		return nil
+	}
+	results := map[string]string{}
+	for i := range h {
+		for j := range h[i].Blocks {
+			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolResult && !b.IsError {
+				results[b.ToolCallID] = b.Text
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var blocks []corpus.Block
+	budget := f.restoreBudget
+	for i := len(h) - 1; i >= 0 && len(blocks) < f.restoreFiles; i-- {
+		m := &h[i]
+		if m.Role != corpus.RoleAssistant {
+			continue
+		}
+		for j := len(m.Blocks) - 1; j >= 0 && len(blocks) < f.restoreFiles; j-- {
+			b := &m.Blocks[j]
+			if b.Kind != corpus.KindToolUse || b.ToolName != "Read" {
+				continue
+			}
+			path := argString(b.Args, "file_path")
+			text, ok := results[b.ToolCallID]
+			if path == "" || !ok || seen[path] {
+				continue
+			}
+			seen[path] = true
+			text = cutTokens(text, f.restoreFileTokens)
+			block := corpus.Block{Kind: corpus.KindText, Text: "Called the Read tool with the following input: " + path + "\n" + text}
+			n := int(f.meter.Block(&block))
+			if n > budget {
+				continue
+			}
+			budget -= n
+			blocks = append(blocks, block)
+		}
+	}
+	if len(blocks) == 0 {
+		return nil
+	}
+	return &corpus.Message{ID: "calib-restored", Role: corpus.RoleUser, Synthetic: true, Blocks: blocks, Source: "calib"}
+}
+
+// argString reads a string field of a tool input (raw JSON) without
+// decoding the rest: the path of a Read call.
+func argString(args []byte, key string) string {
+	s := string(args)
+	k := strings.Index(s, `"`+key+`":`)
+	if k < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(s[k+len(key)+3:], " ")
+	if !strings.HasPrefix(rest, `"`) {
+		return ""
+	}
+	v, err := strconv.Unquote(rest[:strings.IndexByte(rest[1:], '"')+2])
+	if err != nil {
+		return ""
+	}
+	return v
+}
+
+// cutTokens cuts text to about n chars4 tokens (4n characters), on a rune
+// boundary.
+func cutTokens(text string, n int) string {
+	limit := 4 * n
+	if utf8.RuneCountInString(text) <= limit {
+		return text
+	}
+	k := 0
+	for i := range text {
+		if k == limit {
+			return text[:i]
+		}
+		k++
+	}
+	return text
+}
+
+// compact replaces h by the summary, the restored files and keep (the
+// messages that survive after them). raw is the checkpoint's raw index.
+func (f *fullCompaction) compact(h, keep []corpus.Message, raw int, s *corpus.Session) ([]corpus.Message, string, error) {
+	text, used, err := f.summary(h, raw, s)
+	if err != nil {
+		return nil, used, err
+	}
+	if f.prefix != "" && !strings.HasPrefix(text, f.prefix) {
+		text = f.prefix + text
+	}
+	out := []corpus.Message{summaryMessage(text)}
+	if r := f.restored(h); r != nil {
+		out = append(out, *r)
+	}
+	out = append(out, keep...)
+	markCompactions(out, compactions(h)+1)
+	return out, used, nil
+}
+
+// summaryMessage is the user message that carries a summary.
+func summaryMessage(text string) corpus.Message {
+	return corpus.Message{ID: summaryIDPrefix, Role: corpus.RoleUser, Synthetic: true, Summary: true, Source: "calib",
+		Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}}
+}
