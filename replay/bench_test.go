@@ -87,3 +87,34 @@ func BenchmarkReplayVsLoad(b *testing.B) {
 	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")
 	b.ReportMetric(float64(rep)/float64(loadTime), "replay/load")
 }
+
+// BenchmarkReplayEveryRequest replays swe-agent, which compacts at nearly
+// every request, over sessions of 1k, 4k and 16k messages: the invariant
+// checks run after every compaction, so they must cost what the compaction
+// changed, not the whole history, for ns/msg to stay flat.
+//
+//	go test ./replay -run '^$' -bench BenchmarkReplayEveryRequest -benchtime 3x -count 3
+func BenchmarkReplayEveryRequest(b *testing.B) {
+	for _, n := range []int{1_000, 4_000, 16_000} {
+		s := benchSession(b, n)
+		p, err := policy.New("swe-agent", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			var events, violations int
+			for b.Loop() {
+				t, err := Run(context.Background(), s, p, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				events, violations = len(t.Events), len(t.Violations)
+			}
+			if violations > 0 {
+				b.Fatalf("%d invariant violations", violations)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
+			b.ReportMetric(float64(events), "compactions")
+		})
+	}
+}

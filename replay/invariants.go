@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
@@ -17,95 +18,142 @@ const (
 	RuleShrink     = "grew-the-history" // a non-rotation compaction must not make the context bigger
 )
 
-// checker verifies compaction outcomes. Its maps are reused from one
-// compaction to the next: a replay checks hundreds of compactions, and a
-// sweep thousands of replays.
+// checker verifies compaction outcomes. Some policies compact at nearly
+// every request (swe-agent, clear-tool-results at trigger_at=1), so a check
+// must cost what the compaction changed, not the working history, or the
+// replay turns quadratic. The checker therefore keeps, for the working
+// history, what the invariants need to know about it: tool_use and
+// tool_result counts per call id and where each id first occurs, the ids of
+// empty messages, the positions of real turns, and each message's measure.
+// It catches up on the messages appended since the last check, and after a
+// check replaces the state of the changed suffix with the outcome's.
+//
+// Messages before the first changed index (firstChanged) are the same
+// messages, shared, in the input and in the outcome, so the checks only
+// walk the suffixes in[fc:] and out[fc:]; what they need to know about the
+// prefix comes from the state. The one walk that may reach further is the
+// current-turn comparison when the outcome's length differs from the
+// input's (the turn's messages then sit at other indexes); it stops at the
+// first mismatch, so it goes far only while messages keep matching.
 type checker struct {
-	before, after map[string]pair
-	emptyBefore   map[string]bool
+	// known is how many messages of the working history the state covers,
+	// and last the last of them: the walker only appends between
+	// compactions, so at a check in[known:] are the new messages. A
+	// history that is not such a continuation rebuilds the state.
+	known int
+	last  corpus.Message
+
+	pairs  map[string]pair // tool_use and tool_result counts per call id
+	first  map[string]pos  // where each call id first occurs
+	empty  map[string]int  // ids of messages without blocks, counted
+	turns  []int           // indexes of real turns, ascending
+	units  []int64         // p.Measure of each message
+	counts []int64
+	sumU   int64 // sums of units and counts
+	sumC   int64
+
+	before map[string]pair // scratch: counts before the compaction of the ids it touched
+	broken []brokenPair    // scratch
+}
+
+// pos is a block's place in the history; call ids are reported in this
+// order (history order, not map order: the report must be deterministic).
+type pos struct{ msg, block int }
+
+func (a pos) less(b pos) bool { return a.msg < b.msg || (a.msg == b.msg && a.block < b.block) }
+
+type brokenPair struct {
+	at            pos
+	id            string
+	before, after pair
 }
 
 func newChecker() *checker {
-	return &checker{before: map[string]pair{}, after: map[string]pair{}, emptyBefore: map[string]bool{}}
+	return &checker{pairs: map[string]pair{}, first: map[string]pos{}, empty: map[string]int{}, before: map[string]pair{}}
 }
 
-// check verifies one compaction outcome against the history it was given.
-// Pairing is judged relative to the input: a session whose pairs were
-// already broken is not the policy's fault, but any pair the policy breaks
-// (or duplicates) is.
-func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome, req int, ev *Event) []Violation {
+// check verifies one compaction outcome against the history it was given
+// (the working history, a continuation of the last outcome checked). fc is
+// firstChanged(in, out.History). Pairing is judged relative to the input:
+// a session whose pairs were already broken is not the policy's fault, but
+// any pair the policy breaks (or duplicates) is.
+func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome, fc, req int, ev *Event) []Violation {
 	var vs []Violation
 	add := func(rule, format string, a ...any) {
 		vs = append(vs, Violation{Request: req, Rule: rule, Detail: fmt.Sprintf(format, a...)})
 	}
 	h := out.History
+	c.catchUp(p, in)
 
-	before, after := pairCounts(c.before, in), pairCounts(c.after, h)
-	// In history order, not map order: the report must be deterministic.
-	for i := range h {
-		for j := range h[i].Blocks {
-			b := &h[i].Blocks[j]
-			if b.Kind != corpus.KindToolUse && b.Kind != corpus.KindToolResult {
-				continue
-			}
-			id := b.ToolCallID
-			a, ok := after[id]
-			if !ok || a.uses == a.results {
-				continue
-			}
-			delete(after, id) // report each id once
-			if b := before[id]; b != a {
-				add(RulePairing, "tool call %q has %d tool_use and %d tool_result after compaction (before: %d and %d)", id, a.uses, a.results, b.uses, b.results)
-			}
-		}
-	}
-
-	emptyBefore := c.emptyBefore
-	clear(emptyBefore)
-	for i := range in {
-		if len(in[i].Blocks) == 0 {
-			emptyBefore[in[i].ID] = true
-		}
-	}
-	for i := range h {
-		if len(h[i].Blocks) == 0 && !emptyBefore[h[i].ID] {
-			add(RuleEmpty, "message %d (%s, id %q) has no content after compaction", i, h[i].Role, h[i].ID)
-		}
-	}
-
-	if out.Strategy != policy.Rotated {
-		cur := currentTurn(in)
-		n := len(in) - cur
-		if len(h) < n {
-			add(RuleCurrent, "the current turn had %d messages and only %d remain in the history", n, len(h))
-		} else {
-			tail := h[len(h)-n:]
-			for i := range n {
-				cut, ok := sameExceptResults(&in[cur+i], &tail[i])
-				if !ok {
-					add(RuleCurrent, "message %d of the current turn (id %q) was changed beyond its tool results", i, in[cur+i].ID)
-					break
+	// The counts before the compaction of every call id the suffixes
+	// touch: no other id's counts can change.
+	before := c.before
+	clear(before)
+	for _, s := range [][]corpus.Message{in[fc:], h[fc:]} {
+		for i := range s {
+			for j := range s[i].Blocks {
+				if b := &s[i].Blocks[j]; b.Kind == corpus.KindToolUse || b.Kind == corpus.KindToolResult {
+					before[b.ToolCallID] = c.pairs[b.ToolCallID]
 				}
-				ev.CurrentTurnResultsCut += cut
 			}
-		}
-		if out.AfterTokens > out.BeforeTokens {
-			add(RuleShrink, "compaction went from %d to %d tokens", out.BeforeTokens, out.AfterTokens)
 		}
 	}
 
-	if !changed(in, h) {
+	// Emptiness and the current turn are judged against the input's state,
+	// so they run before the state moves to the outcome.
+	var empties []int
+	for i := fc; i < len(h); i++ {
+		if len(h[i].Blocks) == 0 && c.empty[h[i].ID] == 0 {
+			empties = append(empties, i)
+		}
+	}
+	var current []Violation
+	if out.Strategy != policy.Rotated {
+		current, ev.CurrentTurnResultsCut = c.currentTurn(in, h, fc, req)
+	}
+	claimed := len(in) == len(h) && !changed(in[fc:], h[fc:])
+	c.drop(in, fc)
+	for i := fc; i < len(h); i++ {
+		c.push(p, h, i)
+	}
+	c.known = len(h)
+	if len(h) > 0 {
+		c.last = h[len(h)-1]
+	}
+
+	// A call id is in the outcome when its counts there are not both
+	// zero; it is reported at its first block there.
+	broken := c.broken[:0]
+	for id, b := range before {
+		a := c.pairs[id]
+		if a == (pair{}) || a.uses == a.results || a == b {
+			continue
+		}
+		broken = append(broken, brokenPair{at: c.first[id], id: id, before: b, after: a})
+	}
+	slices.SortFunc(broken, func(x, y brokenPair) int {
+		if x.at.less(y.at) {
+			return -1
+		}
+		return 1
+	})
+	for _, x := range broken {
+		add(RulePairing, "tool call %q has %d tool_use and %d tool_result after compaction (before: %d and %d)", x.id, x.after.uses, x.after.results, x.before.uses, x.before.results)
+	}
+	c.broken = broken
+
+	for _, i := range empties {
+		add(RuleEmpty, "message %d (%s, id %q) has no content after compaction", i, h[i].Role, h[i].ID)
+	}
+	vs = append(vs, current...)
+	if out.Strategy != policy.Rotated && out.AfterTokens > out.BeforeTokens {
+		add(RuleShrink, "compaction went from %d to %d tokens", out.BeforeTokens, out.AfterTokens)
+	}
+	if claimed {
 		add(RuleClaimed, "strategy %q reported but the history is unchanged", out.Strategy)
 	}
-
-	var units, count int64
-	for i := range h {
-		u, c := p.Measure(&h[i])
-		units += u
-		count += c
-	}
-	if units != out.Units || count != out.Count {
-		add(RuleAccounting, "outcome reports sums of %d and %d, a fresh measure gives %d and %d", out.Units, out.Count, units, count)
+	if c.sumU != out.Units || c.sumC != out.Count {
+		add(RuleAccounting, "outcome reports sums of %d and %d, a fresh measure gives %d and %d", out.Units, out.Count, c.sumU, c.sumC)
 	}
 	return vs
 }
@@ -121,37 +169,132 @@ func checkUnchanged(in []corpus.Message, out policy.Outcome, req int) *Violation
 
 type pair struct{ uses, results int }
 
-// pairCounts counts tool_use and tool_result blocks per call id into m
-// (cleared first).
-func pairCounts(m map[string]pair, h []corpus.Message) map[string]pair {
-	clear(m)
-	for i := range h {
-		for j := range h[i].Blocks {
-			b := &h[i].Blocks[j]
-			switch b.Kind {
-			case corpus.KindToolUse:
-				p := m[b.ToolCallID]
-				p.uses++
-				m[b.ToolCallID] = p
-			case corpus.KindToolResult:
-				p := m[b.ToolCallID]
-				p.results++
-				m[b.ToolCallID] = p
+// catchUp brings the state to in: the messages appended since the last
+// check are added; a history that does not continue the last one checked
+// (a test's, or a new walk's) rebuilds it.
+func (c *checker) catchUp(p policy.Policy, in []corpus.Message) {
+	if len(in) < c.known || (c.known > 0 && !sameMessage(&in[c.known-1], &c.last)) {
+		c.drop(in, 0)
+	}
+	for i := c.known; i < len(in); i++ {
+		c.push(p, in, i)
+	}
+	c.known = len(in)
+	if len(in) > 0 {
+		c.last = in[len(in)-1]
+	}
+}
+
+// drop removes from the state the messages from index fc on of h, the
+// history it covers.
+func (c *checker) drop(h []corpus.Message, fc int) {
+	if fc == 0 {
+		clear(c.pairs)
+		clear(c.first)
+		clear(c.empty)
+		c.turns, c.units, c.counts = c.turns[:0], c.units[:0], c.counts[:0]
+		c.sumU, c.sumC = 0, 0
+		return
+	}
+	for i := fc; i < min(len(h), c.known); i++ {
+		m := &h[i]
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			if b.Kind != corpus.KindToolUse && b.Kind != corpus.KindToolResult {
+				continue
+			}
+			id := b.ToolCallID
+			pc := c.pairs[id]
+			if b.Kind == corpus.KindToolUse {
+				pc.uses--
+			} else {
+				pc.results--
+			}
+			if pc == (pair{}) {
+				delete(c.pairs, id)
+			} else {
+				c.pairs[id] = pc
+			}
+			if c.first[id].msg >= fc {
+				delete(c.first, id)
+			}
+		}
+		if len(m.Blocks) == 0 {
+			if c.empty[m.ID]--; c.empty[m.ID] == 0 {
+				delete(c.empty, m.ID)
 			}
 		}
 	}
-	return m
+	for len(c.turns) > 0 && c.turns[len(c.turns)-1] >= fc {
+		c.turns = c.turns[:len(c.turns)-1]
+	}
+	for i := fc; i < len(c.units); i++ {
+		c.sumU -= c.units[i]
+		c.sumC -= c.counts[i]
+	}
+	c.units, c.counts = c.units[:fc], c.counts[:fc]
 }
 
-// currentTurn is the index of the last real user message (the start of the
-// turn in progress), or 0.
-func currentTurn(h []corpus.Message) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].RealTurn() {
-			return i
+// push adds message i of h, the history whose first i messages the state
+// covers.
+func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
+	m := &h[i]
+	for j := range m.Blocks {
+		b := &m.Blocks[j]
+		if b.Kind != corpus.KindToolUse && b.Kind != corpus.KindToolResult {
+			continue
+		}
+		id := b.ToolCallID
+		pc := c.pairs[id]
+		if b.Kind == corpus.KindToolUse {
+			pc.uses++
+		} else {
+			pc.results++
+		}
+		c.pairs[id] = pc
+		if _, ok := c.first[id]; !ok {
+			c.first[id] = pos{i, j}
 		}
 	}
-	return 0
+	if len(m.Blocks) == 0 {
+		c.empty[m.ID]++
+	}
+	if m.RealTurn() {
+		c.turns = append(c.turns, i)
+	}
+	u, n := p.Measure(m)
+	c.units, c.counts = append(c.units, u), append(c.counts, n)
+	c.sumU += u
+	c.sumC += n
+}
+
+// currentTurn checks that the turn in progress of in (from its last real
+// user message, or the whole history without one) keeps its messages at
+// the end of h and changes only their tool results, whose changes it
+// counts. When h has in's length its messages sit at in's indexes, and
+// those before fc are in's own, so the comparison starts at fc.
+func (c *checker) currentTurn(in, h []corpus.Message, fc, req int) (vs []Violation, cut int) {
+	cur := 0
+	if len(c.turns) > 0 {
+		cur = c.turns[len(c.turns)-1]
+	}
+	n := len(in) - cur
+	if len(h) < n {
+		return []Violation{{Request: req, Rule: RuleCurrent, Detail: fmt.Sprintf("the current turn had %d messages and only %d remain in the history", n, len(h))}}, 0
+	}
+	tail := h[len(h)-n:]
+	i := 0
+	if len(h) == len(in) {
+		i = max(0, fc-cur)
+	}
+	for ; i < n; i++ {
+		k, ok := sameExceptResults(&in[cur+i], &tail[i])
+		if !ok {
+			return []Violation{{Request: req, Rule: RuleCurrent, Detail: fmt.Sprintf("message %d of the current turn (id %q) was changed beyond its tool results", i, in[cur+i].ID)}}, cut
+		}
+		cut += k
+	}
+	return nil, cut
 }
 
 // sameExceptResults compares two messages block by block; tool_result text

@@ -79,7 +79,8 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,
 					HistoryBefore: len(w.h), HistoryAfter: len(out.History)}
-				t.Violations = append(t.Violations, r.chk.check(p, w.h, out, at.Request, &ev)...)
+				fc := firstChanged(w.h, out.History)
+				t.Violations = append(t.Violations, r.chk.check(p, w.h, out, fc, at.Request, &ev)...)
 				ev.Outcome = out
 				ev.Outcome.History = nil
 				if d := out.Digest; d != nil {
@@ -94,7 +95,7 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 				}
 				req.Event = ev.Index
 				t.Events = append(t.Events, ev)
-				w.adopt(out)
+				w.adopt(out, fc)
 			} else if v := checkUnchanged(w.h, out, at.Request); v != nil {
 				t.Violations = append(t.Violations, *v)
 			}

@@ -70,9 +70,10 @@ func (w *walker) at() policy.Checkpoint {
 		Units: w.units, Count: w.count, Session: w.s}
 }
 
-// adopt makes a compaction's outcome the working history.
-func (w *walker) adopt(out policy.Outcome) {
-	w.dirty = min(w.dirty, firstChanged(w.h, out.History))
+// adopt makes a compaction's outcome the working history; fc is
+// firstChanged(w.h, out.History), which the invariant checks use too.
+func (w *walker) adopt(out policy.Outcome, fc int) {
+	w.dirty = min(w.dirty, fc)
 	w.h = out.History
 	w.units, w.count = out.Units, out.Count
 }
@@ -149,12 +150,21 @@ func (w *walker) clear(ids []string, stub string) {
 func firstChanged(in, out []corpus.Message) int {
 	n := min(len(in), len(out))
 	for i := range n {
-		a, b := in[i].Blocks, out[i].Blocks
-		if in[i].ID != out[i].ID || len(a) != len(b) || (len(a) > 0 && &a[0] != &b[0]) {
+		if !sameMessage(&in[i], &out[i]) {
 			return i
 		}
 	}
 	return n
+}
+
+// sameMessage reports whether b is a, unchanged: the same fields and the
+// same block slice. The invariant checks skip such messages, so every
+// field they or a policy's Measure read is compared.
+func sameMessage(a, b *corpus.Message) bool {
+	x, y := a.Blocks, b.Blocks
+	return a.ID == b.ID && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0]) &&
+		a.Role == b.Role && a.Synthetic == b.Synthetic && a.Summary == b.Summary &&
+		a.Sidechain == b.Sidechain && a.Source == b.Source && a.Line == b.Line && a.Time.Equal(b.Time)
 }
 
 // hasMainThread reports whether any message of s is on the main thread.

@@ -1,0 +1,211 @@
+package replay
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// The incremental checker agrees with the whole-history reference on
+// random walks: messages are appended between compactions, and each
+// compaction makes random edits (drops, empties, duplicates, rewritten
+// results, changed roles or call ids, nothing at all) at random places,
+// early ones included, and reports right or wrong sums and sizes. Every
+// rule must fire somewhere, so the agreement is not the empty one.
+func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
+	p := &stubPolicy{}
+	fired := map[string]int{}
+	for seed := range uint64(40) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		c := newChecker()
+		var h []corpus.Message
+		next := 0
+		for req := range 60 {
+			for range 1 + r.IntN(6) {
+				h = append(h, randomMessage(r, &next))
+			}
+			out := randomCompaction(r, p, h)
+			fc := firstChanged(h, out.History)
+			var got, want Event
+			gv := c.check(p, h, out, fc, req, &got)
+			wv := refCheck(p, h, out, req, &want)
+			if !reflect.DeepEqual(gv, wv) || got.CurrentTurnResultsCut != want.CurrentTurnResultsCut {
+				t.Fatalf("seed %d request %d (first changed %d of %d): got %+v (cut %d), want %+v (cut %d)",
+					seed, req, fc, len(h), gv, got.CurrentTurnResultsCut, wv, want.CurrentTurnResultsCut)
+			}
+			for _, v := range wv {
+				fired[v.Rule]++
+			}
+			h = out.History
+		}
+	}
+	for _, rule := range []string{RulePairing, RuleEmpty, RuleCurrent, RuleClaimed, RuleAccounting, RuleShrink} {
+		if fired[rule] == 0 {
+			t.Errorf("no %s violation in the random walks: the test does not exercise it", rule)
+		}
+	}
+}
+
+// randomMessage is a user turn, a synthetic user message, an assistant
+// message with zero to two tool calls, a tool result for a recent or
+// unknown call, or an empty message.
+func randomMessage(r *rand.Rand, next *int) corpus.Message {
+	*next++
+	m := corpus.Message{ID: fmt.Sprintf("m%d", *next)}
+	switch r.IntN(6) {
+	case 0:
+		m.Role, m.Blocks = corpus.RoleUser, text("go")
+	case 1:
+		m.Role, m.Synthetic, m.Blocks = corpus.RoleUser, true, text("continue")
+	case 2:
+		m.Role = corpus.RoleAssistant
+		m.Blocks = text("thinking aloud")
+		for range r.IntN(3) {
+			m.Blocks = append(m.Blocks, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: fmt.Sprintf("c%d", *next-r.IntN(2)), Args: []byte(`{}`)})
+		}
+	case 3, 4:
+		m.Role = corpus.RoleTool
+		m.Blocks = []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: fmt.Sprintf("c%d", *next-1-r.IntN(4)), Text: strings.Repeat("x", 1+r.IntN(50))}}
+	default:
+		m.Role = corpus.RoleAssistant
+	}
+	return m
+}
+
+// randomCompaction edits a copy of h (never h's messages or blocks) and
+// reports an outcome whose sums and sizes are mostly right.
+func randomCompaction(r *rand.Rand, p *stubPolicy, h []corpus.Message) policy.Outcome {
+	out := slices.Clone(h)
+	// Early and late places alike: a third of the edits fall in the
+	// first messages, behind a long unchanged suffix.
+	at := func() int {
+		if r.IntN(3) == 0 {
+			return r.IntN(min(len(out), 3))
+		}
+		return r.IntN(len(out))
+	}
+	for range r.IntN(3) {
+		if len(out) == 0 {
+			break
+		}
+		k := at()
+		switch r.IntN(8) {
+		case 0:
+			out = slices.Delete(out, k, k+1)
+		case 1:
+			out = slices.Delete(out, k, min(len(out), k+1+r.IntN(4)))
+		case 2:
+			out[k].Blocks = nil
+		case 3:
+			out = slices.Insert(out, k, out[k])
+		case 4:
+			out[k].Role = corpus.RoleAssistant
+		case 5, 6:
+			b := slices.Clone(out[k].Blocks)
+			for j := range b {
+				if b[j].Kind == corpus.KindToolResult {
+					b[j].Text = "[cleared]"
+				} else if r.IntN(4) == 0 && b[j].Kind == corpus.KindToolUse {
+					b[j].ToolCallID += "'"
+				}
+			}
+			out[k].Blocks = b
+		default: // nothing: a claimed change
+		}
+	}
+	o := policy.Outcome{History: out, Strategy: policy.Truncated}
+	if r.IntN(10) == 0 {
+		o.Strategy = policy.Rotated
+	}
+	for i := range out {
+		u, n := p.Measure(&out[i])
+		o.Units += u
+		o.Count += n
+	}
+	if r.IntN(10) == 0 {
+		o.Units++
+	}
+	o.BeforeTokens, o.AfterTokens = 100, 100-r.IntN(20)
+	if r.IntN(10) == 0 {
+		o.AfterTokens = 101
+	}
+	return o
+}
+
+// everyRequest compacts at every request of a long session, rewriting the
+// newest tool result ("x" and "y" in turn, never longer than before): a
+// late edit, behind a long unchanged prefix (the first request, whose
+// history holds only "go", is left alone). At request bad it also
+// applies edit.
+func everyRequest(bad int, edit func(h []corpus.Message) []corpus.Message) *stubPolicy {
+	p := &stubPolicy{limit: 2}
+	p.compact = func(h []corpus.Message) []corpus.Message {
+		out := slices.Clone(h)
+		for i := len(out) - 1; i >= 0; i-- {
+			if out[i].Role == corpus.RoleTool {
+				b := slices.Clone(out[i].Blocks)
+				b[0].Text = map[bool]string{true: "y", false: "x"}[b[0].Text == "x"]
+				out[i].Blocks = b
+				break
+			}
+		}
+		if p.calls-1 == bad { // calls counts requests, this one included
+			out = edit(out)
+		}
+		return out
+	}
+	return p
+}
+
+// A pair broken in the changed suffix, near the end of a long history, is
+// found at its request and nowhere else.
+func TestCheckerFindsAViolationInTheChangedSuffix(t *testing.T) {
+	const bad = 150
+	p := everyRequest(bad, func(h []corpus.Message) []corpus.Message {
+		last := len(h) - 1
+		for h[last].Role != corpus.RoleTool {
+			last--
+		}
+		return slices.Delete(h, last, last+1)
+	})
+	tr, err := Run(context.Background(), session(100, 10), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Violation{{Request: bad, Rule: RulePairing, Detail: `tool call "c74" has 1 tool_use and 0 tool_result after compaction (before: 1 and 1)`}}
+	if !reflect.DeepEqual(tr.Violations, want) {
+		t.Fatalf("violations = %+v, want %+v", tr.Violations, want)
+	}
+}
+
+// A compaction that edits the first messages (first changed 0 or 1, the
+// rest of a long history unchanged) is checked over the whole history: an
+// emptied first message, a result dropped in the middle, and the current
+// turn (u75, just appended) rewritten are all found, in the checks' order.
+func TestCheckerChecksAnEarlyEditFully(t *testing.T) {
+	const bad = 150
+	p := everyRequest(bad, func(h []corpus.Message) []corpus.Message {
+		h[0].Blocks = nil
+		h[len(h)-1].Blocks = text("gone")
+		return slices.Delete(h, 202, 203) // t50, the result of c50
+	})
+	tr, err := Run(context.Background(), session(100, 10), p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Violation{
+		{Request: bad, Rule: RulePairing, Detail: `tool call "c50" has 1 tool_use and 0 tool_result after compaction (before: 1 and 1)`},
+		{Request: bad, Rule: RuleEmpty, Detail: `message 0 (user, id "u0") has no content after compaction`},
+		{Request: bad, Rule: RuleCurrent, Detail: `message 0 of the current turn (id "u75") was changed beyond its tool results`},
+	}
+	if !reflect.DeepEqual(tr.Violations, want) {
+		t.Fatalf("violations = %+v, want %+v", tr.Violations, want)
+	}
+}
