@@ -54,6 +54,13 @@ type checker struct {
 
 	before map[string]pair // scratch: counts before the compaction of the ids it touched
 	broken []brokenPair    // scratch
+	kept   []keptMeasure   // scratch
+}
+
+// keptMeasure is the measure of message i, unchanged by a compaction.
+type keptMeasure struct {
+	i            int
+	units, count int64
 }
 
 // pos is a block's place in the history; call ids are reported in this
@@ -112,9 +119,23 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 		current, ev.CurrentTurnResultsCut = c.currentTurn(in, h, fc, req)
 	}
 	claimed := len(in) == len(h) && !changed(in[fc:], h[fc:])
+	// A message of the suffix that is in's own at the same index keeps
+	// its measure (a policy that edits one message keeps the rest).
+	kept := c.kept[:0]
+	for i := fc; i < min(len(in), len(h)); i++ {
+		if sameMessage(&in[i], &h[i]) {
+			kept = append(kept, keptMeasure{i, c.units[i], c.counts[i]})
+		}
+	}
+	c.kept = kept
 	c.drop(in, fc)
 	for i := fc; i < len(h); i++ {
-		c.push(p, h, i)
+		if len(kept) > 0 && kept[0].i == i {
+			c.pushMeasured(h, i, kept[0].units, kept[0].count)
+			kept = kept[1:]
+		} else {
+			c.push(p, h, i)
+		}
 	}
 	c.known = len(h)
 	if len(h) > 0 {
@@ -238,6 +259,12 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 // push adds message i of h, the history whose first i messages the state
 // covers.
 func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
+	u, n := p.Measure(&h[i])
+	c.pushMeasured(h, i, u, n)
+}
+
+// pushMeasured is push with the message's measure known.
+func (c *checker) pushMeasured(h []corpus.Message, i int, u, n int64) {
 	m := &h[i]
 	for j := range m.Blocks {
 		b := &m.Blocks[j]
@@ -262,7 +289,6 @@ func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
 	if m.RealTurn() {
 		c.turns = append(c.turns, i)
 	}
-	u, n := p.Measure(m)
 	c.units, c.counts = append(c.units, u), append(c.counts, n)
 	c.sumU += u
 	c.sumC += n
