@@ -31,10 +31,14 @@ const (
 // Messages before the first changed index (firstChanged) are the same
 // messages, shared, in the input and in the outcome, so the checks only
 // walk the suffixes in[fc:] and out[fc:]; what they need to know about the
-// prefix comes from the state. The one walk that may reach further is the
-// current-turn comparison when the outcome's length differs from the
-// input's (the turn's messages then sit at other indexes); it stops at the
-// first mismatch, so it goes far only while messages keep matching.
+// prefix comes from the state. A message's measure is taken once, when it
+// enters the working history: Measure depends on the message alone (the
+// walker's running sums rely on the same). The one walk that may start
+// before fc is the current-turn comparison when the outcome's length
+// differs from the input's and the first change is inside the turn: it
+// then pairs each of the turn's shared messages with the one d places
+// away, and stops at the first mismatch (at once, unless neighbouring
+// messages are equal).
 type checker struct {
 	// known is how many messages of the working history the state covers,
 	// and last the last of them: the walker only appends between
