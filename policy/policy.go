@@ -60,6 +60,11 @@ type Checkpoint struct {
 	// replay never sets it; agreement with a recording does, because there
 	// the agent is known to have acted (replay.Agree).
 	Force bool
+	// Next is the index in Session.Messages of the message about to be
+	// appended (the checkpoint sits right before it), for policies that
+	// replay what the agent recorded at positions of the session
+	// (recorded); -1 when unknown.
+	Next int
 }
 
 // Strategy is what a compaction did to the history.
