@@ -106,8 +106,11 @@ type Outcome struct {
 	Count int64
 	// Digest is set by rotation policies.
 	Digest *Digest
-	// Summarizer names the summarizer used, when a summary was written.
-	Summarizer string
+	// Summarizer names the summarizer used, when a summary was written,
+	// and SummaryTokens is that summary's size in the policy's meter (the
+	// output of a summarizer call, which the cost layer prices).
+	Summarizer    string
+	SummaryTokens int
 }
 
 // StageReport is what one stage of a compaction did.

@@ -123,7 +123,14 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	o.History, o.Strategy, o.Units = out, strategy, units
 	o.AfterTokens = p.meter.Tokens(units) + p.overhead
 	o.Removed = max(0, len(h)-len(out))
-	o.Summarizer = "recorded"
+	if strategy == Summarized {
+		o.Summarizer = "recorded"
+		for i := range out {
+			if out[i].Summary {
+				o.SummaryTokens += p.meter.Tokens(p.meter.Message(&out[i]))
+			}
+		}
+	}
 	return o
 }
 
