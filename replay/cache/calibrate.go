@@ -34,6 +34,10 @@ type Calibration struct {
 	// Recorded is false when the session has no usage: the policy's own
 	// overhead and meter apply, and the report says so.
 	Recorded bool `json:"from_recorded_usage"`
+	// HiddenEvents and HiddenTokens count the content the log does not
+	// hold that later requests carried (Cost's hidden-content rule).
+	HiddenEvents int `json:"hidden_events"`
+	HiddenTokens int `json:"hidden_tokens"`
 }
 
 // Constants of the scale estimator, each from the real logs: steady

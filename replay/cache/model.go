@@ -110,6 +110,10 @@ type Model struct {
 	s       Session
 	entries map[streamKey]*entry
 	started bool
+	// last is the entry of the previous request: almost every request
+	// continues the same stream and model, so the map is rarely hashed.
+	lastKey streamKey
+	last    *entry
 }
 
 // New starts a session's cache.
@@ -133,7 +137,10 @@ func (m *Model) Step(r Request) Step {
 		return m.finish(Step{Tokens: Tokens{Uncached: P, Output: r.Output}, Reason: ReasonNoCache})
 	}
 	key := streamKey{r.Stream, r.Model}
-	e := m.entries[key]
+	e := m.last
+	if e == nil || key != m.lastKey {
+		e = m.entries[key]
+	}
 	var read int
 	var why Reason
 	switch {
@@ -192,6 +199,7 @@ func (m *Model) Step(r Request) Step {
 	} else if why != ReasonFirst {
 		st.Break = read < e.cached
 	}
+	m.last, m.lastKey = e, key
 	e.cached = cached
 	e.last = r.Done
 	if e.last.IsZero() {

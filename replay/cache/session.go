@@ -92,7 +92,7 @@ type SessionCost struct {
 // Cost prices a replayed session's requests through the cache model. It
 // is linear in the session.
 func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
-	sc := &SessionCost{Session: s.ID, Params: o.Params}
+	sc := &SessionCost{Session: s.ID, Params: o.Params, Requests: make([]RequestCost, 0, len(reqs)+8)}
 	usage := make(map[int]*corpus.Usage, len(s.Recorded.Usage))
 	for i := range s.Recorded.Usage {
 		if u := &s.Recorded.Usage[i]; u.AtMessage >= 0 && u.Requests == 1 {
@@ -170,7 +170,6 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		pp = &price
 	}
 
-	c4, _ := policy.NewMeter(policy.MeterChars4, policy.MeterOptions{ImageTokens: 1600, DocumentTokens: 5000})
 	scale := func(n int) int { return int(math.Round(cal.Scale * float64(n))) }
 	thinkingSeen, stopHookSeen := false, false
 	prevP, prevNext := 0, -1
@@ -205,6 +204,8 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 				if ex := rec - P; ex > hiddenMin && ex > scale(r.Tokens-prevTokens) {
 					hidden += ex
 					P = rec
+					sc.Calibration.HiddenEvents++
+					sc.Calibration.HiddenTokens += ex
 				}
 			}
 		}
@@ -241,7 +242,10 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			req.Tail = tailTokens(s, prevNext, r.Next, u.Breakpoint, P-prevP)
 		}
 		if resp != nil {
-			req.Output = scale(int(c4.Message(resp)))
+			// Output in provider tokens: bytes/4 of the response, scaled
+			// (recorded output_tokens is not final in 2.1.9+; bytes, not
+			// UTF-16 units, keep this O(blocks)).
+			req.Output = scale(messageBytes(resp) / 4)
 		}
 		if req.Cause&Summary != 0 && r.Before > 0 {
 			// The summarizer call: the history as it stood plus the
@@ -287,6 +291,15 @@ func (sc *SessionCost) add(rc RequestCost, p *Price) {
 	sc.Totals.Add(rc.Step, p)
 }
 
+func messageBytes(m *corpus.Message) int {
+	n := 0
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		n += len(b.Text) + len(b.Args) + len(b.Payload)
+	}
+	return n
+}
+
 func hasThinking(m *corpus.Message) bool {
 	for i := range m.Blocks {
 		if k := m.Blocks[i].Kind; k == corpus.KindThinking || k == corpus.KindRedactedThinking {
@@ -326,10 +339,7 @@ func tailTokens(s *corpus.Session, prevNext, next int, bp string, dP int) int {
 	}
 	all := 0
 	for i := max(prevNext, 0); i < next; i++ {
-		for j := range s.Messages[i].Blocks {
-			b := &s.Messages[i].Blocks[j]
-			all += len(b.Text) + len(b.Args) + len(b.Payload)
-		}
+		all += messageBytes(&s.Messages[i])
 	}
 	if all == 0 {
 		return 0
