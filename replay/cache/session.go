@@ -210,7 +210,11 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			}
 		}
 		prevTokens = r.Tokens
-		req := Request{Model: model, Prompt: P}
+		// Kept (BreakPrefix only): an append-only request keeps the whole
+		// previous prompt; after a rewrite only the overhead is known to
+		// be unchanged (the trace does not hold per-message sizes), which
+		// is exact for a summary and low for a late clear.
+		req := Request{Model: model, Prompt: P, Kept: prevP}
 		if u != nil {
 			req.Send, req.Done = u.Sent, u.Done
 			if o.Model == "" && u.Model != "" {
@@ -225,8 +229,10 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		switch r.Strategy {
 		case policy.Truncated, policy.Dropped:
 			req.Cause |= Rewrite
+			req.Kept = cal.Overhead
 		case policy.Summarized, policy.Rotated:
 			req.Cause |= Summary
+			req.Kept = cal.Overhead
 		}
 		if resp != nil && !thinkingSeen && hasThinking(resp) {
 			thinkingSeen = true
