@@ -150,13 +150,15 @@ func (m *Model) Step(r Request) Step {
 		read, why = m.s.FirstRead, ReasonNewStream
 	case m.expired(e, r.Send):
 		read, why = m.s.FirstRead, ReasonExpired
-	case r.Cause&Summary != 0:
+	case m.p.Break == BreakHead && r.Cause&Summary != 0:
 		read, why = m.s.Head, ReasonSummary
 	case m.p.Break == BreakHead && r.Cause&(Rewrite|Thinking|TurnEnd) != 0:
 		read, why = m.s.Head, ReasonBreak
 	case m.p.Break == BreakPrefix && r.Cause&Thinking != 0:
 		read, why = min(m.s.Head, r.Kept), ReasonBreak
-	case m.p.Break == BreakPrefix && r.Cause&(Rewrite|Summary) != 0:
+	case m.p.Break == BreakPrefix && r.Cause&Summary != 0:
+		read, why = min(e.cached, r.Kept), ReasonSummary
+	case m.p.Break == BreakPrefix && r.Cause&Rewrite != 0:
 		read, why = min(e.cached, r.Kept), ReasonPrefix
 	default:
 		read, why = e.cached, ReasonKept

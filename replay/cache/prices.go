@@ -138,12 +138,11 @@ func (t Prices) Rows() []Price {
 	return out
 }
 
-// MissingPrice is the error for a model no table prices.
-func MissingPrice(model, file string) error {
-	where := "the built-in table"
-	if file != "" {
-		where = file + " or the built-in table"
-	}
-	return fmt.Errorf("no price for model %q in %s: add a row for it to a --prices file (columns: %s)",
-		model, where, strings.Join(priceColumns, ","))
+// MissingPriceError is a model no price table prices, with a --prices
+// file given (without one, usd is 0 and the report says so).
+type MissingPriceError struct{ Model, File string }
+
+func (e *MissingPriceError) Error() string {
+	return fmt.Sprintf("no price for model %q in %s or the built-in table: add a row for it to the --prices file (columns: %s)",
+		e.Model, e.File, strings.Join(priceColumns, ","))
 }

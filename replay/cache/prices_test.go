@@ -46,7 +46,7 @@ func TestLookup(t *testing.T) {
 			t.Errorf("%s: Verified=%v but source %q", r.Model, r.Verified, r.Source)
 		}
 	}
-	if err := MissingPrice("x-model", "p.csv"); !strings.Contains(err.Error(), `"x-model"`) || !strings.Contains(err.Error(), "p.csv") {
+	if err := error(&MissingPriceError{Model: "x-model", File: "p.csv"}); !strings.Contains(err.Error(), `"x-model"`) || !strings.Contains(err.Error(), "p.csv") {
 		t.Fatalf("missing price: %v", err)
 	}
 }

@@ -84,9 +84,34 @@ type SessionCost struct {
 	Totals      Totals        `json:"-"`
 	// Priced is false when no price table row matched the model (usd 0).
 	Priced bool `json:"priced"`
+	// Compactions is what each compaction of the replay cost and saved.
+	Compactions []CompactionCost `json:"compactions"`
 	// Agreement compares the requests that recorded usage.
 	Agreement *SessionAgreement `json:"-"`
 	Notes     []string          `json:"notes,omitempty"`
+}
+
+// CompactionCost is one compaction's bill: the rewrite it caused and its
+// summarizer call against the reads it saved on the requests after it
+// (until the next compaction), in input-token equivalents.
+type CompactionCost struct {
+	Request int `json:"request"`
+	// RewriteTokens is the cache write of the request after the
+	// compaction; RewriteBilled what that request cost above an all-read
+	// prompt of the same size.
+	RewriteTokens int     `json:"rewrite_tokens"`
+	RewriteBilled float64 `json:"rewrite_billed"`
+	// SummaryBilled is the summarizer call (0 without one).
+	SummaryBilled float64 `json:"summary_billed"`
+	// SavedTokens is the prompt it removed, RequestsAfter the requests
+	// that sent the shorter prompt, SavedBilled their saving at the read
+	// rate (the removed prefix would have been a cache read).
+	SavedTokens   int     `json:"saved_tokens"`
+	RequestsAfter int     `json:"requests_after"`
+	SavedBilled   float64 `json:"saved_billed"`
+	// NetBilled is SavedBilled − RewriteBilled − SummaryBilled: positive
+	// when the compaction paid for itself.
+	NetBilled float64 `json:"net_billed"`
 }
 
 // Cost prices a replayed session's requests through the cache model. It
@@ -142,7 +167,13 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	}
 	head := o.Params.Head
 	if head == 0 {
-		head = EstimateHead(fam)
+		// Claude Code's head is its system prompt and tools, which no log
+		// records before its first break; elsewhere the calibrated
+		// overhead is the part of the prompt outside the messages.
+		head = cal.Overhead
+		if s.Format == corpus.FormatClaudeCode {
+			head = EstimateHead(fam)
+		}
 	}
 	m := New(o.Params, Session{FirstRead: first, Head: head})
 
@@ -159,7 +190,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	sc.Model = model
 	price, priced := o.Prices.Lookup(model)
 	if !priced && o.PriceFile != "" {
-		return nil, MissingPrice(model, o.PriceFile)
+		return nil, &MissingPriceError{Model: model, File: o.PriceFile}
 	}
 	sc.Priced = priced
 	if !priced {
@@ -179,6 +210,8 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	// the prediction by more than hiddenMin and by more than the visible
 	// growth, the excess is carried to later requests; a summary drops it.
 	hidden, prevTokens := 0, 0
+	rates := RatesFor(o.Params.Provider)
+	summaryBilled := 0.0
 	var recTok, predTok []Tokens
 	var predSteps []Step
 	var lines []int
@@ -262,8 +295,21 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			}
 			st := m.Step(Request{Summarizer: true, Prompt: in + o.SummaryPrompt, Output: scale(r.Summary)})
 			sc.add(RequestCost{Step: st, Request: -1, Prompt: st.Prompt()}, pp)
+			summaryBilled = st.Billed
 		}
 		st := m.Step(req)
+		if req.Cause&(Rewrite|Summary) != 0 {
+			if n := len(sc.Compactions); n > 0 {
+				sc.Compactions[n-1].finish(k, rates)
+			}
+			saved := 0
+			if r.Before > r.Tokens {
+				saved = scale(r.Before - r.Tokens)
+			}
+			sc.Compactions = append(sc.Compactions, CompactionCost{Request: k, RewriteTokens: st.Write(),
+				RewriteBilled: round2(st.Billed - rates.Read*float64(st.Prompt())), SummaryBilled: round2(summaryBilled), SavedTokens: saved})
+		}
+		summaryBilled = 0
 		rc := RequestCost{Step: st, Request: k, Prompt: P}
 		if resp != nil {
 			rc.Line = resp.Line
@@ -279,6 +325,9 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		sc.add(rc, pp)
 		prevP, prevNext = P, r.Next
 	}
+	if n := len(sc.Compactions); n > 0 {
+		sc.Compactions[n-1].finish(len(reqs), rates)
+	}
 	if len(recTok) > 0 {
 		a := Compare(s.ID, RatesFor(o.Params.Provider), lines, recTok, predSteps)
 		sc.Agreement = &a
@@ -287,6 +336,13 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		sc.Notes = append(sc.Notes, "Claude Code 2.1.9+ records output_tokens at stream start (1–10 per request): output is estimated from the response's content")
 	}
 	return sc, nil
+}
+
+// finish closes a compaction's account at request end (exclusive).
+func (c *CompactionCost) finish(end int, r Rates) {
+	c.RequestsAfter = max(0, end-c.Request)
+	c.SavedBilled = round2(r.Read * float64(c.SavedTokens) * float64(c.RequestsAfter))
+	c.NetBilled = round2(c.SavedBilled - c.RewriteBilled - c.SummaryBilled)
 }
 
 func (sc *SessionCost) add(rc RequestCost, p *Price) {
