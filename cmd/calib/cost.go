@@ -114,3 +114,18 @@ func (c *costSetup) cost(t *replay.Trace) (*cache.SessionCost, error) {
 	}
 	return sc, nil
 }
+
+// check refuses, before any work, a session whose model the --prices file
+// and the built-in table do not price (exit 2 naming the model).
+func (c *costSetup) check(ss []*corpus.Session) error {
+	if c.priceFile == "" {
+		return nil
+	}
+	for _, s := range ss {
+		m := cache.ModelOf(s, c.model)
+		if _, ok := c.prices.Lookup(m); !ok {
+			return &usageError{&cache.MissingPriceError{Model: m, File: c.priceFile}}
+		}
+	}
+	return nil
+}

@@ -177,16 +177,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	}
 	m := New(o.Params, Session{FirstRead: first, Head: head})
 
-	model := o.Model
-	if model == "" {
-		model = s.Meta.Model
-		for _, r := range reqs {
-			if u := usage[r.Next]; u != nil && u.Model != "" {
-				model = u.Model
-				break
-			}
-		}
-	}
+	model := ModelOf(s, o.Model)
 	sc.Model = model
 	price, priced := o.Prices.Lookup(model)
 	if !priced && o.PriceFile != "" {
@@ -286,7 +277,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			// UTF-16 units, keep this O(blocks)).
 			req.Output = scale(messageBytes(resp) / 4)
 		}
-		if req.Cause&Summary != 0 && r.Before > 0 {
+		if r.Strategy == policy.Summarized && r.Before > 0 {
 			// The summarizer call: the history as it stood plus the
 			// summarizer's instructions, uncached; the summary comes back.
 			in := cal.Prompt(k, r.Before, 0)
@@ -446,4 +437,19 @@ func PresetFor(s *corpus.Session) string {
 		return "gemini"
 	}
 	return "anthropic"
+}
+
+// ModelOf is the model a session's cost is priced at: the override
+// (--set model=), else the first model the recorded usage names, else the
+// session's.
+func ModelOf(s *corpus.Session, override string) string {
+	if override != "" {
+		return override
+	}
+	for _, u := range s.Recorded.Usage {
+		if u.Model != "" && u.Model != "<synthetic>" {
+			return u.Model
+		}
+	}
+	return s.Meta.Model
 }
