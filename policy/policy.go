@@ -150,6 +150,15 @@ type Clearer interface {
 	Stub() string
 }
 
+// Recording is implemented by a policy that replays what the agent
+// recorded instead of deciding (recorded). The agent's own compactions may
+// rewrite the turn in progress (Claude Code 1.0.x compacts mid-turn, after
+// a tool result): the replay reports that as the agent's behaviour, not as
+// a broken invariant.
+type Recording interface {
+	ReplaysRecording()
+}
+
 // Varianted is implemented by policies that come in variants
 // (clai-rotation's legacy and fixed): reports label their rows by it.
 type Varianted interface {

@@ -78,8 +78,12 @@ func newRecorded(v Values) (Policy, error) {
 	return &Recorded{params: v.Params(), stub: v.Str("stub"), overhead: v.Int("overhead_tokens"), meter: m}, nil
 }
 
-func (p *Recorded) Name() string   { return "recorded" }
-func (p *Recorded) Params() Params { return p.params }
+func (p *Recorded) Name() string { return "recorded" }
+
+// ReplaysRecording marks the policy as the agent's own behaviour
+// (Recording).
+func (p *Recorded) ReplaysRecording() {}
+func (p *Recorded) Params() Params    { return p.params }
 
 // Checkpoint: every request, i.e. right before every assistant message.
 func (p *Recorded) Checkpoint(prev, next *corpus.Message) bool {
