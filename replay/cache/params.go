@@ -18,6 +18,7 @@ package cache
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -109,12 +110,12 @@ func Specs() []policy.ParamSpec {
 			Help: "cache lifetime, refreshed on every read; 1h writes cost 2× instead of 1.25× (Anthropic)"},
 		{Name: SetSlack, Kind: policy.Int, Default: "10", Min: 0, Max: 3600,
 			Help: "seconds added to the TTL before an entry counts as expired (alive at 302.5 s, expired at 315.5 s in the logs)"},
-		{Name: SetMinPrefix, Kind: policy.Int, Default: "1024", Min: 0, Max: 1 << 20,
+		{Name: SetMinPrefix, Kind: policy.Int, Default: "1024", Min: 0, Max: math.Inf(1),
 			Help: "shortest cacheable prefix in tokens (Anthropic Sonnet/Opus and OpenAI: 1,024)"},
-		{Name: SetGranularity, Kind: policy.Int, Default: "0", Min: 0, Max: 1 << 16,
+		{Name: SetGranularity, Kind: policy.Int, Default: "0", Min: 0, Max: math.Inf(1),
 			Help: "cached prefixes are rounded down to this many tokens; 0 = the provider's (OpenAI 128, others 1)"},
-		{Name: SetHead, Kind: policy.Int, Default: "0", Min: 0, Max: 1 << 24,
-			Help: "tokens of the head (system prompt + tools) a break falls back to; 0 = estimate per session from its first cache read"},
+		{Name: SetHead, Kind: policy.Int, Default: "0", Min: 0, Max: math.Inf(1),
+			Help: "tokens of the head (system prompt + tools) a break falls back to; 0 = Claude Code's by version (18,400 for 2.1.9+, 20,500 for 2.0–2.1.8, 14,000 for 1.0), elsewhere the calibrated overhead"},
 	}
 }
 
