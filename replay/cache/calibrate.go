@@ -97,3 +97,37 @@ func (c Calibration) Prompt(k, history, recorded int) int {
 	}
 	return c.Overhead + int(math.Round(c.Scale*float64(history)))
 }
+
+// apply overrides a calibration with fixed or policy settings. A
+// calibration that is not from the recording keeps the policy's figures
+// (scale 1, overhead 0) unless a number is given.
+func (p Params) apply(c Calibration, ss []Sample) Calibration {
+	if !c.Recorded {
+		c.Scale, c.Overhead = 1, 0
+	}
+	switch p.Scale.Mode {
+	case SettingPolicy:
+		c.Scale = 1
+	case SettingFixed:
+		c.Scale = p.Scale.Value
+	}
+	switch p.Overhead.Mode {
+	case SettingPolicy:
+		c.Overhead = 0
+	case SettingFixed:
+		c.Overhead = int(math.Round(p.Overhead.Value))
+	case SettingRecorded:
+		if c.Recorded && p.Scale.Mode != SettingRecorded {
+			// A scale given by hand: the overhead still comes from the
+			// anchor request's recorded prompt.
+			c.Overhead = max(0, int(math.Round(float64(ss[c.Anchor].Recorded)-c.Scale*float64(ss[c.Anchor].History))))
+		}
+	}
+	if p.Overhead.Mode != SettingRecorded || p.Scale.Mode != SettingRecorded {
+		// Settings by hand: every request is predicted from them, and the
+		// recorded prompts no longer stand in for the first requests.
+		c.Anchor = -1
+		c.Recorded = c.Recorded && p.Overhead.Mode == SettingRecorded
+	}
+	return c
+}

@@ -66,3 +66,31 @@ func TestCompareAndSummarize(t *testing.T) {
 		t.Fatalf("empty: %+v", e)
 	}
 }
+
+func TestCalibrationSettings(t *testing.T) {
+	ss := []Sample{{Recorded: 20100, History: 100}, {Recorded: 21000, History: 1000}, {Recorded: 23400, History: 3000}}
+	base := Calibrate(ss, 1.19)
+	for _, c := range []struct {
+		overhead, scale string
+		want            Calibration
+	}{
+		{"recorded", "recorded", base},
+		// A scale by hand: the overhead still comes from the anchor request.
+		{"recorded", "1.5", Calibration{Scale: 1.5, Overhead: 21000 - 1500, Anchor: -1, Steady: base.Steady, Recorded: true}},
+		{"policy", "policy", Calibration{Scale: 1, Overhead: 0, Anchor: -1, Steady: base.Steady}},
+		{"5000", "2", Calibration{Scale: 2, Overhead: 5000, Anchor: -1, Steady: base.Steady}},
+	} {
+		p, err := Resolve("claude-code", map[string]string{SetOverhead: c.overhead, SetScale: c.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.apply(base, ss); got != c.want {
+			t.Errorf("overhead=%s scale=%s: %+v, want %+v", c.overhead, c.scale, got, c.want)
+		}
+	}
+	// Without usage the policy's figures stay unless a number is given.
+	none := Calibrate([]Sample{{History: 100}}, 1.19)
+	if got := Default().apply(none, nil); got.Scale != 1 || got.Overhead != 0 {
+		t.Errorf("no usage: %+v", got)
+	}
+}

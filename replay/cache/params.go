@@ -19,6 +19,7 @@ package cache
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"sort"
 	"strings"
 	"time"
@@ -79,6 +80,54 @@ type Params struct {
 	// Head is the head H in tokens; 0 means "estimate it per session"
 	// (EstimateHead).
 	Head int
+	// Overhead and Scale map the policy's tokens to the provider's prompt
+	// (P = Overhead + Scale × tokens): Recorded (the default) infers both
+	// per session from its recorded usage; Policy keeps the policy's own
+	// figures (P = tokens_sent); a number fixes it.
+	Overhead Setting
+	Scale    Setting
+}
+
+// Setting is a parameter that is either inferred from the recording,
+// left to the policy, or fixed.
+type Setting struct {
+	Mode  string // SettingRecorded | SettingPolicy | SettingFixed
+	Value float64
+}
+
+const (
+	SettingRecorded = "recorded"
+	SettingPolicy   = "policy"
+	SettingFixed    = "fixed"
+)
+
+func parseSetting(v string) Setting {
+	switch v {
+	case SettingRecorded, SettingPolicy:
+		return Setting{Mode: v}
+	}
+	f, _ := strconv.ParseFloat(v, 64)
+	return Setting{Mode: SettingFixed, Value: f}
+}
+
+func (s Setting) String() string {
+	if s.Mode == SettingFixed {
+		return strconv.FormatFloat(s.Value, 'g', -1, 64)
+	}
+	return s.Mode
+}
+
+func checkSetting(positive bool) func(string) error {
+	return func(v string) error {
+		if v == SettingRecorded || v == SettingPolicy {
+			return nil
+		}
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (positive && f == 0) {
+			return fmt.Errorf("expected recorded, policy or a number ≥ 0")
+		}
+		return nil
+	}
 }
 
 // Spec names, as --set and `calib policies` spell them.
@@ -91,6 +140,8 @@ const (
 	SetMinPrefix   = "cache_min_prefix"
 	SetGranularity = "cache_granularity"
 	SetHead        = "cache_head_tokens"
+	SetOverhead    = "cache_overhead_tokens"
+	SetScale       = "cache_meter_scale"
 )
 
 // Specs declares the cache parameters; `calib policies` lists them after
@@ -116,6 +167,10 @@ func Specs() []policy.ParamSpec {
 			Help: "cached prefixes are rounded down to this many tokens; 0 = the provider's (OpenAI 128, others 1)"},
 		{Name: SetHead, Kind: policy.Int, Default: "0", Min: 0, Max: math.Inf(1),
 			Help: "tokens of the head (system prompt + tools) a break falls back to; 0 = Claude Code's by version (18,400 for 2.1.9+, 20,500 for 2.0–2.1.8, 14,000 for 1.0), elsewhere the calibrated overhead"},
+		{Name: SetOverhead, Kind: policy.String, Default: SettingRecorded, Check: checkSetting(false),
+			Help: "prompt tokens the log does not hold: recorded (inferred per session from its recorded usage; the policy's own where it has none), policy (the policy's overhead_tokens), or a number"},
+		{Name: SetScale, Kind: policy.String, Default: SettingRecorded, Check: checkSetting(true),
+			Help: "provider tokens per token of the policy's meter: recorded (median of the first 5 steady requests), policy (1), or a number"},
 	}
 }
 
@@ -191,6 +246,8 @@ func FromValues(v policy.Values) Params {
 		MinPrefix:   v.Int(SetMinPrefix),
 		Granularity: v.Int(SetGranularity),
 		Head:        v.Int(SetHead),
+		Overhead:    parseSetting(v.Str(SetOverhead)),
+		Scale:       parseSetting(v.Str(SetScale)),
 	}
 	if v.Str(SetTTL) == "1h" {
 		p.TTL = time.Hour
@@ -228,5 +285,7 @@ func (p Params) Values() policy.Params {
 		{Name: SetMinPrefix, Value: fmt.Sprint(p.MinPrefix)},
 		{Name: SetGranularity, Value: fmt.Sprint(p.Granularity)},
 		{Name: SetHead, Value: fmt.Sprint(p.Head)},
+		{Name: SetOverhead, Value: p.Overhead.String()},
+		{Name: SetScale, Value: p.Scale.String()},
 	}
 }

@@ -18,7 +18,7 @@ func TestResolve(t *testing.T) {
 	if d.Provider != Anthropic || d.Break != BreakHead || d.Breakpoint != LastCompleted || d.TTL != 5*time.Minute || d.Slack != 10*time.Second || d.Granularity != 1 {
 		t.Fatalf("default: %+v", d)
 	}
-	if got := d.Values().String(); got != "cache_provider=anthropic,cache_break=head,cache_breakpoint=last-completed,cache_ttl=5m,cache_ttl_slack_s=10,cache_min_prefix=1024,cache_granularity=1,cache_head_tokens=0" {
+	if got := d.Values().String(); got != "cache_provider=anthropic,cache_break=head,cache_breakpoint=last-completed,cache_ttl=5m,cache_ttl_slack_s=10,cache_min_prefix=1024,cache_granularity=1,cache_head_tokens=0,cache_overhead_tokens=recorded,cache_meter_scale=recorded" {
 		t.Fatalf("values: %s", got)
 	}
 	for _, c := range []struct {
@@ -30,6 +30,8 @@ func TestResolve(t *testing.T) {
 		{"", map[string]string{SetTTL: "2h"}, `cache_ttl="2h": not one of the choices (valid: 5m|1h)`},
 		{"", map[string]string{"cache_colour": "x"}, `no parameter "cache_colour"`},
 		{"", map[string]string{SetMinPrefix: "-1"}, "out of range"},
+		{"", map[string]string{SetScale: "0"}, `cache_meter_scale="0": expected recorded, policy or a number ≥ 0`},
+		{"", map[string]string{SetOverhead: "lots"}, `cache_overhead_tokens="lots": expected recorded, policy or a number`},
 	} {
 		_, err := Resolve(c.preset, c.set)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

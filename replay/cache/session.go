@@ -152,9 +152,11 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		}
 	}
 	cal := Calibrate(samples, o.DefaultScale)
+	cal = o.Params.apply(cal, samples)
 	if !cal.Recorded {
-		cal.Scale, cal.Overhead = 1, 0
-		sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
+		if o.Params.Overhead.Mode == SettingRecorded && o.Params.Scale.Mode == SettingRecorded {
+			sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
+		}
 	}
 	sc.Calibration = cal
 
@@ -201,6 +203,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	// the prediction by more than hiddenMin and by more than the visible
 	// growth, the excess is carried to later requests; a summary drops it.
 	hidden, prevTokens := 0, 0
+	hiddenOK := o.Hidden && cal.Recorded && cal.Anchor >= 0
 	rates := RatesFor(o.Params.Provider)
 	summaryBilled := 0.0
 	var recTok, predTok []Tokens
@@ -220,11 +223,9 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			hidden = 0
 		}
 		P := cal.Prompt(k, r.Tokens, recorded[k])
-		if !cal.Recorded {
-			P = r.Tokens
-		} else if k > cal.Anchor {
+		if hiddenOK && k > cal.Anchor {
 			P += hidden
-			if rec := recorded[k]; rec > 0 && o.Hidden {
+			if rec := recorded[k]; rec > 0 {
 				if ex := rec - P; ex > hiddenMin && ex > scale(r.Tokens-prevTokens) {
 					hidden += ex
 					P = rec
@@ -281,9 +282,6 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			// The summarizer call: the history as it stood plus the
 			// summarizer's instructions, uncached; the summary comes back.
 			in := cal.Prompt(k, r.Before, 0)
-			if !cal.Recorded {
-				in = r.Before
-			}
 			st := m.Step(Request{Summarizer: true, Prompt: in + o.SummaryPrompt, Output: scale(r.Summary)})
 			sc.add(RequestCost{Step: st, Request: -1, Prompt: st.Prompt()}, pp)
 			summaryBilled = st.Billed
