@@ -19,8 +19,8 @@ package cache
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
