@@ -112,6 +112,7 @@ type CompactionCost struct {
 	// NetBilled is SavedBilled − RewriteBilled − SummaryBilled: positive
 	// when the compaction paid for itself.
 	NetBilled float64 `json:"net_billed"`
+	first     int // agent requests priced before it
 }
 
 // Cost prices a replayed session's requests through the cache model. It
@@ -289,13 +290,13 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		st := m.Step(req)
 		if req.Cause&(Rewrite|Summary) != 0 {
 			if n := len(sc.Compactions); n > 0 {
-				sc.Compactions[n-1].finish(k, rates)
+				sc.Compactions[n-1].finish(sc.Totals.Requests-sc.Totals.SummaryCalls, rates)
 			}
 			saved := 0
 			if r.Before > r.Tokens {
 				saved = scale(r.Before - r.Tokens)
 			}
-			sc.Compactions = append(sc.Compactions, CompactionCost{Request: k, RewriteTokens: st.Write(),
+			sc.Compactions = append(sc.Compactions, CompactionCost{Request: k, first: sc.Totals.Requests - sc.Totals.SummaryCalls, RewriteTokens: st.Write(),
 				RewriteBilled: round2(st.Billed - rates.Read*float64(st.Prompt())), SummaryBilled: round2(summaryBilled), SavedTokens: saved})
 		}
 		summaryBilled = 0
@@ -315,7 +316,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		prevP, prevNext = P, r.Next
 	}
 	if n := len(sc.Compactions); n > 0 {
-		sc.Compactions[n-1].finish(len(reqs), rates)
+		sc.Compactions[n-1].finish(sc.Totals.Requests-sc.Totals.SummaryCalls, rates)
 	}
 	if len(recTok) > 0 {
 		a := Compare(s.ID, RatesFor(o.Params.Provider), lines, recTok, predSteps)
@@ -327,9 +328,11 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	return sc, nil
 }
 
-// finish closes a compaction's account at request end (exclusive).
+// finish closes a compaction's account once end agent requests have been
+// priced (its own request included; summarizer calls and synthetic
+// messages are not requests of the agent).
 func (c *CompactionCost) finish(end int, r Rates) {
-	c.RequestsAfter = max(0, end-c.Request)
+	c.RequestsAfter = max(0, end-c.first)
 	c.SavedBilled = round2(r.Read * float64(c.SavedTokens) * float64(c.RequestsAfter))
 	c.NetBilled = round2(c.SavedBilled - c.RewriteBilled - c.SummaryBilled)
 }
