@@ -112,7 +112,7 @@ type CompactionCost struct {
 	// NetBilled is SavedBilled − RewriteBilled − SummaryBilled: positive
 	// when the compaction paid for itself.
 	NetBilled float64 `json:"net_billed"`
-	first     int // agent requests priced before it
+	first     int     // agent requests priced before it
 }
 
 // Cost prices a replayed session's requests through the cache model. It
@@ -434,7 +434,7 @@ func PresetFor(s *corpus.Session) string {
 		return "claude-code"
 	case s.Format == corpus.FormatCodex || s.Meta.Provider == "openai":
 		return "openai"
-	case s.Meta.Provider == "gemini" || s.Meta.Provider == "google":
+	case s.Format == corpus.FormatGemini || s.Meta.Provider == "gemini" || s.Meta.Provider == "google":
 		return "gemini"
 	}
 	return "anthropic"
