@@ -322,7 +322,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 				return err
 			}
 			figs = append(figs, f...)
-			if f, err = costFigures(r.cost, o.compareRecorded); err != nil {
+			if f, err = costFigures(r.cost, names[i], o.compareRecorded); err != nil {
 				return err
 			}
 			figs = append(figs, f...)

@@ -11,8 +11,9 @@ import (
 // costFigures draws, for one session: every request's prompt stacked by
 // how it was billed (cache read, cache write, uncached input, and the
 // summarizer's calls), compactions marked in the labels; and with
-// --compare-recorded, recorded against predicted per request.
-func costFigures(sc *cache.SessionCost, compare bool) ([]report.Figure, error) {
+// --compare-recorded, recorded against predicted per request. name is the
+// session's unique plot name (sessionNames).
+func costFigures(sc *cache.SessionCost, name string, compare bool) ([]report.Figure, error) {
 	if len(sc.Requests) == 0 {
 		return nil, nil
 	}
@@ -47,7 +48,7 @@ func costFigures(sc *cache.SessionCost, compare bool) ([]report.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	figs := []report.Figure{{Name: sessionPlotName("replay", sc.Session, "cost"), Chart: p}}
+	figs := []report.Figure{{Name: sessionPlotName("replay", name, "cost"), Chart: p}}
 	if !compare || sc.Agreement == nil || len(sc.Agreement.PerRequest) == 0 {
 		return figs, nil
 	}
@@ -86,5 +87,5 @@ func costFigures(sc *cache.SessionCost, compare bool) ([]report.Figure, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append(figs, report.Figure{Name: sessionPlotName("replay", sc.Session, "cost-agreement"), Chart: lp}), nil
+	return append(figs, report.Figure{Name: sessionPlotName("replay", name, "cost-agreement"), Chart: lp}), nil
 }
