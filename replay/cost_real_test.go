@@ -11,18 +11,14 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay/cache"
 )
 
-const realCorpus = "../../shared/corpus-real"
-
 func realClaudeCode(t *testing.T) []string {
 	t.Helper()
-	root := filepath.Join(realCorpus, "claude-code")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("real corpus not found at %s: %v", root, err)
-	}
+	root := realcorpus.Dir(t, "claude-code")
 	var out []string
 	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
