@@ -42,7 +42,49 @@ type InspectRow struct {
 	// agent kept (smith session.json beside a transcript), 0 when none.
 	RecordedHistory int                 `json:"recorded_history_messages"`
 	Recorded        []InspectCompaction `json:"recorded"`
-	Warnings        []corpus.Warning    `json:"warnings"`
+	// Usage is the provider's recorded usage summed over the session's
+	// requests (or smith's session totals); nil when none is recorded.
+	Usage    *InspectUsage    `json:"recorded_usage,omitempty"`
+	Warnings []corpus.Warning `json:"warnings"`
+}
+
+// InspectUsage is a session's recorded usage totals.
+type InspectUsage struct {
+	// Requests is how many requests recorded usage; 0 for totals-only
+	// formats (smith) and runs of unknown size (clai).
+	Requests        int  `json:"requests"`
+	InputTokens     int  `json:"input_tokens"`
+	CacheWrite5m    int  `json:"cache_write_5m_tokens"`
+	CacheWrite1h    int  `json:"cache_write_1h_tokens"`
+	CacheReadTokens int  `json:"cache_read_tokens"`
+	OutputTokens    int  `json:"output_tokens"`
+	TotalsOnly      bool `json:"totals_only,omitempty"`
+}
+
+func inspectUsage(s *corpus.Session) *InspectUsage {
+	var us []corpus.Usage
+	switch {
+	case len(s.Recorded.Usage) > 0:
+		us = s.Recorded.Usage
+	case s.Recorded.UsageTotal != nil:
+		u := *s.Recorded.UsageTotal
+		return &InspectUsage{InputTokens: u.InputTokens, CacheWrite5m: u.CacheWrite5m, CacheWrite1h: u.CacheWrite1h,
+			CacheReadTokens: u.CacheReadTokens, OutputTokens: u.OutputTokens, TotalsOnly: true}
+	default:
+		return nil
+	}
+	out := &InspectUsage{}
+	for _, u := range us {
+		if u.Requests == 1 {
+			out.Requests++
+		}
+		out.InputTokens += u.InputTokens
+		out.CacheWrite5m += u.CacheWrite5m
+		out.CacheWrite1h += u.CacheWrite1h
+		out.CacheReadTokens += u.CacheReadTokens
+		out.OutputTokens += u.OutputTokens
+	}
+	return out
 }
 
 // InspectCompaction is one compaction the agent recorded.
@@ -111,6 +153,7 @@ func inspectSession(s *corpus.Session) InspectRow {
 		BytesByRole:     map[string]int64{},
 		RecordedHistory: len(s.Recorded.History),
 		Recorded:        []InspectCompaction{},
+		Usage:           inspectUsage(s),
 		Warnings:        s.Warnings,
 	}
 	if r.Warnings == nil {

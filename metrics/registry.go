@@ -89,10 +89,20 @@ func (m Metric) Header(name string) string {
 // columns in this order.
 func Registry() []Metric {
 	return []Metric{
-		{Name: "tokens_sent", Label: "tokens sent", Unit: Tokens, Combine: Sum, Meaning: "input tokens sent over every request of the replay"},
+		{Name: "tokens_sent", Label: "tokens sent", Unit: Tokens, Combine: Sum, Meaning: "history tokens (plus the policy's own overhead) sent over every request, in the policy's meter: raw tokens, no prompt cache and no unlogged overhead; billed_tokens is the bill"},
 		{Name: "compactions", Unit: Count, Combine: Sum, Meaning: "compactions (each rewrites the prompt and breaks the provider's cache)"},
 		{Name: "output_caps", Label: "output caps", Unit: Count, Combine: Sum, Meaning: "tool outputs capped as they arrived (before the model saw them; not compactions)"},
 		{Name: "peak_tokens", Label: "peak", Unit: Tokens, Combine: Max, Meaning: "largest request sent"},
+		{Name: "billed_tokens", Label: "billed", Unit: Tokens, Combine: Sum, Decimals: 0, Meaning: "input billed in input-token equivalents through the prompt-cache model: uncached + 1.25×/2× cache writes (5 m/1 h) + 0.1× cache reads, summarizer calls included"},
+		{Name: "usd", Unit: USD, Combine: Sum, Decimals: 4, Meaning: "the bill in dollars at the model's price (built-in table or --prices), input and output; 0 when the model has no price"},
+		{Name: "input_tokens", Label: "uncached input", Unit: Tokens, Combine: Sum, Meaning: "uncached input tokens (the provider's input_tokens), summarizer calls included"},
+		{Name: "cache_write_tokens", Label: "cache write", Unit: Tokens, Combine: Sum, Meaning: "prompt tokens written to the cache"},
+		{Name: "cache_read_tokens", Label: "cache read", Unit: Tokens, Combine: Sum, Meaning: "prompt tokens read from the cache"},
+		{Name: "output_tokens", Label: "output", Unit: Tokens, Combine: Sum, Meaning: "output tokens (responses estimated from their content, summaries)"},
+		{Name: "cache_hit_rate", Label: "hit rate", Unit: Fraction, Combine: Ratio, Num: "cache_read_tokens", Den: "prompt_tokens", HigherBetter: true, Decimals: 4, Meaning: "cache reads over all input tokens"},
+		{Name: "cache_breaks", Label: "breaks", Unit: Count, Combine: Sum, Meaning: "requests that read less from the cache than the previous request left in it"},
+		{Name: "summary_calls", Label: "summary calls", Unit: Count, Combine: Sum, Meaning: "summarizer calls (uncached requests of their own)"},
+		{Name: "prompt_tokens", Unit: Tokens, Combine: Sum, Part: true, Meaning: "all input tokens (denominator of cache_hit_rate)"},
 		{Name: "results_mangled", Label: "mangled", Unit: Count, Combine: Sum, Meaning: "tool results whose text in the final history differs from the recording"},
 		{Name: "results_dropped", Label: "dropped", Unit: Count, Combine: Sum, Meaning: "tool results no longer in the final history"},
 		{Name: "bytes_removed", Label: "bytes removed", Unit: Bytes, Combine: Sum, Meaning: "bytes the policy's stages removed, over every compaction"},

@@ -8,6 +8,7 @@ import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/cache"
 )
 
 func TestCombineSessions(t *testing.T) {
@@ -58,7 +59,7 @@ func TestRegistry(t *testing.T) {
 }
 
 // TestSessionMetricsDeclared: every value SessionMetrics produces (plain,
-// chain and agreement figures) is declared in the Registry, and every
+// chain and agreement figures, and CostMetrics the bill) is declared in the Registry, and every
 // declared metric that is not a sweep's own count (sessions) is produced
 // by one of these traces, so a declaration without a computation fails.
 func TestSessionMetricsDeclared(t *testing.T) {
@@ -76,7 +77,8 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	a := agreementFixture()[0]
 	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}
-	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil), SessionMetrics(capped, nil, nil)} {
+	billed := &cache.SessionCost{Totals: cache.Totals{Tokens: cache.Tokens{Uncached: 10, Write5m: 20, Read: 70}, Billed: 42}}
+	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil), SessionMetrics(capped, nil, nil), CostMetrics(billed)} {
 		for k := range m {
 			if _, ok := Lookup(k); !ok {
 				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)

@@ -60,6 +60,11 @@ type Checkpoint struct {
 	// replay never sets it; agreement with a recording does, because there
 	// the agent is known to have acted (replay.Agree).
 	Force bool
+	// Next is the index in Session.Messages of the message about to be
+	// appended (the checkpoint sits right before it), for policies that
+	// replay what the agent recorded at positions of the session
+	// (recorded); -1 when unknown.
+	Next int
 }
 
 // Strategy is what a compaction did to the history.
@@ -101,8 +106,11 @@ type Outcome struct {
 	Count int64
 	// Digest is set by rotation policies.
 	Digest *Digest
-	// Summarizer names the summarizer used, when a summary was written.
-	Summarizer string
+	// Summarizer names the summarizer used, when a summary was written,
+	// and SummaryTokens is that summary's size in the policy's meter (the
+	// output of a summarizer call, which the cost layer prices).
+	Summarizer    string
+	SummaryTokens int
 }
 
 // StageReport is what one stage of a compaction did.
@@ -140,6 +148,15 @@ type Digest struct {
 // recorded clears with it, so that the policy sees its own stub as cleared.
 type Clearer interface {
 	Stub() string
+}
+
+// Recording is implemented by a policy that replays what the agent
+// recorded instead of deciding (recorded). The agent's own compactions may
+// rewrite the turn in progress (Claude Code 1.0.x compacts mid-turn, after
+// a tool result): the replay reports that as the agent's behaviour, not as
+// a broken invariant.
+type Recording interface {
+	ReplaysRecording()
 }
 
 // Varianted is implemented by policies that come in variants

@@ -49,6 +49,7 @@ func Defs() []Def {
 		clearToolResultsDef(),
 		claudeCodeDef(),
 		codexDef(),
+		recordedDef(),
 	}, presetDefs()...)
 }
 

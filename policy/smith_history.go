@@ -242,6 +242,9 @@ func (w *working) summaryStage(cut int, s Summarizer, at Checkpoint, m *Meter, c
 	}
 	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
 	o.History, o.Strategy, o.Summarizer = out, strategy, used
+	if strategy == Summarized {
+		o.SummaryTokens = m.Tokens(m.Message(&out[0]))
+	}
 	o.Removed = cut - 1
 	o.Units, o.Count = units, int64(len(out))
 }

@@ -107,7 +107,7 @@ func Agree(s *corpus.Session, p policy.Policy) Agreement {
 		isCP := m != nil && w.checks(m)
 		events := clearing[i]
 		if isCP || len(events) > 0 {
-			at := w.at()
+			at := w.at(i)
 			acted := p.Compact(w.h, at).Strategy != policy.None
 			if isCP {
 				w.request()

@@ -11,6 +11,7 @@ import (
 	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/cache"
 )
 
 // benchSession is a tool-heavy smith session of about n messages.
@@ -86,6 +87,35 @@ func BenchmarkReplayVsLoad(b *testing.B) {
 	b.ReportMetric(float64(loadTime.Milliseconds())/float64(b.N), "load-ms")
 	b.ReportMetric(float64(rep.Milliseconds())/float64(b.N), "replay-ms")
 	b.ReportMetric(float64(rep)/float64(loadTime), "replay/load")
+}
+
+// BenchmarkCostOverReplay prices the replay of a 10k-message session
+// through the cache model and reports the cache layer's time as a share
+// of the replay's (the issue allows 20%), measured in one run.
+//
+//	go test ./replay -run '^$' -bench BenchmarkCostOverReplay -benchtime 3x
+func BenchmarkCostOverReplay(b *testing.B) {
+	s := benchSession(b, 10_000)
+	p, err := policy.New("smith-staged", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	o := cache.DefaultOptions(cache.Default())
+	var rep, cost time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		t, err := Run(context.Background(), s, p, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := Cost(t, o); err != nil {
+			b.Fatal(err)
+		}
+		rep += t1.Sub(t0)
+		cost += time.Since(t1)
+	}
+	b.ReportMetric(float64(cost)/float64(rep), "cost/replay")
 }
 
 // BenchmarkReplayEveryRequest replays swe-agent, which compacts at nearly

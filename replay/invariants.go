@@ -119,7 +119,10 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 		}
 	}
 	var current []Violation
-	if out.Strategy != policy.Rotated {
+	// A recording's mid-turn compactions are the agent's behaviour, not
+	// violations (policy.Recording).
+	_, recording := p.(policy.Recording)
+	if out.Strategy != policy.Rotated && !recording {
 		current, ev.CurrentTurnResultsCut = c.currentTurn(in, h, fc, req)
 	}
 	claimed := len(in) == len(h) && !changed(in[fc:], h[fc:])
@@ -171,7 +174,7 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 		add(RuleEmpty, "message %d (%s, id %q) has no content after compaction", i, h[i].Role, h[i].ID)
 	}
 	vs = append(vs, current...)
-	if out.Strategy != policy.Rotated && out.AfterTokens > out.BeforeTokens {
+	if out.Strategy != policy.Rotated && !recording && out.AfterTokens > out.BeforeTokens {
 		add(RuleShrink, "compaction went from %d to %d tokens", out.BeforeTokens, out.AfterTokens)
 	}
 	if claimed {

@@ -39,6 +39,9 @@ type Request struct {
 	// Event is the index into Trace.Events of the compaction at this
 	// request, or -1.
 	Event int
+	// Next is the index in Session.Messages of the message the request
+	// produced (the checkpoint sits right before it).
+	Next int
 	// FirstChanged is the index of the first message of this prompt that
 	// differs from the previous request's prompt (0 for the first request
 	// and after a rotation; the previous prompt's length when only

@@ -65,9 +65,9 @@ func (w *walker) skips(m *corpus.Message) bool {
 func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, m) }
 
 // at is the policy's view of the current moment.
-func (w *walker) at() policy.Checkpoint {
+func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.units, Count: w.count, Session: w.s}
+		Units: w.units, Count: w.count, Session: w.s, Next: next}
 }
 
 // adopt makes a compaction's outcome the working history; fc is

@@ -145,7 +145,28 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 	if len(recorded.Rows) > 0 {
 		out = append(out, recorded)
 	}
+	if u := usageTable(rows); len(u.Rows) > 0 {
+		out = append(out, u)
+	}
 	return out
+}
+
+// usageTable lists each session's recorded usage totals (what the
+// provider counted), for sessions that record any.
+func usageTable(rows []metrics.InspectRow) *report.Table {
+	t := report.NewTable("recorded usage", report.TextCol("session"), report.NumCol("requests"), report.NumCol("input"),
+		report.NumCol("cache_write_5m"), report.NumCol("cache_write_1h"), report.NumCol("cache_read"), report.NumCol("output"))
+	for _, r := range rows {
+		if u := r.Usage; u != nil {
+			req := report.Int(u.Requests)
+			if u.TotalsOnly {
+				req = report.Str("totals")
+			}
+			t.AddRow(report.Str(r.ID), req, report.Int(u.InputTokens), report.Int(u.CacheWrite5m), report.Int(u.CacheWrite1h),
+				report.Int(u.CacheReadTokens), report.Int(u.OutputTokens))
+		}
+	}
+	return t
 }
 
 type count struct {

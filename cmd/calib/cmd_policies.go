@@ -1,14 +1,20 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/cache"
 	"github.com/calib-dev/calib/report"
 )
 
 type policiesJSON struct {
 	Policies []policyJSON `json:"policies"`
+	// Cache is the prompt-cache model's parameters, which every policy
+	// accepts through --set (and --cache presets).
+	Cache policyJSON `json:"cache"`
 }
 
 type policyJSON struct {
@@ -71,6 +77,14 @@ digest-growth with --set name=value,name=value, and swept with
 				doc.Tables = append(doc.Tables, t)
 				out.Policies = append(out.Policies, pj)
 			}
+			if len(args) == 0 {
+				t, cj := cacheParams()
+				doc.Tables = append(doc.Tables, t)
+				out.Cache = cj
+				for _, r := range t.Rows {
+					csv.AddRow(append([]report.Cell{report.Str("cache")}, r...)...)
+				}
+			}
 			if a.Format == report.CSV {
 				doc.Tables = []*report.Table{csv}
 			}
@@ -78,4 +92,18 @@ digest-growth with --set name=value,name=value, and swept with
 			return a.write(doc)
 		},
 	}
+}
+
+// cacheParams lists the prompt-cache model's parameters: any policy takes
+// them through --set, and --cache names presets of them.
+func cacheParams() (*report.Table, policyJSON) {
+	summary := "prompt-cache model of every replay (--set, or --cache " + strings.Join(cache.PresetNames(), "|") + ")"
+	t := report.NewTable("cache: "+summary,
+		report.TextCol("parameter"), report.TextCol("default"), report.TextCol("range"), report.TextCol("meaning"))
+	pj := policyJSON{Name: "cache", Summary: summary, Params: []paramJSON{}}
+	for _, s := range cache.Specs() {
+		t.AddRow(report.Str(s.Name), report.Str(s.Default), report.Str(s.Range()), report.Str(s.Help))
+		pj.Params = append(pj.Params, paramJSON{Name: s.Name, Kind: string(s.Kind), Default: s.Default, Range: s.Range(), Help: s.Help})
+	}
+	return t, pj
 }

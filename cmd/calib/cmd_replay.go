@@ -14,6 +14,7 @@ import (
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/cache"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -23,6 +24,7 @@ type replayOptions struct {
 	set             []string
 	compareRecorded bool
 	jobs            int
+	cost            costFlags
 }
 
 // policyFlags adds --policy and --set, shared by replay, sweep and
@@ -43,6 +45,9 @@ func policyFlags(cmd *cobra.Command, name *string, set *[]string, def string) {
 type policyResolver struct {
 	name string
 	set  map[string]string
+	// cost are the cost layer's --set values (cache_*, model=), which
+	// every policy accepts.
+	cost map[string]string
 	byID map[string]policy.Policy
 }
 
@@ -51,7 +56,8 @@ func newPolicyResolver(name string, setFlags []string) (*policyResolver, error) 
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--set %w", err)}
 	}
-	r := &policyResolver{name: name, set: set, byID: map[string]policy.Policy{}}
+	cost, set := splitCostSet(set)
+	r := &policyResolver{name: name, set: set, cost: cost, byID: map[string]policy.Policy{}}
 	if name == "auto" {
 		if len(set) > 0 {
 			return nil, usageErrorf("--set needs an explicit --policy (with --policy auto each session gets its own agent's policy)")
@@ -98,6 +104,11 @@ type replayJSON struct {
 	// Agreement compares the policy with the clearing events the agent
 	// recorded (Claude Code microcompact), with --compare-recorded.
 	Agreement *agreementJSON `json:"agreement,omitempty"`
+	// Cost is each session's bill through the prompt-cache model, and
+	// CostAgreement (--compare-recorded) its agreement with the usage the
+	// provider recorded.
+	Cost          []costSessionJSON `json:"cost"`
+	CostAgreement *cache.Agreement  `json:"cost_agreement,omitempty"`
 }
 
 type agreementJSON struct {
@@ -128,6 +139,7 @@ type replaySessionJSON struct {
 // replayResult is one session's replay, reduced to what the report needs.
 type replayResult struct {
 	trace       *replay.Trace
+	cost        *cache.SessionCost
 	agreement   *replay.Agreement
 	compactions []replay.CompactionAgreement
 	events      []metrics.EventRow
@@ -186,11 +198,16 @@ compaction was claimed that did not happen).`,
 	policyFlags(cmd, &o.policy, &o.set, "auto")
 	cmd.Flags().BoolVar(&o.compareRecorded, "compare-recorded", false, "compare the replay with what the agent recorded")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "sessions replayed at once (0: one per core)")
+	addCostFlags(cmd, &o.cost)
 	return cmd
 }
 
 func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) error {
 	res, err := newPolicyResolver(o.policy, o.set)
+	if err != nil {
+		return err
+	}
+	cs, err := newCostSetup(o.cost, res.cost)
 	if err != nil {
 		return err
 	}
@@ -210,7 +227,11 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		if err != nil {
 			return replayResult{}, err
 		}
-		r := replayResult{trace: t, events: metrics.Events(t),
+		sc, err := cs.cost(t)
+		if err != nil {
+			return replayResult{}, err
+		}
+		r := replayResult{trace: t, cost: sc, events: metrics.Events(t),
 			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params(), Path: s.Path}}
 		if o.compareRecorded && s.Recorded.History != nil {
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
@@ -250,7 +271,15 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	var violationFiles []string
 	var agreements []replay.Agreement
 	var compactions []replay.CompactionAgreement
+	var costs []*cache.SessionCost
+	var costAgree []cache.SessionAgreement
+	out.Cost = []costSessionJSON{}
 	for i, r := range results {
+		costs = append(costs, r.cost)
+		out.Cost = append(out.Cost, costSession(r.cost))
+		if r.cost.Agreement != nil {
+			costAgree = append(costAgree, *r.cost.Agreement)
+		}
 		if r.agreement != nil {
 			agreements = append(agreements, *r.agreement)
 		}
@@ -269,7 +298,15 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
 			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
 	}
-	doc := report.Doc{JSON: out, Tables: replayTables(out, o.compareRecorded)}
+	tables := append(replayTables(out, o.compareRecorded), costTables(costs)...)
+	if o.compareRecorded {
+		ca := cache.Summarize(costAgree)
+		out.CostAgreement = &ca
+		if len(costAgree) > 0 {
+			tables = append(tables, costAgreementTables(ca)...)
+		}
+	}
+	doc := report.Doc{JSON: out, Tables: tables}
 	for i, v := range violations {
 		doc.Annotations = append(doc.Annotations, sessionError(violationFiles[i], "invariant violated", v))
 	}
@@ -282,6 +319,10 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		for i, r := range results {
 			f, err := replayFigures(r.trace, names[i])
 			if err != nil {
+				return err
+			}
+			figs = append(figs, f...)
+			if f, err = costFigures(r.cost, names[i], o.compareRecorded); err != nil {
 				return err
 			}
 			figs = append(figs, f...)

@@ -37,6 +37,7 @@ type sweepOptions struct {
 	rotations  int
 	seed       uint64
 	compare    bool
+	cost       costFlags
 }
 
 func newSweepCmd(a *app) *cobra.Command {
@@ -86,6 +87,7 @@ shards' --format json reports into the report one run would have given.`,
 	f.IntVarP(&o.rotations, "rotations", "n", 0, "for rotation policies: chain each session to `N` rotations (see digest-growth)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
 	f.BoolVar(&o.compare, "compare-recorded", false, "add agreement with the clearing events the agent recorded (agreement_* metrics; sort by them to find the agent's rule)")
+	addCostFlags(cmd, &o.cost)
 	return cmd
 }
 
@@ -101,6 +103,7 @@ func viewFlags(cmd *cobra.Command, o *sweepOptions) {
 
 // sweepPlan is a validated sweep, before the corpus is loaded.
 type sweepPlan struct {
+	cost  *costSetup
 	def   policy.Def
 	fixed map[string]string
 	grid  sweep.Grid
@@ -121,6 +124,11 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	fixed, err := policy.ParseSet(o.set)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--set %w", err)}
+	}
+	costSet, fixed := splitCostSet(fixed)
+	cs, err := newCostSetup(o.cost, costSet)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := policy.Resolve(def.Name, def.Specs, fixed); err != nil {
 		return nil, &usageError{err}
@@ -174,7 +182,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			}
 		}
 	}
-	return &sweepPlan{def: def, fixed: fixed, grid: g, shard: sh, view: view}, nil
+	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view}, nil
 }
 
 // checkView validates the view flags sweep and merge share, before any
@@ -231,6 +239,9 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	if err != nil {
 		return err
 	}
+	if err := pl.cost.check(l.Sessions); err != nil {
+		return err
+	}
 	boundHeap()
 	h := pl.header(l.Sessions)
 	sw := sweep.Plan{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
@@ -254,7 +265,15 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		if o.compare {
 			timing = replay.AgreeCompactions(s, p, t)
 		}
-		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: metrics.SessionMetrics(t, agree, timing)}
+		m := metrics.SessionMetrics(t, agree, timing)
+		// The bill through the prompt-cache model; a model the --prices
+		// file does not price was refused before the sweep started.
+		if sc, err := pl.cost.cost(t); err == nil {
+			for k, v := range metrics.CostMetrics(sc) {
+				m[k] = v
+			}
+		}
+		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
 	}
 	done := func(j sweep.Job, r sweep.Row) {
 		stream.Add(r)

@@ -88,6 +88,9 @@ func (r *claiReader) load() ([]*corpus.Session, error) {
 	if err := r.readRuns(); err != nil {
 		return nil, err
 	}
+	if err := r.readRunUsage(); err != nil {
+		return nil, err
+	}
 	if err := r.readCompactions(); err != nil {
 		return nil, err
 	}

@@ -62,8 +62,8 @@ type ccThread struct {
 	useList     []ccUse
 	results     []ccResult
 	compactions []corpus.Compaction
-	usage       []corpus.Usage // message.usage per API response (Recorded.Usage)
-	pendingComp int            // a compact_boundary waiting for its summary message, -1 if none
+	pendingComp int // a compact_boundary waiting for its summary message, -1 if none
+	usage       ccUsageState
 }
 
 type ccUse struct {
@@ -151,6 +151,10 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 				t = l.thread(&ln, n, true)
 			}
 			l.boundary(t, &ln, n)
+		case "stop_hook_summary":
+			if t != nil {
+				t.usage.stopHook = true
+			}
 		}
 		// Every other system line (turn_duration, api_error, model switch
 		// notes, local commands) is a harness note, not conversation.
@@ -241,6 +245,7 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 	}
 	msg := corpus.Message{ID: ln.UUID, Role: corpus.RoleUser, Synthetic: ln.IsMeta, Summary: ln.IsCompactSummary,
 		Time: jsonscan.Timestamp(ln.Timestamp), Line: n}
+	t.usage.sawUser(msg.Time, n)
 	if isString {
 		msg.Blocks = []corpus.Block{{Kind: corpus.KindText, Text: text}}
 		l.addUser(t, msg, n)
@@ -344,17 +349,8 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 			Time: jsonscan.Timestamp(ln.Timestamp), Line: n}, ln.Message.ID)
 		t.lastAsst = mi
 	}
+	l.noteUsage(t, ln, n, mi)
 	m := &t.msgs[mi]
-	if u := ln.Message.Usage; u != nil && model != "<synthetic>" {
-		// The lines of one response differ only in output_tokens: the
-		// last line's figures are the response's.
-		u.AtMessage, u.Model, u.Line = mi, model, n
-		if k := len(t.usage) - 1; k >= 0 && t.usage[k].AtMessage == mi {
-			t.usage[k] = *u
-		} else {
-			t.usage = append(t.usage, *u)
-		}
-	}
 	for _, b := range mapped {
 		if b.Kind == corpus.KindToolUse {
 			l.noteUse(t, b, mi, len(m.Blocks), n)
@@ -469,9 +465,10 @@ func (l *ccLoader) session(t *ccThread, id string, meta corpus.Meta, ws []corpus
 	for i := range t.compactions {
 		t.compactions[i].Index = i
 	}
+	ws = append(ws, t.usage.warning(l.path)...)
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Line < ws[j].Line })
 	return &corpus.Session{ID: id, Format: corpus.FormatClaudeCode, Path: l.path, Meta: meta, Messages: t.msgs,
-		Recorded: corpus.Recorded{Compactions: t.compactions, Usage: t.usage}, Warnings: ws}
+		Recorded: corpus.Recorded{Compactions: t.compactions, Usage: t.usage.list}, Warnings: ws}
 }
 
 // taskFor finds the main-thread Task tool_use whose prompt opened a

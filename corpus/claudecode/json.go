@@ -11,7 +11,7 @@ import (
 )
 
 // ccLine is one line of a Claude Code project log. Only the fields calib
-// uses are declared; the rest (toolUseResult, usage, snapshots) are skipped
+// uses are declared; the rest (toolUseResult, snapshots) are skipped
 // by the decoder without being kept.
 type ccLine struct {
 	Type       string  `json:"type"`
@@ -41,9 +41,9 @@ type ccMessage struct {
 	Role    string          `json:"role"`
 	Model   string          `json:"model"`
 	Content json.RawMessage `json:"content"`
-	// Usage is message.usage (nil when absent): the same on every line of
-	// one API response except output_tokens, so the last line's is kept.
-	Usage *corpus.Usage `json:"-"`
+	// Usage is the raw usage object (a span of the line, valid until the
+	// next line); nil when the line has none.
+	Usage []byte `json:"-"`
 }
 
 // ccCompactMeta is compactMetadata (compact_boundary) or
@@ -140,11 +140,7 @@ func ccDecodeLine(b []byte, ln *ccLine) error {
 				case "content":
 					m.Content, _ = s.raw()
 				case "usage":
-					raw, ok := s.raw()
-					if ok && len(raw) > 0 && raw[0] == '{' {
-						m.Usage = ccUsage(raw)
-					}
-					return ok
+					m.Usage, _ = s.raw()
 				default:
 					return s.skip()
 				}
@@ -327,45 +323,4 @@ func ccMedia(b *ccBlock, toolID string) corpus.Block {
 		}
 	}
 	return m
-}
-
-// ccUsage reads message.usage: input_tokens, cache_creation_input_tokens
-// (with its ephemeral_1h part, 2.0.60 and later), cache_read_input_tokens
-// and output_tokens. Other fields (service_tier, server_tool_use) are
-// skipped; a malformed figure reads as 0.
-func ccUsage(raw []byte) *corpus.Usage {
-	u := &corpus.Usage{Requests: 1}
-	s := &jsonscan.Scanner{B: raw}
-	s.Object(func(key []byte) bool {
-		switch string(key) {
-		case "input_tokens":
-			u.InputTokens, _ = s.Int()
-		case "cache_creation_input_tokens":
-			u.CacheWriteTokens, _ = s.Int()
-		case "cache_read_input_tokens":
-			u.CacheReadTokens, _ = s.Int()
-		case "output_tokens":
-			u.OutputTokens, _ = s.Int()
-		case "cache_creation":
-			if s.Peek() != '{' {
-				return s.Skip()
-			}
-			u.Split = true // 2.0.60 and later split the writes by TTL
-			return s.Object(func(key []byte) bool {
-				switch string(key) {
-				case "ephemeral_5m_input_tokens":
-					u.CacheWrite5m, _ = s.Int()
-				case "ephemeral_1h_input_tokens":
-					u.CacheWrite1h, _ = s.Int()
-				default:
-					return s.Skip()
-				}
-				return true
-			})
-		default:
-			return s.Skip()
-		}
-		return true
-	})
-	return u
 }

@@ -20,6 +20,7 @@ type smithSessionFile struct {
 	meta     corpus.Meta
 	messages []corpus.Message
 	warnings []corpus.Warning
+	usage    *corpus.Usage // the cumulative usage, nil when absent or bad
 }
 
 // readSmithSessionFile reads session.json: metadata (id, created_at,
@@ -51,6 +52,7 @@ func parseSmithSessionFile(p string, buf []byte) (*smithSessionFile, error) {
 		Name         json.RawMessage   `json:"name"`
 		ParentID     json.RawMessage   `json:"parent_id"`
 		ContextRatio json.RawMessage   `json:"context_ratio"`
+		Usage        json.RawMessage   `json:"usage"`
 		Messages     []json.RawMessage `json:"messages"`
 	}
 	if err := json.Unmarshal(buf, &f); err != nil {
@@ -105,6 +107,11 @@ func parseSmithSessionFile(p string, buf []byte) (*smithSessionFile, error) {
 			r.warn(1, `expected "context_ratio" to be a number, found %s; ignored`, f.ContextRatio)
 		}
 	}
+	if u, msg := smithUsage(f.Usage); msg != "" {
+		r.warn(1, "session.json usage %s", msg)
+	} else {
+		out.usage = u
+	}
 	for i, raw := range f.Messages {
 		// raw is encoding/json's own copy, so decoding it in place is safe.
 		what := "messages[" + strconv.Itoa(i) + "]"
@@ -119,11 +126,12 @@ func parseSmithSessionFile(p string, buf []byte) (*smithSessionFile, error) {
 
 // smithIndexEntry is one index.json entry; only what calib uses.
 type smithIndexEntry struct {
-	ID       string `json:"id"`
-	Name     string `json:"name"`
-	ParentID string `json:"parent_id"`
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	ParentID string          `json:"parent_id"`
+	Provider string          `json:"provider"`
+	Model    string          `json:"model"`
+	Usage    json.RawMessage `json:"usage"`
 }
 
 // LoadRoot loads a sessions root: one session per index.json entry,
@@ -178,6 +186,13 @@ func LoadRoot(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 		}
 		for _, s := range ss {
 			fillFromIndex(s, e)
+			if s.Recorded.UsageTotal == nil {
+				if u, msg := smithUsage(e.Usage); msg != "" {
+					s.Warnings = append(s.Warnings, corpus.Warning{File: ip, Line: 1, Message: fmt.Sprintf("entry %d: usage %s", i+1, msg)})
+				} else {
+					s.Recorded.UsageTotal = u
+				}
+			}
 		}
 		load(ss, err)
 	}

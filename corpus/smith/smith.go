@@ -98,6 +98,7 @@ func LoadSessionFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	}
 	s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: p, Meta: sf.meta,
 		Messages: sf.messages, Warnings: sf.warnings}
+	s.Recorded.UsageTotal = sf.usage
 	if s.ID == "" {
 		s.ID = smithFileID(p)
 	}
@@ -123,6 +124,7 @@ func LoadDir(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 		}
 		s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: sp, Meta: sf.meta,
 			Messages: sf.messages, Warnings: sf.warnings}
+		s.Recorded.UsageTotal = sf.usage
 		if s.ID == "" {
 			s.ID = filepath.Base(dir)
 		}
@@ -153,6 +155,7 @@ func LoadDir(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 			s.ID = sf.id
 		}
 		s.Meta = sf.meta
+		s.Recorded.UsageTotal = sf.usage
 		s.Recorded.History = sf.messages
 		if s.Recorded.History == nil {
 			s.Recorded.History = []corpus.Message{}

@@ -1,0 +1,125 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+)
+
+// Recorded usage (message.usage on assistant lines). One API message is
+// written as one line per content block, all with the same message.id;
+// across those lines only output_tokens changes (370 differences in 288
+// messages of the real logs, none in an input field), so the last line
+// wins. The request's context (send time, stop hook, breakpoint) is taken
+// at its first line.
+
+// ccUsage is message.usage; pointers tell absent fields from zeros.
+type ccUsage struct {
+	Input         *int64 `json:"input_tokens"`
+	CacheCreation *int64 `json:"cache_creation_input_tokens"`
+	CacheRead     *int64 `json:"cache_read_input_tokens"`
+	Output        *int64 `json:"output_tokens"`
+	Split         *struct {
+		W5m *int64 `json:"ephemeral_5m_input_tokens"`
+		W1h *int64 `json:"ephemeral_1h_input_tokens"`
+	} `json:"cache_creation"`
+}
+
+// ccUsageState is a thread's usage bookkeeping.
+type ccUsageState struct {
+	list         []corpus.Usage
+	at           map[int]int // message index -> index in list
+	userTime     time.Time   // the last user line's timestamp
+	userLine     int
+	stopHook     bool // a stop_hook_summary since the last request
+	missing      int  // assistant messages (not synthetic) with no usage
+	firstMissing int
+}
+
+func (u *ccUsageState) sawUser(ts time.Time, line int) {
+	u.userTime, u.userLine = ts, line
+}
+
+// noteUsage records the usage of the assistant line n, which went into
+// message mi of thread t.
+func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
+	st := &t.usage
+	if st.at == nil {
+		st.at = map[int]int{}
+	}
+	k, seen := st.at[mi]
+	raw := ln.Message.Usage
+	if len(raw) == 0 || string(raw) == "null" {
+		if !seen && ln.Message.Model != "<synthetic>" {
+			if st.missing == 0 {
+				st.firstMissing = n
+			}
+			st.missing++
+		}
+		return
+	}
+	var cu ccUsage
+	if err := json.Unmarshal(raw, &cu); err != nil {
+		l.warn(n, "message.usage is not an object of token counts (%v); the request's usage is ignored", err)
+		return
+	}
+	if msg := corpus.CheckUsage("message.usage", corpus.UsageField{Name: "input_tokens", Value: cu.Input},
+		corpus.UsageField{Name: "cache_creation_input_tokens", Value: cu.CacheCreation},
+		corpus.UsageField{Name: "cache_read_input_tokens", Value: cu.CacheRead},
+		corpus.UsageField{Name: "output_tokens", Value: cu.Output}); msg != "" {
+		l.warn(n, "%s", msg)
+		return
+	}
+	u := corpus.Usage{AtMessage: mi, Model: ln.Message.Model, Requests: 1, InputTokens: int(*cu.Input),
+		CacheWriteTokens: int(*cu.CacheCreation), CacheReadTokens: int(*cu.CacheRead), OutputTokens: int(*cu.Output),
+		Done: jsonscan.Timestamp(ln.Timestamp), Line: n}
+	if u.Prompt() == 0 && u.OutputTokens == 0 {
+		// "Prompt is too long" and other <synthetic> messages: not an API
+		// request (3 in the real logs, each with every counter 0).
+		return
+	}
+	if s := cu.Split; s != nil {
+		if msg := corpus.CheckUsage("message.usage.cache_creation", corpus.UsageField{Name: "ephemeral_5m_input_tokens", Value: s.W5m},
+			corpus.UsageField{Name: "ephemeral_1h_input_tokens", Value: s.W1h}); msg != "" {
+			l.warn(n, "%s", msg)
+			return
+		}
+		u.CacheWrite5m, u.CacheWrite1h, u.Split = int(*s.W5m), int(*s.W1h), true
+		if u.CacheWrite5m+u.CacheWrite1h != u.CacheWriteTokens {
+			l.warn(n, "message.usage.cache_creation splits %d+%d tokens by TTL but cache_creation_input_tokens is %d (expected equal); the split is ignored and the writes count as 5-minute writes",
+				u.CacheWrite5m, u.CacheWrite1h, u.CacheWriteTokens)
+			u.CacheWrite5m, u.CacheWrite1h, u.Split = u.CacheWriteTokens, 0, false
+		}
+	} else {
+		// 1.0.x records no split: its writes are 5-minute writes.
+		u.CacheWrite5m = u.CacheWriteTokens
+	}
+	if seen {
+		first := st.list[k]
+		u.Sent, u.AfterStopHook, u.Breakpoint = first.Sent, first.AfterStopHook, first.Breakpoint
+		st.list[k] = u
+		return
+	}
+	u.Sent = st.userTime
+	u.AfterStopHook = st.stopHook
+	st.stopHook = false
+	if r := len(t.results); r > 0 && t.results[r-1].ln == st.userLine {
+		u.Breakpoint = t.results[r-1].id
+	}
+	st.at[mi] = len(st.list)
+	st.list = append(st.list, u)
+}
+
+// usageWarning is the one warning for a thread where some assistant
+// messages record usage and others do not.
+func (u *ccUsageState) warning(path string) []corpus.Warning {
+	if u.missing == 0 || len(u.list) == 0 {
+		return nil
+	}
+	return []corpus.Warning{{File: path, Line: u.firstMissing, Message: fmt.Sprintf(
+		"%d assistant message(s) record no message.usage (first here) while %d do; cost agreement counts only the requests with usage",
+		u.missing, len(u.list))}}
+}

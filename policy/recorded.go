@@ -1,0 +1,401 @@
+package policy
+
+import (
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// The recorded policy replays exactly what the agent did, at the positions
+// it recorded, so that calib can be checked against the recording (cost
+// agreement) and every sweep can show the agent's actual behaviour as a
+// baseline row. It decides nothing: at each request it applies the
+// recorded events that took effect since the previous request.
+//
+//   - Claude Code microcompact clears (and any recorded clear event with
+//     ids and a position, such as persisted tool outputs): the named tool
+//     results become the marker the agent used.
+//   - Full compactions (Claude Code isCompactSummary / compact_boundary,
+//     clai local and rotation summaries): the summary replaces the history
+//     before it (clai: the recorded window).
+//   - Codex compacted items: the summary replaces the conversation; system
+//     and developer messages stay.
+//   - smith: the compacted session.json history, at the point it was
+//     written (after the last message it holds).
+//
+// Every request is a checkpoint (right before each assistant message).
+
+// Markers the agents put where a cleared tool result was.
+const (
+	// PersistedMarker is Claude Code 2.1.x's: the output is saved to a
+	// file and the model sees this (the shape the phantom-reads repository
+	// quotes; in 2.1.9+ the agents list exactly the cleared ids as having
+	// returned <persisted-output>).
+	PersistedMarker = "<persisted-output>Tool result saved to: %s\n\nUse Read to view</persisted-output>"
+	// StubAuto picks the marker by agent version.
+	StubAuto      = "auto"
+	StubPersisted = "persisted"
+	StubCleared   = "cleared"
+)
+
+func recordedDef() Def {
+	return Def{
+		Name:    "recorded",
+		Summary: "what the agent did, as recorded: its clears, compactions, digests and compacted histories at their recorded positions (a baseline; chosen by name only)",
+		Specs: []ParamSpec{
+			{Name: "stub", Kind: Enum, Default: StubAuto, Choices: []string{StubAuto, StubPersisted, StubCleared},
+				Help: "what a cleared Claude Code result becomes: auto (2.1.x: the <persisted-output> marker; older: " + ClaudeCodeStub + "), persisted or cleared"},
+			{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1),
+				Help: "tokens of the prompt the log does not hold, added to tokens_sent (the cost layer infers its own from recorded usage)"},
+			{Name: "meter", Kind: Enum, Default: MeterChars4, Choices: []string{MeterChars4, MeterBytes4, MeterO200k},
+				Help: "how tokens_sent counts the history (chars4: Claude Code's own estimate)"},
+		},
+		New: newRecorded,
+	}
+}
+
+// Recorded is the recorded policy.
+type Recorded struct {
+	params   Params
+	stub     string
+	overhead int
+	meter    *Meter
+	// events caches each session's recorded events by position, built at
+	// its first checkpoint: a replay asks at every request, and smith's
+	// written-at position costs a scan of the session.
+	events sync.Map // *corpus.Session -> []recordedEvent
+}
+
+func newRecorded(v Values) (Policy, error) {
+	m, err := NewMeter(v.Str("meter"), MeterOptions{ImageTokens: 1600, DocumentTokens: 5000})
+	if err != nil {
+		return nil, err
+	}
+	return &Recorded{params: v.Params(), stub: v.Str("stub"), overhead: v.Int("overhead_tokens"), meter: m}, nil
+}
+
+func (p *Recorded) Name() string { return "recorded" }
+
+// ReplaysRecording marks the policy as the agent's own behaviour
+// (Recording).
+func (p *Recorded) ReplaysRecording() {}
+func (p *Recorded) Params() Params    { return p.params }
+
+// Checkpoint: every request, i.e. right before every assistant message.
+func (p *Recorded) Checkpoint(prev, next *corpus.Message) bool {
+	return next.Role == corpus.RoleAssistant
+}
+
+// Measure counts the meter's units; there is no trigger to count towards.
+func (p *Recorded) Measure(m *corpus.Message) (units, count int64) { return p.meter.Message(m), 0 }
+
+// Compact applies the recorded events in (previous request, at.Next].
+func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
+	before := p.meter.Tokens(at.Units) + p.overhead
+	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before, ReachedTarget: true,
+		Units: at.Units, Count: at.Count}
+	s := at.Session
+	if s == nil || at.Next < 0 || at.Next > len(s.Messages) {
+		return o
+	}
+	lo := previousRequest(s, at.Next)
+	var evs []recordedEvent
+	if v, ok := p.events.Load(s); ok {
+		evs = v.([]recordedEvent)
+	} else {
+		evs = recordedEvents(s)
+		p.events.Store(s, evs)
+	}
+	i := sort.Search(len(evs), func(i int) bool { return evs[i].at > lo })
+	out, units := h, at.Units
+	strategy := None
+	for ; i < len(evs) && evs[i].at <= at.Next; i++ {
+		e := evs[i]
+		var st Strategy
+		out, units, st = p.apply(s, e, out, units, at.Next)
+		if st != None && (strategy == None || st == Summarized) {
+			strategy = st
+		}
+	}
+	if strategy == None {
+		return o
+	}
+	o.History, o.Strategy, o.Units = out, strategy, units
+	o.AfterTokens = p.meter.Tokens(units) + p.overhead
+	o.Removed = max(0, len(h)-len(out))
+	if strategy == Summarized {
+		o.Summarizer = "recorded"
+		for i := range out {
+			if out[i].Summary {
+				o.SummaryTokens += p.meter.Tokens(p.meter.Message(&out[i]))
+			}
+		}
+	}
+	return o
+}
+
+// recordedEvent is one recorded change of the working history, taking
+// effect before Session.Messages[at].
+type recordedEvent struct {
+	at int
+	c  *corpus.Compaction // nil: smith's recorded history
+}
+
+// recordedEvents lists a session's events by position.
+func recordedEvents(s *corpus.Session) []recordedEvent {
+	var evs []recordedEvent
+	for i := range s.Recorded.Compactions {
+		c := &s.Recorded.Compactions[i]
+		if c.AtMessage >= 0 {
+			evs = append(evs, recordedEvent{at: c.AtMessage, c: c})
+		}
+	}
+	if at := smithWrittenAt(s); at >= 0 {
+		evs = append(evs, recordedEvent{at: at})
+	}
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	return evs
+}
+
+// smithWrittenAt is where smith's compacted history took effect: after the
+// last transcript message it holds (session.json is written after each
+// completed turn); -1 when there is none or it holds no compaction.
+func smithWrittenAt(s *corpus.Session) int {
+	hist := s.Recorded.History
+	if s.Format != corpus.FormatSmithTranscript || len(hist) == 0 {
+		return -1
+	}
+	compacted := false
+	for i := range hist {
+		if hist[i].Summary || hist[i].Synthetic {
+			compacted = true
+		}
+	}
+	if !compacted && len(hist) >= len(s.Messages) {
+		return -1
+	}
+	last := hist[len(hist)-1].ID
+	for i := len(s.Messages) - 1; i >= 0; i-- {
+		if s.Messages[i].ID == last {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// previousRequest is the index of the assistant message before next that
+// was a checkpoint (-1 if none): events after it and up to next apply now.
+func previousRequest(s *corpus.Session, next int) int {
+	side := hasMain(s)
+	for i := next - 1; i >= 0; i-- {
+		m := &s.Messages[i]
+		if m.Role == corpus.RoleAssistant && !(m.Sidechain && side) {
+			return i
+		}
+	}
+	return -1
+}
+
+func hasMain(s *corpus.Session) bool {
+	for i := range s.Messages {
+		if !s.Messages[i].Sidechain {
+			return true
+		}
+	}
+	return false
+}
+
+// apply performs one event on h; units is kept as the meter's sum over h.
+func (p *Recorded) apply(s *corpus.Session, e recordedEvent, h []corpus.Message, units int64, next int) ([]corpus.Message, int64, Strategy) {
+	tail := tailSince(s, e.at, next, len(h))
+	switch {
+	case e.c == nil:
+		return p.replace(h, tail, s.Recorded.History, units)
+	case e.c.Clearing():
+		out, u := p.clear(s, h, e.c.ClearedIDs, units)
+		if u == units && len(out) == len(h) {
+			return h, units, None
+		}
+		return out, u, Truncated
+	case e.c.Strategy == "compacted":
+		return p.codexCompacted(s, e.c, h, tail, units)
+	}
+	sum, ok := compactionSummary(s, e.c)
+	if !ok {
+		return h, units, None
+	}
+	if from, to := indexByID(h, e.c.SourceFrom), indexByID(h, e.c.SourceTo); from >= 0 && to >= from {
+		// clai: the recorded window becomes the summary.
+		out := make([]corpus.Message, 0, len(h)-(to-from))
+		out = append(append(append(out, h[:from]...), sum), h[to+1:]...)
+		return out, units - p.sum(h[from:to+1]) + p.meter.Message(&sum), Summarized
+	}
+	return p.replace(h, tail, []corpus.Message{sum}, units)
+}
+
+// replace makes head + the last tail messages of h the history.
+func (p *Recorded) replace(h []corpus.Message, tail int, head []corpus.Message, units int64) ([]corpus.Message, int64, Strategy) {
+	out := make([]corpus.Message, 0, len(head)+tail)
+	out = append(append(out, head...), h[len(h)-tail:]...)
+	return out, p.sum(out), Summarized
+}
+
+// tailSince counts the messages of h appended after position at (those
+// between the event and the checkpoint, which follow the summary).
+func tailSince(s *corpus.Session, at, next, hlen int) int {
+	side := hasMain(s)
+	n := 0
+	for i := max(at, 0); i < next && i < len(s.Messages); i++ {
+		m := &s.Messages[i]
+		if (m.Sidechain && side) || m.Summary {
+			continue
+		}
+		n++
+	}
+	return min(n, hlen)
+}
+
+func (p *Recorded) sum(h []corpus.Message) int64 {
+	var u int64
+	for i := range h {
+		u += p.meter.Message(&h[i])
+	}
+	return u
+}
+
+// compactionSummary finds the recorded summary of a compaction, or builds a
+// user message from its text when the message is not in the history.
+func compactionSummary(s *corpus.Session, c *corpus.Compaction) (corpus.Message, bool) {
+	if c.SummaryID != "" {
+		for i := c.AtMessage; i >= 0 && i < len(s.Messages); i++ {
+			if s.Messages[i].ID == c.SummaryID {
+				return s.Messages[i], true
+			}
+			if i > c.AtMessage+8 {
+				break // the summary sits at or right after the boundary
+			}
+		}
+	}
+	if c.Summary == "" {
+		return corpus.Message{}, false
+	}
+	return corpus.Message{ID: "recorded-summary-" + c.ID, Role: corpus.RoleUser, Summary: true, Line: c.Line,
+		Blocks: []corpus.Block{{Kind: corpus.KindText, Text: c.Summary}}}, true
+}
+
+func indexByID(h []corpus.Message, id string) int {
+	if id == "" {
+		return -1
+	}
+	for i := range h {
+		if h[i].ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// codexCompacted: Codex rebuilds the history from its initial context and
+// the summary; the system and developer messages stay, the conversation
+// before the item becomes the summary.
+func (p *Recorded) codexCompacted(s *corpus.Session, c *corpus.Compaction, h []corpus.Message, tail int, units int64) ([]corpus.Message, int64, Strategy) {
+	if c.Summary == "" {
+		return h, units, None
+	}
+	var head []corpus.Message
+	for i := range h[:len(h)-tail] {
+		if h[i].Role == corpus.RoleSystem {
+			head = append(head, h[i])
+		}
+	}
+	head = append(head, corpus.Message{ID: "recorded-summary-" + strconv.Itoa(c.Line), Role: corpus.RoleUser, Summary: true, Line: c.Line,
+		Blocks: []corpus.Block{{Kind: corpus.KindText, Text: c.Summary}}})
+	return p.replace(h, tail, head, units)
+}
+
+// clear replaces the named tool results by the agent's marker (new block
+// slices: the loaded session is never written to).
+func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, units int64) ([]corpus.Message, int64) {
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	var out []corpus.Message
+	for i := range h {
+		m := &h[i]
+		var nb []corpus.Block
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			if b.Kind != corpus.KindToolResult || !set[b.ToolCallID] {
+				continue
+			}
+			stub := p.marker(s, b.ToolCallID)
+			if b.Text == stub {
+				continue
+			}
+			if nb == nil {
+				nb = append([]corpus.Block(nil), m.Blocks...)
+			}
+			nb[j].Text, nb[j].Payload = stub, nil
+		}
+		if nb == nil {
+			continue
+		}
+		if out == nil {
+			out = append([]corpus.Message(nil), h...)
+		}
+		units -= p.meter.Message(m)
+		out[i].Blocks = nb
+		units += p.meter.Message(&out[i])
+	}
+	if out == nil {
+		return h, units
+	}
+	return out, units
+}
+
+// marker is the text a cleared result becomes.
+func (p *Recorded) marker(s *corpus.Session, id string) string {
+	stub := p.stub
+	if stub == StubAuto {
+		stub = StubCleared
+		if v := s.Meta.AgentVersion; s.Format == corpus.FormatClaudeCode && versionAtLeast(v, "2.1") {
+			stub = StubPersisted
+		}
+	}
+	if stub == StubCleared {
+		return ClaudeCodeStub
+	}
+	return strings.Replace(PersistedMarker, "%s", PersistedPath(s, id), 1)
+}
+
+// PersistedPath is where Claude Code saves a cleared result:
+// <home>/.claude/projects/<cwd, every character but letters and digits as
+// '-'>/<session id>/tool-results/<id>.txt. The home is the cwd's
+// /Users/<name> or /home/<name> prefix ("~" when the cwd has neither).
+func PersistedPath(s *corpus.Session, id string) string {
+	cwd := s.Meta.Cwd
+	home := "~"
+	for _, root := range []string{"/Users/", "/home/"} {
+		if rest, ok := strings.CutPrefix(cwd, root); ok {
+			name, _, _ := strings.Cut(rest, "/")
+			home = root + name
+		}
+	}
+	proj := []byte(cwd)
+	for i, c := range proj {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			proj[i] = '-'
+		}
+	}
+	sid := s.ID
+	if s.Meta.Parent != "" {
+		sid = s.Meta.Parent // a subagent's results live in its main session's folder
+	}
+	sid, _, _ = strings.Cut(sid, "/")
+	return home + "/.claude/projects/" + string(proj) + "/" + sid + "/tool-results/" + id + ".txt"
+}

@@ -1,0 +1,141 @@
+package cache
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// priceColumns are the columns of a --prices file, in the order calib
+// writes them. date and source are optional; every price is required.
+var priceColumns = []string{"model", "provider", "input", "cache_write_5m", "cache_write_1h", "cache_read", "output", "date", "source"}
+
+// PriceFileError is a bad --prices file: it names the file, line, model
+// and field, and is exit status 2 (bad input) for the CLI.
+type PriceFileError struct {
+	File  string
+	Line  int
+	Model string
+	Field string
+	Msg   string
+}
+
+func (e *PriceFileError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s:%d", e.File, e.Line)
+	if e.Model != "" {
+		fmt.Fprintf(&b, ": model %q", e.Model)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, ": field %s", e.Field)
+	}
+	fmt.Fprintf(&b, ": %s", e.Msg)
+	return b.String()
+}
+
+// ParsePrices reads a --prices file: CSV with a header line naming the
+// columns (any order; model, provider and the five prices required), one
+// row per model, prices in USD per million tokens. Providers without a
+// write premium (openai, gemini) give their input price as the write
+// prices. Lines starting with # are comments.
+func ParsePrices(file string, r io.Reader) ([]Price, error) {
+	cr := csv.NewReader(r)
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	header, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, &PriceFileError{File: file, Line: 1, Msg: "empty file: expected a header line " + strings.Join(priceColumns, ",")}
+		}
+		return nil, csvError(file, err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		h = strings.TrimSpace(h)
+		if !known(h) {
+			line, _ := cr.FieldPos(0)
+			return nil, &PriceFileError{File: file, Line: line, Field: h, Msg: "unknown column (expected: " + strings.Join(priceColumns, ",") + ")"}
+		}
+		col[h] = i
+	}
+	for _, need := range priceColumns[:7] {
+		if _, ok := col[need]; !ok {
+			line, _ := cr.FieldPos(0)
+			return nil, &PriceFileError{File: file, Line: line, Field: need, Msg: "missing column in the header"}
+		}
+	}
+	var out []Price
+	seen := map[string]int{}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		get := func(name string) string {
+			i, ok := col[name]
+			if !ok || i >= len(rec) {
+				return ""
+			}
+			return strings.TrimSpace(rec[i])
+		}
+		p := Price{Model: get("model"), Provider: Provider(get("provider")), Date: get("date"), Source: get("source"), Verified: true}
+		if p.Model == "" {
+			return nil, &PriceFileError{File: file, Line: line, Field: "model", Msg: "empty: every row names a model id as logs spell it"}
+		}
+		if prev, dup := seen[p.Model]; dup {
+			return nil, &PriceFileError{File: file, Line: line, Model: p.Model, Msg: fmt.Sprintf("listed twice (first at line %d)", prev)}
+		}
+		seen[p.Model] = line
+		switch p.Provider {
+		case Anthropic, OpenAI, Gemini:
+		default:
+			return nil, &PriceFileError{File: file, Line: line, Model: p.Model, Field: "provider",
+				Msg: fmt.Sprintf("%q is not a provider (expected anthropic, openai or gemini)", p.Provider)}
+		}
+		for _, f := range []struct {
+			name string
+			dst  *float64
+		}{{"input", &p.Input}, {"cache_write_5m", &p.Write5m}, {"cache_write_1h", &p.Write1h}, {"cache_read", &p.Read}, {"output", &p.Output}} {
+			v := get(f.name)
+			if v == "" {
+				return nil, &PriceFileError{File: file, Line: line, Model: p.Model, Field: f.name, Msg: "missing: give USD per million tokens (providers without a write premium: their input price)"}
+			}
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+				return nil, &PriceFileError{File: file, Line: line, Model: p.Model, Field: f.name, Msg: fmt.Sprintf("%q is not a non-negative number of USD per million tokens", v)}
+			}
+			*f.dst = x
+		}
+		out = append(out, p)
+	}
+	if len(out) == 0 {
+		return nil, &PriceFileError{File: file, Line: 1, Msg: "no price rows after the header"}
+	}
+	return out, nil
+}
+
+func known(col string) bool {
+	for _, c := range priceColumns {
+		if c == col {
+			return true
+		}
+	}
+	return false
+}
+
+func csvError(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		return &PriceFileError{File: file, Line: pe.Line, Msg: pe.Err.Error()}
+	}
+	return &PriceFileError{File: file, Msg: err.Error()}
+}

@@ -1,0 +1,90 @@
+package cache
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestLookup(t *testing.T) {
+	tab := NewPrices(BuiltinPrices())
+	for _, c := range []struct {
+		model string
+		want  string
+		ok    bool
+	}{
+		{"claude-opus-4-5-20251101", "claude-opus-4-5", true},
+		{"claude-opus-4-20250514", "claude-opus-4", true},
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", true},
+		{"claude-haiku-4-5-20251001", "claude-haiku-4-5", true},
+		{"gpt-5.2-codex", "gpt-5.2-codex", true},
+		{"gpt-5-mini", "", false},
+		{"claude-opus-4-6-20260101", "", false},
+		{"<synthetic>", "", false},
+	} {
+		p, ok := tab.Lookup(c.model)
+		if ok != c.ok || p.Model != c.want {
+			t.Errorf("%s: %q %v, want %q %v", c.model, p.Model, ok, c.want, c.ok)
+		}
+	}
+	// Anthropic's ratios are exact: 1.25×, 2×, 0.1×, output 5×.
+	p, _ := tab.Lookup("claude-opus-4-5")
+	if p.Input != 5 || p.Write5m != 6.25 || p.Write1h != 10 || p.Read != 0.5 || p.Output != 25 || !p.Verified {
+		t.Fatalf("opus 4.5: %+v", p)
+	}
+	// b3533c53's recorded usage at Opus 4.5 prices.
+	usd := p.USD(Tokens{Uncached: 27941, Write5m: 263914, Read: 658423, Output: 21})
+	if want := (27941*5 + 263914*6.25 + 658423*0.5 + 21*25) / 1e6; math.Abs(usd-want) > 1e-12 {
+		t.Fatalf("usd %v want %v", usd, want)
+	}
+	for _, r := range BuiltinPrices() {
+		if r.Date == "" || r.Source == "" {
+			t.Errorf("%s: every row needs a date and a source", r.Model)
+		}
+		if r.Verified == strings.Contains(r.Source, "unverified") {
+			t.Errorf("%s: Verified=%v but source %q", r.Model, r.Verified, r.Source)
+		}
+	}
+	if err := error(&MissingPriceError{Model: "x-model", File: "p.csv"}); !strings.Contains(err.Error(), `"x-model"`) || !strings.Contains(err.Error(), "p.csv") {
+		t.Fatalf("missing price: %v", err)
+	}
+}
+
+func TestParsePrices(t *testing.T) {
+	good := "# my prices\nmodel,provider,input,cache_write_5m,cache_write_1h,cache_read,output,date,source\n" +
+		"claude-opus-4-5,anthropic,4,5,8,0.4,20,2027-01-01,contract\n" +
+		"my-model,openai,1,1,1,0.1,8,,\n"
+	rows, err := ParsePrices("p.csv", strings.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Input != 4 || rows[0].Write1h != 8 || rows[1].Provider != OpenAI {
+		t.Fatalf("rows: %+v", rows)
+	}
+	tab := NewPrices(BuiltinPrices(), rows)
+	if p, _ := tab.Lookup("claude-opus-4-5-20251101"); p.Input != 4 {
+		t.Fatalf("the file overrides the built-in row: %+v", p)
+	}
+	head := "model,provider,input,cache_write_5m,cache_write_1h,cache_read,output\n"
+	for _, c := range []struct{ name, in, want string }{
+		{"missing field", head + "m1,anthropic,3,3.75,,0.3,15\n", `p.csv:2: model "m1": field cache_write_1h: missing`},
+		{"short row", head + "m1,anthropic,3,3.75\n", `p.csv:2: model "m1": field cache_write_1h: missing`},
+		{"bad number", head + "m1,anthropic,3,x,6,0.3,15\n", `p.csv:2: model "m1": field cache_write_5m: "x" is not`},
+		{"negative", head + "m1,anthropic,-3,3.75,6,0.3,15\n", `field input: "-3" is not a non-negative`},
+		{"bad provider", head + "m1,acme,3,3.75,6,0.3,15\n", `model "m1": field provider: "acme" is not a provider`},
+		{"no model", head + ",anthropic,3,3.75,6,0.3,15\n", `p.csv:2: field model: empty`},
+		{"duplicate", head + "m1,anthropic,3,3.75,6,0.3,15\nm1,anthropic,3,3.75,6,0.3,15\n", `p.csv:3: model "m1": listed twice (first at line 2)`},
+		{"missing column", "model,provider,input,cache_write_5m,cache_read,output\nm,anthropic,1,1,1,1\n", `p.csv:1: field cache_write_1h: missing column`},
+		{"unknown column", "model,provider,price\n", `field price: unknown column`},
+		{"empty", "", "p.csv:1: empty file"},
+		{"header only", head, "no price rows"},
+		{"bad quoting", head + "m1,\"anthropic,3\n", "p.csv:"},
+	} {
+		_, err := ParsePrices("p.csv", strings.NewReader(c.in))
+		var pe *PriceFileError
+		if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want a PriceFileError containing %q", c.name, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package cache
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// A session without recorded usage: prompts are the policy's own figures,
+// a summary compaction adds an uncached summarizer call and is charged
+// its rewrite against the reads it saves.
+func TestCostWithoutUsage(t *testing.T) {
+	s := &corpus.Session{ID: "s", Format: corpus.FormatSmithTranscript, Meta: corpus.Meta{Model: "claude-sonnet-4-5-20250929"}}
+	for i := 0; i < 8; i++ {
+		role := corpus.RoleUser
+		if i%2 == 1 {
+			role = corpus.RoleAssistant
+		}
+		s.Messages = append(s.Messages, corpus.Message{Role: role, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: strings.Repeat("a", 400)}}})
+	}
+	reqs := []Sent{
+		{Next: 1, Tokens: 30000},
+		{Next: 3, Tokens: 40000},
+		{Next: 5, Tokens: 12000, Strategy: policy.Summarized, Before: 50000, Summary: 2000},
+		{Next: 7, Tokens: 14000},
+	}
+	p, _ := Resolve("anthropic", nil)
+	o := DefaultOptions(p)
+	sc, err := Cost(s, reqs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Calibration.Recorded || sc.Agreement != nil || len(sc.Notes) == 0 || !strings.Contains(sc.Notes[0], "no recorded usage") {
+		t.Fatalf("calibration %+v notes %v", sc.Calibration, sc.Notes)
+	}
+	if len(sc.Requests) != 5 || sc.Requests[2].Reason != ReasonSummarizer || sc.Totals.SummaryCalls != 1 {
+		t.Fatalf("requests %+v", sc.Requests)
+	}
+	// The summarizer gets the 50,000-token history plus its 1,000-token
+	// prompt, uncached; the summary (2,000 tokens) comes back.
+	if r := sc.Requests[2]; r.Uncached != 51000 || r.Output != 2000 || r.Billed != 51000 {
+		t.Fatalf("summarizer %+v", r)
+	}
+	// The request after the summary writes everything (prefix rule: only
+	// the overhead, 0 here, is unchanged): 12,000 × 1.25.
+	if r := sc.Requests[3]; r.Write5m != 12000 || r.Read != 0 || !r.Break {
+		t.Fatalf("after the summary %+v", r)
+	}
+	c := sc.Compactions
+	if len(c) != 1 || c[0].Request != 2 || c[0].RewriteTokens != 12000 || c[0].RewriteBilled != 15000-1200 ||
+		c[0].SummaryBilled != 51000 || c[0].SavedTokens != 38000 || c[0].RequestsAfter != 2 || c[0].SavedBilled != 7600 ||
+		c[0].NetBilled != 7600-13800-51000 {
+		t.Fatalf("compaction %+v", c)
+	}
+	if !sc.Priced || sc.Totals.USD <= 0 {
+		t.Fatalf("sonnet 4.5 is priced: %v %v", sc.Priced, sc.Totals.USD)
+	}
+	s.Meta.Model = "acme-1"
+	o.PriceFile = "p.csv"
+	var mp *MissingPriceError
+	if _, err := Cost(s, reqs, o); !errors.As(err, &mp) || mp.Model != "acme-1" {
+		t.Fatalf("unpriced model with a price file: %v", err)
+	}
+	o.PriceFile = ""
+	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !strings.Contains(strings.Join(sc.Notes, ";"), `no price for model "acme-1"`) {
+		t.Fatalf("unpriced model without a price file: %v %+v", err, sc)
+	}
+}
+
+// With recorded usage, the first requests calibrate and the agreement
+// compares the requests that recorded usage; a synthetic zero-usage
+// message is not a request.
+func TestCostWithUsage(t *testing.T) {
+	s := &corpus.Session{ID: "u", Format: corpus.FormatClaudeCode, Meta: corpus.Meta{AgentVersion: "2.1.14", Model: "claude-opus-4-5-20251101"}}
+	add := func(role corpus.Role, synthetic bool) int {
+		s.Messages = append(s.Messages, corpus.Message{Role: role, Synthetic: synthetic, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "x"}}})
+		return len(s.Messages) - 1
+	}
+	var reqs []Sent
+	hist := []int{100, 3100, 6100, 9100}
+	for i, h := range hist {
+		add(corpus.RoleUser, false)
+		at := add(corpus.RoleAssistant, false)
+		P := 20000 + int(1.2*float64(h))
+		read := 0
+		if i > 0 {
+			read = 20000 + int(1.2*float64(hist[i-1]))
+		}
+		s.Recorded.Usage = append(s.Recorded.Usage, corpus.Usage{AtMessage: at, Requests: 1, Model: "claude-opus-4-5-20251101",
+			CacheWriteTokens: P - read, CacheWrite5m: P - read, CacheReadTokens: read})
+		reqs = append(reqs, Sent{Next: at, Tokens: h})
+	}
+	add(corpus.RoleUser, false)
+	syn := add(corpus.RoleAssistant, true)
+	reqs = append(reqs, Sent{Next: syn, Tokens: 9200})
+	sc, err := Cost(s, reqs, DefaultOptions(Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Calibration.Recorded || sc.Calibration.Scale != 1.2 || sc.Calibration.Overhead != 20000 {
+		t.Fatalf("calibration %+v", sc.Calibration)
+	}
+	if sc.Agreement == nil || sc.Agreement.Requests != 4 || sc.Totals.Requests != 4 {
+		t.Fatalf("agreement %+v totals %+v", sc.Agreement, sc.Totals)
+	}
+	if e := sc.Agreement.BilledError; e > 0.001 || e < -0.001 {
+		t.Fatalf("a steady session is predicted exactly: error %v (%+v)", e, sc.Agreement)
+	}
+}
