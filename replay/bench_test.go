@@ -123,7 +123,7 @@ func BenchmarkCostOverReplay(b *testing.B) {
 // checks run after every compaction, so they must cost what the compaction
 // changed, not the whole history, for ns/msg to stay flat.
 //
-//	go test ./replay -run '^$' -bench BenchmarkReplayEveryRequest -benchtime 3x -count 3
+//	go test ./replay -run '^$' -bench BenchmarkReplayEveryRequest -benchtime 1x -count 3
 func BenchmarkReplayEveryRequest(b *testing.B) {
 	for _, n := range []int{1_000, 4_000, 16_000} {
 		s := benchSession(b, n)
