@@ -1,0 +1,210 @@
+// Package loss computes, from a recording alone, what hiding a tool result
+// cost the agent: whether the agent needed the result again after a policy
+// hid it, whether it fetched the result back first, or whether it went on
+// without it (lost). The recording side (subjects, distinctive lines, the
+// index of later uses and refetches) is built once per session in time
+// linear in the session; the signals of one replay are then read from the
+// index per hidden result (signals.go).
+//
+// Files: family.go (tool-name families per agent and the subject of a
+// call), lines.go (distinctive and content lines), match.go (the two
+// multi-pattern matchers), index.go (the per-session index), signals.go
+// (hidden, unseen, needed, refetched, lost, refetch_tokens).
+package loss
+
+import (
+	"encoding/json"
+	"path"
+	"strings"
+)
+
+// Family groups the tools whose results have the same kind of subject.
+type Family string
+
+const (
+	FamilyFile   Family = "file"   // the subject is a file path
+	FamilySearch Family = "search" // a pattern (plus path and glob)
+	FamilyShell  Family = "shell"  // a command line
+	FamilyFetch  Family = "fetch"  // a URL or a web query
+	FamilyOther  Family = "other"  // no subject a later message could name
+)
+
+// families maps tool names to families, per agent. Names do not collide
+// across agents with different meanings, so one table serves every format.
+// A tool not listed is FamilyOther: Claude Code's Task, Skill, TodoWrite,
+// clai's history_query and the like return nothing a later message could
+// cite by name, so they are never "needed" by naming (a quoted distinctive
+// line still counts).
+var families = map[string]Family{
+	// Claude Code (tool names as the API records them).
+	"Read": FamilyFile, "Edit": FamilyFile, "MultiEdit": FamilyFile, "Write": FamilyFile,
+	"NotebookEdit": FamilyFile, "NotebookRead": FamilyFile,
+	"Grep": FamilySearch, "Glob": FamilySearch, "LS": FamilySearch,
+	"Bash": FamilyShell, "BashOutput": FamilyShell,
+	"WebFetch": FamilyFetch, "WebSearch": FamilyFetch,
+	// smith (specs/smith.md: read_file, grep, glob, bash, write_file,
+	// edit_file) and clai's HTTP engine (the same snake_case names).
+	"read_file": FamilyFile, "write_file": FamilyFile, "edit_file": FamilyFile,
+	"grep": FamilySearch, "glob": FamilySearch, "list_dir": FamilySearch, "ls": FamilySearch,
+	"bash": FamilyShell,
+	"web_fetch": FamilyFetch, "fetch": FamilyFetch, "web_search": FamilyFetch,
+	// Codex CLI (function_call / custom_tool_call / local_shell_call names).
+	"shell": FamilyShell, "local_shell": FamilyShell, "exec_command": FamilyShell,
+	"container.exec": FamilyShell, "apply_patch": FamilyFile,
+}
+
+// FamilyOf returns the family of a tool name.
+func FamilyOf(tool string) Family {
+	if f, ok := families[tool]; ok {
+		return f
+	}
+	return FamilyOther
+}
+
+// Minimum lengths of a name that counts as a mention. A pattern or command
+// shorter than this ("ls", "TODO") occurs in ordinary prose too often to be
+// evidence of use; a path is always specific enough.
+const minNameMention = 8
+
+// Subject is what a tool call was about: the key that identifies the same
+// call again and the strings whose appearance in a later message counts as
+// naming it.
+type Subject struct {
+	Family Family
+	Tool   string
+	// Key identifies the call for refetch detection: the normalised path
+	// (file), pattern NUL path NUL glob (search), the trimmed command
+	// (shell), the URL or query (fetch), the raw arguments (other).
+	Key string
+	// Display is the short human form of the subject (path, pattern,
+	// command, URL) for reports.
+	Display string
+	// Mentions are the strings that name the subject: a path in its
+	// absolute and, under the session's cwd, its cwd-relative form; a
+	// pattern or command of at least minNameMention characters; a URL.
+	Mentions []string
+}
+
+// SubjectOf derives the subject of one tool call from its name and raw
+// JSON arguments. cwd is the session's working directory ("" if unknown),
+// used to make relative paths absolute and absolute ones cwd-relative.
+func SubjectOf(tool string, args []byte, cwd string) Subject {
+	s := Subject{Family: FamilyOf(tool), Tool: tool}
+	var in map[string]any
+	_ = json.Unmarshal(args, &in) // arguments that are not an object leave every field empty
+	str := func(keys ...string) string {
+		for _, k := range keys {
+			if v, ok := in[k].(string); ok && v != "" {
+				return v
+			}
+		}
+		return ""
+	}
+	switch s.Family {
+	case FamilyFile:
+		p := str("file_path", "notebook_path", "path", "filename")
+		if tool == "apply_patch" {
+			p = patchPath(str("input", "patch"), string(args))
+		}
+		s.Key = NormPath(p, cwd)
+		s.Display = s.Key
+		s.Mentions = pathMentions(s.Key, cwd)
+	case FamilySearch:
+		pat := str("pattern", "query", "regex")
+		s.Key = pat + "\x00" + NormPath(str("path", "dir", "directory"), cwd) + "\x00" + str("glob", "include")
+		s.Display = pat
+		if len([]rune(pat)) >= minNameMention {
+			s.Mentions = []string{pat}
+		}
+	case FamilyShell:
+		c := strings.TrimSpace(shellCommand(in))
+		s.Key, s.Display = c, c
+		if len([]rune(c)) >= minNameMention {
+			s.Mentions = []string{c}
+		}
+	case FamilyFetch:
+		u := str("url", "query")
+		s.Key, s.Display = u, u
+		if u != "" {
+			s.Mentions = []string{u}
+		}
+	default:
+		s.Key = tool + "\x00" + string(args)
+		s.Display = tool
+	}
+	return s
+}
+
+// shellCommand reads a command given as a string (Bash, smith and clai
+// bash: "command"; Codex exec_command: "cmd") or as an argv list (Codex
+// shell: ["bash","-lc","<script>"] gives the script, any other list its
+// words joined by spaces).
+func shellCommand(in map[string]any) string {
+	for _, k := range []string{"command", "cmd"} {
+		switch v := in[k].(type) {
+		case string:
+			return v
+		case []any:
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				if s, ok := w.(string); ok {
+					words = append(words, s)
+				}
+			}
+			if len(words) == 3 && (words[1] == "-lc" || words[1] == "-c") {
+				return words[2]
+			}
+			return strings.Join(words, " ")
+		}
+	}
+	return ""
+}
+
+// patchPath is the first file an apply_patch names ("*** Update File: p",
+// "*** Add File: p", "*** Delete File: p").
+func patchPath(patch, raw string) string {
+	if patch == "" {
+		patch = raw
+	}
+	for _, ln := range strings.Split(patch, "\n") {
+		for _, h := range []string{"*** Update File: ", "*** Add File: ", "*** Delete File: "} {
+			if p, ok := strings.CutPrefix(strings.TrimSpace(ln), h); ok {
+				return strings.TrimSpace(p)
+			}
+		}
+	}
+	return ""
+}
+
+// NormPath cleans a path the way the agent's file tools resolve it: quotes
+// and backticks around it are removed, a relative path is joined to cwd,
+// and "." and ".." elements and doubled slashes are resolved lexically
+// (symbolic links cannot be, from a recording). An empty path stays empty.
+func NormPath(p, cwd string) string {
+	p = strings.Trim(strings.TrimSpace(p), "`'\"")
+	if p == "" {
+		return ""
+	}
+	if !path.IsAbs(p) && cwd != "" {
+		p = path.Join(cwd, p)
+	}
+	return path.Clean(p)
+}
+
+// pathMentions are the forms in which a later message names a file: the
+// normalised path, and its cwd-relative form when it lies under cwd. The
+// bare base name is not one: base names collide (wsd.py, README.md) in the
+// real logs and would count uses of other files.
+func pathMentions(p, cwd string) []string {
+	if p == "" {
+		return nil
+	}
+	out := []string{p}
+	if cwd != "" {
+		root := strings.TrimSuffix(path.Clean(cwd), "/") + "/"
+		if rel, ok := strings.CutPrefix(p, root); ok && rel != "" {
+			out = append(out, rel)
+		}
+	}
+	return out
+}

@@ -1,0 +1,379 @@
+package loss
+
+import (
+	"encoding/json"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// Options tune the index.
+type Options struct {
+	// Meter measures a result for refetch_tokens; nil means chars4, the
+	// estimate Claude Code itself makes.
+	Meter *policy.Meter
+}
+
+// Result is one tool result of the session and what the recording shows
+// the agent did with it later.
+type Result struct {
+	ID      string
+	Tool    string // "" when no tool call has the result's id
+	Subject Subject
+	// Msg and Block locate the result in Session.Messages; CallMsg is the
+	// assistant message holding its call (-1 if none).
+	Msg, Block, CallMsg int
+	Tokens              int
+	lines               int     // distinct content lines
+	mentions            []int32 // name ids of Subject.Mentions
+	key                 int32   // call key id, -1 if the call has no key
+	quotes              []int32 // units quoting one of its distinctive lines, ascending
+	fetched             []int32 // units whose calls fetched it back by content or by its persisted file, ascending
+}
+
+// unit is one message the agent wrote: an assistant message of the thread.
+type unit struct {
+	msg  int32
+	line int32
+}
+
+// Index is the recording side of loss for one session: every tool result,
+// its subject, and where the agent later named, quoted or fetched it.
+// Building it is linear in the session: each message is scanned once
+// against all names and all distinctive lines together (match.go), and
+// each result's lines are looked up once.
+type Index struct {
+	Session *corpus.Session
+	Results []Result
+	byID    map[string]int
+	units   []unit
+	// mentionUnits[name id] and keyUnits[key id] are the units (ascending)
+	// that name a subject or repeat a call with the same key.
+	mentionUnits [][]int32
+	keyUnits     [][]int32
+}
+
+// contentShareCap is the most results a content line is tracked in for
+// content refetches: a line shared by more results (a licence header, a
+// generated banner) is boilerplate, not evidence that one output repeats
+// another, and tracking it would make the cost quadratic.
+const contentShareCap = 64
+
+// call is one tool_use of the thread.
+type call struct {
+	unit int32
+	subj Subject
+}
+
+// Build indexes a session's main thread (or, for a session that is all
+// sidechain, the whole of it: a subagent's own log).
+func Build(s *corpus.Session, opt Options) *Index {
+	meter := opt.Meter
+	if meter == nil {
+		meter, _ = policy.NewMeter(policy.MeterChars4, policy.MeterOptions{})
+	}
+	ix := &Index{Session: s, byID: map[string]int{}}
+	side := allSidechain(s)
+	calls := map[string]call{}
+	names := newNameMatcher()
+	keys := map[string]int32{}
+	persistReads := map[string][]int32{}
+	var texts []string
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if m.Sidechain && !side {
+			continue
+		}
+		if m.Role == corpus.RoleAssistant {
+			u := int32(len(ix.units))
+			ix.units = append(ix.units, unit{msg: int32(i), line: int32(m.Line)})
+			for j := range m.Blocks {
+				b := &m.Blocks[j]
+				if b.Kind != corpus.KindToolUse {
+					continue
+				}
+				c := call{unit: u, subj: SubjectOf(b.ToolName, b.Args, s.Meta.Cwd)}
+				calls[b.ToolCallID] = c
+				if k := callKey(c.subj); k != "" {
+					id, ok := keys[k]
+					if !ok {
+						id = int32(len(ix.keyUnits))
+						keys[k] = id
+						ix.keyUnits = append(ix.keyUnits, nil)
+					}
+					ix.keyUnits[id] = appendUnit(ix.keyUnits[id], u)
+				}
+				if id := persistedID(c.subj); id != "" {
+					persistReads[id] = appendUnit(persistReads[id], u)
+				}
+			}
+			continue
+		}
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1, Tokens: meter.Tokens(meter.Block(b))}
+			if c, ok := calls[b.ToolCallID]; ok {
+				r.Tool, r.Subject, r.CallMsg = c.subj.Tool, c.subj, int(ix.units[c.unit].msg)
+				if k := callKey(c.subj); k != "" {
+					r.key = keys[k]
+				}
+				for _, name := range c.subj.Mentions {
+					r.mentions = append(r.mentions, names.add(name))
+				}
+			} else {
+				r.Subject = Subject{Family: FamilyOther}
+			}
+			if _, dup := ix.byID[r.ID]; !dup {
+				ix.byID[r.ID] = len(ix.Results)
+			}
+			ix.Results = append(ix.Results, r)
+			texts = append(texts, resultText(b))
+		}
+	}
+	names.build()
+	ix.mentionUnits = make([][]int32, len(names.ids))
+	lines := ix.indexLines(texts, calls)
+	for id, us := range persistReads {
+		if k, ok := ix.byID[id]; ok {
+			r := &ix.Results[k]
+			r.fetched = mergeUnits(r.fetched, us)
+		}
+	}
+	ix.scanUnits(names, lines)
+	return ix
+}
+
+// indexLines counts each content line once per result, marks content
+// refetches (a later call whose result holds at least half of an earlier
+// result's content lines, when that result has at least three), and
+// returns the matcher of distinctive lines (those in exactly one result)
+// with the result each belongs to.
+func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
+	type seen struct {
+		results []int32 // up to contentShareCap results holding the line
+		count   int32   // results holding the line
+		last    int32   // the last result counted
+	}
+	all := map[string]*seen{}
+	order := []string{}
+	shared := map[int32]int32{}
+	for k, text := range texts {
+		r := &ix.Results[k]
+		clear(shared)
+		ContentLines(text, func(ln string) {
+			e := all[ln]
+			if e == nil {
+				e = &seen{last: -1}
+				all[ln] = e
+				order = append(order, ln)
+			}
+			if e.last == int32(k) {
+				return // the same line twice in one result counts once
+			}
+			e.last = int32(k)
+			r.lines++
+			for _, o := range e.results {
+				shared[o]++
+			}
+			e.count++
+			if len(e.results) < contentShareCap {
+				e.results = append(e.results, int32(k))
+			}
+		})
+		c, ok := calls[r.ID]
+		if !ok {
+			continue
+		}
+		for o, n := range shared {
+			if prev := &ix.Results[o]; prev.lines >= 3 && 2*int(n) >= prev.lines {
+				prev.fetched = appendUnit(prev.fetched, c.unit)
+			}
+		}
+	}
+	q := &quoteLines{m: newLineMatcher()}
+	for _, ln := range order { // first-seen order, so ids are deterministic
+		if e := all[ln]; e.count == 1 {
+			q.m.add(ln)
+			q.owner = append(q.owner, e.results[0])
+		}
+	}
+	return q
+}
+
+// quoteLines is the matcher of distinctive lines and each line's result.
+type quoteLines struct {
+	m     *lineMatcher
+	owner []int32
+}
+
+// scanUnits reads every unit once: its text blocks and the string values
+// of its tool inputs (decoded, so a quoted line with quotes or backslashes
+// in it still matches). Thinking is not a use: the model reasoning about
+// a file is not the recording showing it relied on the file's content, and
+// the analyst found it changes no count on the real logs.
+func (ix *Index) scanUnits(names *nameMatcher, q *quoteLines) {
+	lastName := make([]int32, len(names.ids))
+	for i := range lastName {
+		lastName[i] = -1
+	}
+	for u := range ix.units {
+		uu := int32(u)
+		visit := func(text string) {
+			names.scan(text, func(id int32) {
+				if lastName[id] != uu {
+					lastName[id] = uu
+					ix.mentionUnits[id] = append(ix.mentionUnits[id], uu)
+				}
+			})
+			q.m.scan(text, func(id int32) {
+				r := &ix.Results[q.owner[id]]
+				r.quotes = appendUnit(r.quotes, uu)
+			})
+		}
+		m := &ix.Session.Messages[ix.units[u].msg]
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			switch b.Kind {
+			case corpus.KindText:
+				visit(b.Text)
+			case corpus.KindToolUse:
+				forEachString(b.Args, visit)
+			}
+		}
+	}
+}
+
+// callKey identifies "the same call again": for files any file tool on the
+// same path (a Read after an Edit gets the content back as well), for the
+// rest the same tool with the same key input.
+func callKey(s Subject) string {
+	switch {
+	case s.Family == FamilyFile:
+		if s.Key == "" {
+			return ""
+		}
+		return "file\x00" + s.Key
+	case s.Key == "" || s.Key == "\x00\x00":
+		return ""
+	}
+	return s.Tool + "\x00" + s.Key
+}
+
+// persistedID is the tool call id whose persisted output a file call reads
+// back: Claude Code's `<project>/<session>/tool-results/<id>.txt`.
+func persistedID(s Subject) string {
+	if s.Family != FamilyFile || s.Key == "" {
+		return ""
+	}
+	dir, file := path.Split(s.Key)
+	if path.Base(dir) != "tool-results" || !strings.HasSuffix(file, ".txt") {
+		return ""
+	}
+	return strings.TrimSuffix(file, ".txt")
+}
+
+// resultText is the text of a tool result: its Text, or for a structured
+// result (clai's payload) the string values of the payload in order,
+// joined by newlines.
+func resultText(b *corpus.Block) string {
+	if b.Text != "" || len(b.Payload) == 0 {
+		return b.Text
+	}
+	var parts []string
+	forEachString(b.Payload, func(s string) { parts = append(parts, s) })
+	return strings.Join(parts, "\n")
+}
+
+// forEachString calls fn with every string value of a JSON document, in
+// document order (object keys sorted by encoding/json are not used: the
+// decoder walks tokens).
+func forEachString(raw []byte, fn func(string)) {
+	if len(raw) == 0 {
+		return
+	}
+	d := json.NewDecoder(strings.NewReader(string(raw)))
+	inObject := []bool{}
+	expectKey := false
+	for {
+		t, err := d.Token()
+		if err != nil {
+			return
+		}
+		switch v := t.(type) {
+		case json.Delim:
+			switch v {
+			case '{':
+				inObject = append(inObject, true)
+				expectKey = true
+			case '[':
+				inObject = append(inObject, false)
+				expectKey = false
+			default:
+				inObject = inObject[:len(inObject)-1]
+				expectKey = len(inObject) > 0 && inObject[len(inObject)-1]
+			}
+			continue
+		case string:
+			if !expectKey {
+				fn(v)
+			}
+		}
+		if len(inObject) > 0 && inObject[len(inObject)-1] {
+			expectKey = !expectKey
+		}
+	}
+}
+
+func allSidechain(s *corpus.Session) bool {
+	for i := range s.Messages {
+		if !s.Messages[i].Sidechain {
+			return false
+		}
+	}
+	return true
+}
+
+// appendUnit appends u unless it is already the last element (lists are
+// built in unit order, so this keeps them strictly ascending).
+func appendUnit(l []int32, u int32) []int32 {
+	if n := len(l); n > 0 && l[n-1] >= u {
+		if l[n-1] == u {
+			return l
+		}
+		return insertUnit(l, u)
+	}
+	return append(l, u)
+}
+
+func insertUnit(l []int32, u int32) []int32 {
+	i := sort.Search(len(l), func(i int) bool { return l[i] >= u })
+	if i < len(l) && l[i] == u {
+		return l
+	}
+	l = append(l, 0)
+	copy(l[i+1:], l[i:])
+	l[i] = u
+	return l
+}
+
+func mergeUnits(a, b []int32) []int32 {
+	for _, u := range b {
+		a = appendUnit(a, u)
+	}
+	return a
+}
+
+// firstAtOrAfter is the first element of an ascending list >= u, or -1.
+func firstAtOrAfter(l []int32, u int32) int32 {
+	i := sort.Search(len(l), func(i int) bool { return l[i] >= u })
+	if i == len(l) {
+		return -1
+	}
+	return l[i]
+}

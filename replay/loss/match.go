@@ -1,0 +1,179 @@
+package loss
+
+import "strings"
+
+// The index looks for many strings in every message the agent wrote. Doing
+// that with one search per string would make the cost the product of the
+// session's results and its messages; these two matchers make it one pass
+// over each message, whatever the number of strings.
+
+// nameMatcher finds every occurrence of a set of names (paths, patterns,
+// commands, URLs) in a text in one pass: an Aho-Corasick automaton over
+// bytes. Names are few and short (one or two per tool call), so the trie
+// is small.
+type nameMatcher struct {
+	root [256]int32          // transitions from the root (0: stay at the root)
+	edge map[uint64]int32    // node<<8 | byte -> child, for nodes other than the root
+	fail []int32             // longest proper suffix that is a trie node
+	out  []int32             // the name ending at a node, -1 if none
+	dict []int32             // nearest node on the fail chain with a name, -1 if none
+	ids  map[string]int32    // name -> id
+}
+
+func newNameMatcher() *nameMatcher {
+	return &nameMatcher{edge: map[uint64]int32{}, fail: []int32{0}, out: []int32{-1}, dict: []int32{-1}, ids: map[string]int32{}}
+}
+
+// add inserts a name and returns its id; adding a name twice returns the
+// first id. Names must be added before build.
+func (m *nameMatcher) add(name string) int32 {
+	if id, ok := m.ids[name]; ok {
+		return id
+	}
+	id := int32(len(m.ids))
+	m.ids[name] = id
+	n := int32(0)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		var next int32
+		if n == 0 {
+			next = m.root[c]
+		} else {
+			next = m.edge[uint64(n)<<8|uint64(c)]
+		}
+		if next == 0 {
+			next = int32(len(m.fail))
+			m.fail = append(m.fail, 0)
+			m.out = append(m.out, -1)
+			m.dict = append(m.dict, -1)
+			if n == 0 {
+				m.root[c] = next
+			} else {
+				m.edge[uint64(n)<<8|uint64(c)] = next
+			}
+		}
+		n = next
+	}
+	m.out[n] = id
+	return id
+}
+
+func (m *nameMatcher) step(n int32, c byte) int32 {
+	for n != 0 {
+		if next, ok := m.edge[uint64(n)<<8|uint64(c)]; ok {
+			return next
+		}
+		n = m.fail[n]
+	}
+	return m.root[c]
+}
+
+// build computes the fail and dictionary links, breadth first.
+func (m *nameMatcher) build() {
+	children := make([][]struct {
+		c    byte
+		node int32
+	}, len(m.fail))
+	for k, child := range m.edge {
+		p := int32(k >> 8)
+		children[p] = append(children[p], struct {
+			c    byte
+			node int32
+		}{byte(k), child})
+	}
+	queue := make([]int32, 0, len(m.fail))
+	for c := 0; c < 256; c++ {
+		if n := m.root[c]; n != 0 {
+			queue = append(queue, n) // fail = root, dict = -1
+		}
+	}
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		for _, ch := range children[n] {
+			f := m.step(m.fail[n], ch.c)
+			m.fail[ch.node] = f
+			if m.out[f] >= 0 {
+				m.dict[ch.node] = f
+			} else {
+				m.dict[ch.node] = m.dict[f]
+			}
+			queue = append(queue, ch.node)
+		}
+	}
+}
+
+// scan calls fn with the id of every name occurring in text, once per
+// occurrence (the caller dedupes per message).
+func (m *nameMatcher) scan(text string, fn func(id int32)) {
+	n := int32(0)
+	for i := 0; i < len(text); i++ {
+		n = m.step(n, text[i])
+		for o := n; o > 0; o = m.dict[o] {
+			if m.out[o] >= 0 {
+				fn(m.out[o])
+			}
+		}
+	}
+}
+
+// lineMatcher finds every occurrence of a set of long lines in a text in
+// one pass (Rabin-Karp): lines are keyed by a hash of their first
+// lineWindow bytes, and a rolling hash of the text's windows looks them up.
+// Every content line has at least minLineRunes characters, so at least
+// that many bytes.
+type lineMatcher struct {
+	lines  []string
+	starts map[uint64][]int32
+	filter [1 << 16 / 64]uint64 // bits of the window hashes, to skip most map lookups
+}
+
+const (
+	lineWindow = minLineRunes
+	hashBase   = 1099511628211 // the FNV prime; any odd multiplier works mod 2^64
+)
+
+func newLineMatcher() *lineMatcher { return &lineMatcher{starts: map[uint64][]int32{}} }
+
+func windowHash(s string) uint64 {
+	var h uint64
+	for i := 0; i < lineWindow; i++ {
+		h = h*hashBase + uint64(s[i])
+	}
+	return h
+}
+
+// add registers a line (of at least lineWindow bytes) under id = its index.
+func (m *lineMatcher) add(line string) int32 {
+	id := int32(len(m.lines))
+	m.lines = append(m.lines, line)
+	h := windowHash(line)
+	m.starts[h] = append(m.starts[h], id)
+	m.filter[(h&0xffff)>>6] |= 1 << (h & 63)
+	return id
+}
+
+// scan calls fn with the id of every registered line occurring in text.
+func (m *lineMatcher) scan(text string, fn func(id int32)) {
+	if len(text) < lineWindow || len(m.lines) == 0 {
+		return
+	}
+	var top uint64 = 1 // hashBase^(lineWindow-1)
+	for i := 1; i < lineWindow; i++ {
+		top *= hashBase
+	}
+	h := windowHash(text)
+	for i := 0; ; i++ {
+		if m.filter[(h&0xffff)>>6]&(1<<(h&63)) != 0 {
+			for _, id := range m.starts[h] {
+				if strings.HasPrefix(text[i:], m.lines[id]) {
+					fn(id)
+				}
+			}
+		}
+		if i+lineWindow >= len(text) {
+			return
+		}
+		h = (h-uint64(text[i])*top)*hashBase + uint64(text[i+lineWindow])
+	}
+}
