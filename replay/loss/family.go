@@ -46,7 +46,7 @@ var families = map[string]Family{
 	// edit_file) and clai's HTTP engine (the same snake_case names).
 	"read_file": FamilyFile, "write_file": FamilyFile, "edit_file": FamilyFile,
 	"grep": FamilySearch, "glob": FamilySearch, "list_dir": FamilySearch, "ls": FamilySearch,
-	"bash": FamilyShell,
+	"bash":      FamilyShell,
 	"web_fetch": FamilyFetch, "fetch": FamilyFetch, "web_search": FamilyFetch,
 	// Codex CLI (function_call / custom_tool_call / local_shell_call names).
 	"shell": FamilyShell, "local_shell": FamilyShell, "exec_command": FamilyShell,

@@ -12,12 +12,12 @@ import "strings"
 // bytes. Names are few and short (one or two per tool call), so the trie
 // is small.
 type nameMatcher struct {
-	root [256]int32          // transitions from the root (0: stay at the root)
-	edge map[uint64]int32    // node<<8 | byte -> child, for nodes other than the root
-	fail []int32             // longest proper suffix that is a trie node
-	out  []int32             // the name ending at a node, -1 if none
-	dict []int32             // nearest node on the fail chain with a name, -1 if none
-	ids  map[string]int32    // name -> id
+	root [256]int32       // transitions from the root (0: stay at the root)
+	edge map[uint64]int32 // node<<8 | byte -> child, for nodes other than the root
+	fail []int32          // longest proper suffix that is a trie node
+	out  []int32          // the name ending at a node, -1 if none
+	dict []int32          // nearest node on the fail chain with a name, -1 if none
+	ids  map[string]int32 // name -> id
 }
 
 func newNameMatcher() *nameMatcher {

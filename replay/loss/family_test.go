@@ -1,0 +1,126 @@
+package loss
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestSubjectOf(t *testing.T) {
+	const cwd = "/home/u/proj"
+	cases := []struct {
+		tool, args string
+		fam        Family
+		key        string
+		mentions   []string
+	}{
+		{"Read", `{"file_path":"/home/u/proj/src/a.go"}`, FamilyFile, "/home/u/proj/src/a.go", []string{"/home/u/proj/src/a.go", "src/a.go"}},
+		{"Edit", `{"file_path":"src/./b/../a.go","old_string":"x"}`, FamilyFile, "/home/u/proj/src/a.go", []string{"/home/u/proj/src/a.go", "src/a.go"}},
+		{"read_file", `{"path":"/etc/hosts"}`, FamilyFile, "/etc/hosts", []string{"/etc/hosts"}},
+		{"apply_patch", `{"input":"*** Begin Patch\n*** Update File: src/a.go\n@@\n-x\n+y\n*** End Patch"}`, FamilyFile, "/home/u/proj/src/a.go", []string{"/home/u/proj/src/a.go", "src/a.go"}},
+		{"Grep", `{"pattern":"collect_wsd_files","path":"src"}`, FamilySearch, "collect_wsd_files\x00/home/u/proj/src\x00", []string{"collect_wsd_files"}},
+		{"glob", `{"pattern":"*.go"}`, FamilySearch, "*.go\x00\x00", nil}, // too short to be a mention
+		{"Bash", `{"command":"  go test ./...  "}`, FamilyShell, "go test ./...", []string{"go test ./..."}},
+		{"bash", `{"command":"ls"}`, FamilyShell, "ls", nil},
+		{"shell", `{"command":["bash","-lc","cargo test --lib"]}`, FamilyShell, "cargo test --lib", []string{"cargo test --lib"}},
+		{"shell", `{"command":["git","status","--short"]}`, FamilyShell, "git status --short", []string{"git status --short"}},
+		{"exec_command", `{"cmd":"make check-all"}`, FamilyShell, "make check-all", []string{"make check-all"}},
+		{"WebFetch", `{"url":"https://example.com/a","prompt":"p"}`, FamilyFetch, "https://example.com/a", []string{"https://example.com/a"}},
+		{"TodoWrite", `{"todos":[]}`, FamilyOther, "TodoWrite\x00{\"todos\":[]}", nil},
+		{"Read", `not json`, FamilyFile, "", nil},
+	}
+	for _, tc := range cases {
+		s := SubjectOf(tc.tool, []byte(tc.args), cwd)
+		if s.Family != tc.fam || s.Key != tc.key || !slices.Equal(s.Mentions, tc.mentions) {
+			t.Errorf("SubjectOf(%s, %s) = %q %q %q, want %q %q %q", tc.tool, tc.args, s.Family, s.Key, s.Mentions, tc.fam, tc.key, tc.mentions)
+		}
+	}
+}
+
+func TestNormPath(t *testing.T) {
+	cases := []struct{ p, cwd, want string }{
+		{"", "/x", ""},
+		{"a/b", "", "a/b"},
+		{"a//b/", "/x", "/x/a/b"},
+		{"`/x/../y/z.md`", "/w", "/y/z.md"},
+		{"'./q'", "/w", "/w/q"},
+	}
+	for _, tc := range cases {
+		if got := NormPath(tc.p, tc.cwd); got != tc.want {
+			t.Errorf("NormPath(%q, %q) = %q, want %q", tc.p, tc.cwd, got, tc.want)
+		}
+	}
+}
+
+func TestContentLines(t *testing.T) {
+	text := "     1→package main // a line that is long enough to count here\n" +
+		"     2→\n" +
+		"    12\tfunc main() { fmt.Println(\"hello, content line world\") }\n" +
+		"short line\n" +
+		"---------------------------------------------------------------\n" + // long, no letters
+		"  αβγδεζηθικλμνξοπρστυφχψω αβγδεζηθικλμνξοπρστυφχψω  \n" +
+		"12345→ not a prefix without digits first? it is a prefix, digits then arrow"
+	var got []string
+	ContentLines(text, func(l string) { got = append(got, l) })
+	want := []string{
+		"package main // a line that is long enough to count here",
+		"func main() { fmt.Println(\"hello, content line world\") }",
+		"αβγδεζηθικλμνξοπρστυφχψω αβγδεζηθικλμνξοπρστυφχψω",
+		"not a prefix without digits first? it is a prefix, digits then arrow",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("ContentLines = %q\nwant %q", got, want)
+	}
+}
+
+func TestNameMatcher(t *testing.T) {
+	m := newNameMatcher()
+	ids := map[string]int32{}
+	for _, n := range []string{"src/a.go", "/home/u/src/a.go", "a.go", "he", "she", "hers"} {
+		ids[n] = m.add(n)
+	}
+	if again := m.add("a.go"); again != ids["a.go"] {
+		t.Fatalf("adding a name twice gave a new id")
+	}
+	m.build()
+	count := map[string]int{}
+	byID := map[int32]string{}
+	for n, id := range ids {
+		byID[id] = n
+	}
+	m.scan("see /home/u/src/a.go and ushers; a.go", func(id int32) { count[byID[id]]++ })
+	want := map[string]int{"/home/u/src/a.go": 1, "src/a.go": 1, "a.go": 2, "she": 1, "he": 1, "hers": 1}
+	if len(count) != len(want) {
+		t.Errorf("matches %v, want %v", count, want)
+	}
+	for n, c := range want {
+		if count[n] != c {
+			t.Errorf("%q matched %d times, want %d (all: %v)", n, count[n], c, count)
+		}
+	}
+}
+
+func TestLineMatcher(t *testing.T) {
+	m := newLineMatcher()
+	a := m.add("the quick brown fox jumps over the lazy dog, twice over")
+	b := m.add("the quick brown fox jumps over the lazy dog, and stops") // same 40-byte window
+	c := m.add("an entirely different line that is long enough to count")
+	var got []int32
+	text := "x the quick brown fox jumps over the lazy dog, and stops. Then: an entirely different line that is long enough to count"
+	m.scan(text, func(id int32) { got = append(got, id) })
+	if !slices.Equal(got, []int32{b, c}) {
+		t.Errorf("scan found %v, want [%d %d] (a=%d)", got, b, c, a)
+	}
+	got = nil
+	m.scan("too short", func(id int32) { got = append(got, id) })
+	if got != nil {
+		t.Errorf("short text matched %v", got)
+	}
+}
+
+func TestForEachString(t *testing.T) {
+	var got []string
+	forEachString([]byte(`{"a":"x","b":{"c":["y",1,"z"],"d":null},"e":"w"}`), func(s string) { got = append(got, s) })
+	if !slices.Equal(got, []string{"x", "y", "z", "w"}) {
+		t.Errorf("forEachString = %q", got)
+	}
+}

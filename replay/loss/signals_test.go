@@ -1,0 +1,143 @@
+package loss
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// sessionBuilder writes a small main-thread session by hand.
+type sessionBuilder struct{ s corpus.Session }
+
+func (b *sessionBuilder) add(role corpus.Role, blocks ...corpus.Block) int {
+	b.s.Messages = append(b.s.Messages, corpus.Message{Role: role, Blocks: blocks, Line: len(b.s.Messages) + 1})
+	return len(b.s.Messages) - 1
+}
+func (b *sessionBuilder) user(text string) int {
+	return b.add(corpus.RoleUser, corpus.Block{Kind: corpus.KindText, Text: text})
+}
+func (b *sessionBuilder) say(text string) int {
+	return b.add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: text})
+}
+
+// call writes an assistant message with one call and the tool message with
+// its result; it returns the assistant message's index.
+func (b *sessionBuilder) call(id, tool, args, result string) int {
+	at := b.add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: id, ToolName: tool, Args: []byte(args)})
+	b.add(corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Text: result})
+	return at
+}
+
+func fileText(name string, n int) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "%6d→line %d of %s, long enough to be a content line here\n", i, i, name)
+	}
+	return sb.String()
+}
+
+func TestSignals(t *testing.T) {
+	var b sessionBuilder
+	b.s.Meta.Cwd = "/p"
+	b.user("review the code")
+	b.call("r1", "Read", `{"file_path":"/p/src/a.go"}`, fileText("a.go", 5))
+	b.call("r2", "Read", `{"file_path":"/p/src/b.go"}`, fileText("b.go", 5))
+	b.call("r3", "Read", `{"file_path":"/p/src/c.go"}`, fileText("c.go", 5))
+	b.call("r4", "Bash", `{"command":"go test ./..."}`, "ok  \tgithub.com/x\t0.1s")
+	b.call("r5", "Read", `{"file_path":"/p/src/d.go"}`, fileText("d.go", 5))
+	b.call("r6", "Read", `{"file_path":"/p/src/e.go"}`, fileText("e.go", 5))
+	b.say("Read them all.")
+	hideAt := b.say("Working.") // the response to the request that hid r1..r5
+	refetchB := b.call("x1", "Read", `{"file_path":"src/b.go"}`, fileText("b.go", 5))
+	b.say("a.go is fine; b.go reviewed") // base names only: no use
+	quoteC := b.say("In c.go: `line 3 of c.go, long enough to be a content line here` is wrong.")
+	useA := b.say("Edited /p/src/a.go and src/b.go.")
+	fetchD := b.call("x2", "Read", `{"file_path":"/home/u/.claude/projects/-p/s/tool-results/r5.txt"}`, fileText("d.go", 5))
+	useTest := b.say("d.go is done; go test ./... passed")
+	catE := b.call("x3", "Bash", `{"command":"cat /p/src/e.go"}`, fileText("e.go", 5))
+	useE := b.say("src/e.go needs a fix")
+	s := &b.s
+	ix := Build(s, Options{})
+	sig := func(id string) *Signal { return ix.Signal(Hide{CallID: id, At: hideAt, Request: 6}) }
+
+	r1 := sig("r1")
+	if !r1.Lost || r1.NeededMsg != useA || r1.NeededBy != "name" || r1.FetchedMsg != -1 || r1.Refetched || r1.Unseen {
+		t.Errorf("r1 (a.go, named at %d, never fetched) = %+v", useA, *r1)
+	}
+	r2 := sig("r2")
+	if r2.Lost || !r2.Refetched || r2.FetchedMsg != refetchB || r2.NeededMsg != useA {
+		t.Errorf("r2 (b.go, read again at %d before its use at %d) = %+v", refetchB, useA, *r2)
+	}
+	r3 := sig("r3")
+	if !r3.Lost || r3.NeededMsg != quoteC || r3.NeededBy != "quote" || r3.FetchedMsg != -1 || r3.Refetched {
+		t.Errorf("r3 (c.go, quoted at %d) = %+v", quoteC, *r3)
+	}
+	r4 := sig("r4")
+	if !r4.Lost || r4.NeededMsg != useTest {
+		t.Errorf("r4 (go test, command named at %d) = %+v", useTest, *r4)
+	}
+	r5 := sig("r5")
+	if r5.Lost || !r5.Refetched || r5.FetchedMsg != fetchD || r5.NeededMsg != -1 || r5.RefetchTokens != r5.Result.Tokens {
+		t.Errorf("r5 (d.go, persisted file read back at %d, never named by path) = %+v", fetchD, *r5)
+	}
+	r6 := sig("r6")
+	if r6.Lost || !r6.Refetched || r6.FetchedMsg != catE || r6.NeededMsg != useE {
+		t.Errorf("r6 (e.go, cat at %d repeats its lines, named at %d) = %+v", catE, useE, *r6)
+	}
+	// A hide at the first request after the result arrived is unseen.
+	if u := ix.Signal(Hide{CallID: "r6", At: hideAt - 1}); !u.Unseen {
+		t.Errorf("r6 hidden at the request right after it = %+v, want unseen", *u)
+	}
+	if ix.Signal(Hide{CallID: "nope", At: 3}) != nil {
+		t.Errorf("an id with no result gave a signal")
+	}
+	var c Counts
+	for _, id := range []string{"r1", "r2", "r3", "r4", "r5", "r6"} {
+		c.Add(sig(id))
+	}
+	want := Counts{Hidden: 6, Unseen: 0, Needed: 5, Refetched: 3, Lost: 3,
+		RefetchTokens: ix.Result("r2").Tokens + ix.Result("r5").Tokens + ix.Result("r6").Tokens}
+	if c != want {
+		t.Errorf("counts = %+v, want %+v", c, want)
+	}
+}
+
+// A message that fetches a result back names its path to do so: that is
+// not a use of what the result held.
+func TestRefetchingMessageIsNotANeed(t *testing.T) {
+	var b sessionBuilder
+	b.s.Meta.Cwd = "/p"
+	b.call("r1", "Read", `{"file_path":"/p/a.go"}`, fileText("a.go", 3))
+	at := b.say("hm")
+	b.add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: "Reading /p/a.go again"},
+		corpus.Block{Kind: corpus.KindToolUse, ToolCallID: "x", ToolName: "Read", Args: []byte(`{"file_path":"/p/a.go"}`)})
+	b.add(corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "x", Text: fileText("a.go", 3)})
+	b.say("/p/a.go looks right")
+	s := Build(&b.s, Options{}).Signal(Hide{CallID: "r1", At: at})
+	if s.Lost || !s.Refetched || s.NeededMsg != 5 || s.FetchedMsg != 3 {
+		t.Errorf("signal = %+v, want needed at 5, fetched at 3, not lost", *s)
+	}
+}
+
+// A line found in two results is not distinctive: quoting it is no
+// evidence of using either. This holds even when the second result is the
+// first fetched back by content (cat of the same file): the definition
+// counts results, not subjects, as the analyst's prototype does.
+func TestSharedLineIsNotDistinctive(t *testing.T) {
+	var b sessionBuilder
+	shared := "// Copyright 2026 the authors; licensed under the same terms\n"
+	b.call("r1", "Bash", `{"command":"head one.txt"}`, shared+"first file body")
+	b.call("r2", "Bash", `{"command":"head two.txt"}`, shared+"second file body")
+	b.call("r3", "Read", `{"file_path":"/q/c.go"}`, fileText("c.go", 5))
+	b.call("r4", "Bash", `{"command":"cat /q/c.go"}`, fileText("c.go", 5))
+	at := b.say("ok")
+	b.say("Both start with " + shared + " and c.go has `line 2 of c.go, long enough to be a content line here`")
+	ix := Build(&b.s, Options{})
+	for _, id := range []string{"r1", "r2", "r3", "r4"} {
+		if s := ix.Signal(Hide{CallID: id, At: at}); s.NeededMsg >= 0 {
+			t.Errorf("%s needed at %d by a shared line", id, s.NeededMsg)
+		}
+	}
+}
