@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/replay/loss"
 )
 
@@ -19,7 +20,7 @@ func loadReal(t testing.TB, rel string) *corpus.Session {
 	if _, err := os.Stat(p); err != nil {
 		t.Skipf("real corpus not found at %s: %v", p, err)
 	}
-	ss, err := corpus.Load([]string{p}, corpus.Options{})
+	ss, err := load.Load([]string{p}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
