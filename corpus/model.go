@@ -169,7 +169,48 @@ type Recorded struct {
 	// format that keeps only those (smith).
 	Usage      []Usage
 	UsageTotal *Usage
+	// Persisted are the tool results the agent stored outside its context
+	// and replaced there by a marker (Claude Code's
+	// <session>/tool-results/<tool_use_id>.txt), in file-name order.
+	Persisted []Persisted
 }
+
+// Persisted is one tool result that reached the model only as a marker from
+// some request on; the transcript still holds the original text.
+type Persisted struct {
+	ToolCallID string
+	// File is the stored file's path (as loaded) and Bytes its size.
+	File  string
+	Bytes int64
+	// Boundary is the index in Recorded.Compactions of the microcompact
+	// boundary that cleared the same id, -1 if none did.
+	Boundary int
+	// AtMessage is the index in Session.Messages of the first message
+	// written after the marker replaced the result: the request that
+	// produced it was the first one sent the marker. -1 if unknown.
+	AtMessage int
+	// Placed says how AtMessage was found (PlacedBoundary, PlacedCacheBreak,
+	// PlacedArrival).
+	Placed string
+	// Marker is the text the model was sent instead of the result.
+	Marker string
+}
+
+// How a persisted result's clearing request was placed, most certain first.
+const (
+	// PlacedBoundary: a microcompact_boundary listing the id precedes the
+	// request (Claude Code 2.1.9+): recorded, firm.
+	PlacedBoundary = "boundary"
+	// PlacedCacheBreak: no boundary line (2.0.60-2.1.6); the request is a
+	// mid-turn prompt-cache break at which Claude Code's keep-40k
+	// microcompact clears the id. It reproduces every file of the real
+	// logs (7 sessions, 0 missing, 0 extra): inferred, likely.
+	PlacedCacheBreak = "cache-break"
+	// PlacedArrival: neither; the first request after the result arrived
+	// (the log has no usage to find the break): a guess that makes the
+	// result unseen.
+	PlacedArrival = "arrival"
+)
 
 // ToolCall is one tool call an agent recorded apart from its messages.
 type ToolCall struct {

@@ -64,6 +64,7 @@ type ccThread struct {
 	compactions []corpus.Compaction
 	pendingComp int // a compact_boundary waiting for its summary message, -1 if none
 	usage       ccUsageState
+	persisted   []corpus.Persisted
 }
 
 type ccUse struct {
@@ -428,6 +429,7 @@ func (l *ccLoader) finish() []*corpus.Session {
 		t.sortResults()
 		threadWarn[t] = l.pairing(t)
 	}
+	l.readPersisted(id)
 	l.warnings = append(l.warnings, l.unknown.Warnings(l.path, "Claude Code")...)
 
 	var out []*corpus.Session
@@ -468,7 +470,7 @@ func (l *ccLoader) session(t *ccThread, id string, meta corpus.Meta, ws []corpus
 	ws = append(ws, t.usage.warning(l.path)...)
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Line < ws[j].Line })
 	return &corpus.Session{ID: id, Format: corpus.FormatClaudeCode, Path: l.path, Meta: meta, Messages: t.msgs,
-		Recorded: corpus.Recorded{Compactions: t.compactions, Usage: t.usage.list}, Warnings: ws}
+		Recorded: corpus.Recorded{Compactions: t.compactions, Persisted: t.persisted, Usage: t.usage.list}, Warnings: ws}
 }
 
 // taskFor finds the main-thread Task tool_use whose prompt opened a

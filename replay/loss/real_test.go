@@ -53,6 +53,25 @@ func boundaryHides(s *corpus.Session) []loss.Hide {
 	return out
 }
 
+// recordedHides adds the persisted outputs the reader placed (boundary,
+// cache break or arrival) to the boundary hides: what the `recorded`
+// policy applies, written out here so the signals can be tested on their
+// own.
+func recordedHides(s *corpus.Session) []loss.Hide {
+	out := boundaryHides(s)
+	seen := map[string]bool{}
+	for _, h := range out {
+		seen[h.CallID] = true
+	}
+	for _, p := range s.Recorded.Persisted {
+		if !seen[p.ToolCallID] {
+			seen[p.ToolCallID] = true
+			out = append(out, loss.Hide{CallID: p.ToolCallID, At: p.AtMessage, Stage: "persisted"})
+		}
+	}
+	return out
+}
+
 func countHides(ix *loss.Index, hides []loss.Hide) (loss.Counts, []*loss.Signal) {
 	var c loss.Counts
 	var sigs []*loss.Signal
@@ -63,6 +82,47 @@ func countHides(ix *loss.Index, hides []loss.Hide) (loss.Counts, []*loss.Signal)
 		}
 	}
 	return c, sigs
+}
+
+// Every labelled session of the phantom-reads investigation, with the
+// recorded clears applied (boundaries and persisted outputs): results_lost
+// is > 0 exactly for the -bad sessions. The counts per signal are the
+// analyst's prototype's (cc-findings §4), reproduced independently.
+func TestRealLabelledSessions(t *testing.T) {
+	cases := []struct {
+		id    string
+		label string
+		want  loss.Counts
+	}{
+		{"b6240830-5041-465e-aad0-910c13cd9b6c", "bad", loss.Counts{13, 0, 6, 3, 5, 22665}},
+		{"c172889a-aa67-452b-b5c9-81f1e500de7d", "bad", loss.Counts{17, 0, 7, 6, 4, 5118}},
+		{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "bad", loss.Counts{14, 0, 5, 2, 5, 7021}},
+		{"504216d1-8285-4ec4-92be-0db8dc92a18a", "bad", loss.Counts{24, 0, 10, 5, 9, 6530}},
+		{"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc", "good", loss.Counts{}},
+		{"0357781f-d024-4cef-8496-56501c76afb3", "good", loss.Counts{}},
+		{"27eaff45-a330-4a88-9213-3725c9f420d0", "good", loss.Counts{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.id[:8]+"-"+tc.label, func(t *testing.T) {
+			s := loadReal(t, "projects/"+tc.id+"/"+tc.id+".jsonl")
+			for _, p := range s.Recorded.Persisted {
+				if p.Placed != corpus.PlacedCacheBreak {
+					t.Errorf("%s placed by %s, want every file of a pre-2.1.9 log placed at a cache break", p.ToolCallID, p.Placed)
+				}
+			}
+			ix := loss.Build(s, loss.Options{})
+			got, sigs := countHides(ix, recordedHides(s))
+			if got != tc.want {
+				for _, g := range sigs {
+					t.Logf("%s %s %q hidden@%d need=%d(%s) fetch=%d lost=%v", g.Result.ID, g.Result.Tool, g.Result.Subject.Display, g.Hide.At, g.NeededLine, g.NeededBy, g.FetchedLine, g.Lost)
+				}
+				t.Errorf("counts = %+v, want %+v", got, tc.want)
+			}
+			if (got.Lost > 0) != (tc.label == "bad") {
+				t.Errorf("results_lost = %d for a -%s session", got.Lost, tc.label)
+			}
+		})
+	}
 }
 
 // The 2.1.9+ sessions record their clears; the expected counts are the

@@ -1,0 +1,243 @@
+package claudecode
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// Persisted outputs. Claude Code stores some tool results in
+// <dir>/<session>/tool-results/<tool_use_id>.txt, beside <dir>/<session>.jsonl,
+// and from some request on sends the model a marker in their place; the
+// transcript keeps the original. The files are what microcompact cleared
+// (cc-findings §2): every file equals its transcript result byte for byte
+// (103/103 in the real logs), and
+//   - in 2.1.9+ a microcompact_boundary lists each cleared id, right before
+//     the request that first carried the marker (6/6 boundaries);
+//   - in 2.0.60-2.1.6 no boundary is written. The results were sent whole
+//     when they arrived (the recorded context grows by their size), and
+//     were cleared at a request where the prompt cache breaks mid-turn:
+//     cache_read falls to the system-prompt head right after tool results.
+//     Claude Code keeps the newest compactable results that fit in 40,000
+//     chars4 tokens and clears the older ones; simulating that at every
+//     such break reproduces every file of the 7 real sessions exactly
+//     (0 missing, 0 extra), so it is how the reader places those clears.
+
+// Constants of the inference (cc-findings §1-2).
+const (
+	// persistKeepTokens is the keep budget: the newest compactable results
+	// whose chars4 sizes fit in it stay, walking from the newest and
+	// stopping at the first that overflows. Feasible interval in the real
+	// logs: [39,340, 40,146), from 15 events in two scenario families.
+	persistKeepTokens = 40000
+	// A mid-turn cache break: cache_read above breakFrom at the previous
+	// request and below breakTo at this one (the system-prompt head is
+	// about 18k in every real log), with a tool message right before it.
+	breakFrom = 60000
+	breakTo   = 30000
+)
+
+// neverCleared are the tools whose results microcompact never cleared in
+// the real logs (0 of 23 results). Every other tool counts as compactable.
+var neverCleared = map[string]bool{"Skill": true, "SlashCommand": true, "Task": true, "TodoWrite": true}
+
+// PersistedMarker is the text the model was sent instead of a persisted
+// result (SOURCES.md, quoting the repository's REPRODUCTION.md).
+func PersistedMarker(path string) string {
+	return "<persisted-output>Tool result saved to: " + path + "\n\nUse Read to view</persisted-output>"
+}
+
+// persistedPath is where Claude Code wrote the file on the recording
+// machine: ~/.claude/projects/<cwd with every non-alphanumeric character
+// as '-'>/<session>/tool-results/<id>.txt. Home is the /Users/<u> or
+// /home/<u> prefix of cwd; "~" when cwd has neither (the marker then has
+// the right shape, not the exact length).
+func persistedPath(cwd, session, id string) string {
+	home := "~"
+	if parts := strings.SplitN(cwd, "/", 4); len(parts) >= 3 && parts[0] == "" && (parts[1] == "Users" || parts[1] == "home") {
+		home = "/" + parts[1] + "/" + parts[2]
+	}
+	proj := []byte(cwd)
+	for i, c := range proj {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			proj[i] = '-'
+		}
+	}
+	return home + "/.claude/projects/" + string(proj) + "/" + session + "/tool-results/" + id + ".txt"
+}
+
+// readPersisted reads the tool-results folder beside the log, if any, and
+// gives each thread its persisted results. Bad files are warnings naming
+// the file; they never stop the log from loading.
+func (l *ccLoader) readPersisted(session string) {
+	dir := filepath.Join(strings.TrimSuffix(l.path, ".jsonl"), "tool-results")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			l.warnings = append(l.warnings, corpus.Warning{File: dir, Message: "tool-results folder unreadable (" + err.Error() + "); persisted outputs ignored"})
+		}
+		return
+	}
+	fileWarn := func(p, msg string) { l.warnings = append(l.warnings, corpus.Warning{File: p, Message: msg}) }
+	results := 0
+	for _, t := range append([]*ccThread{l.main}, l.runs...) {
+		results += len(t.results)
+	}
+	byThread := map[*ccThread][]corpus.Persisted{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".txt") {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		id := strings.TrimSuffix(name, ".txt")
+		t := l.useThread[id]
+		if t == nil {
+			if results == 0 {
+				fileWarn(p, "persisted output, but the transcript has no tool results at all; file ignored")
+			} else {
+				fileWarn(p, "persisted output for tool call "+id+", which the transcript does not have; file ignored")
+			}
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fileWarn(p, "persisted output unreadable ("+err.Error()+"); file ignored")
+			continue
+		}
+		if len(data) == 0 {
+			fileWarn(p, "persisted output is empty (expected the full text of tool result "+id+"); file ignored")
+			continue
+		}
+		if text, ok := t.resultText(id); ok && text != string(data) {
+			fileWarn(p, "persisted output differs from the transcript's result for "+id+" (the transcript's text is replayed)")
+		}
+		byThread[t] = append(byThread[t], corpus.Persisted{ToolCallID: id, File: p, Bytes: int64(len(data)), Boundary: -1, AtMessage: -1,
+			Marker: PersistedMarker(persistedPath(l.meta.Cwd, session, id))})
+	}
+	for t, ps := range byThread {
+		t.placePersisted(ps)
+		t.persisted = ps
+	}
+}
+
+// resultText is the text of the tool result with a tool call id.
+func (t *ccThread) resultText(id string) (string, bool) {
+	u, ok := t.uses[id]
+	if !ok {
+		return "", false
+	}
+	from := t.useList[u].msg
+	for mi := from + 1; mi < len(t.msgs); mi++ {
+		for _, b := range t.msgs[mi].Blocks {
+			if b.Kind == corpus.KindToolResult && b.ToolCallID == id {
+				return b.Text, true
+			}
+		}
+	}
+	return "", false
+}
+
+// placePersisted finds the request at which each result was first sent as
+// its marker: the boundary that lists it, else the keep-40k clear at a
+// mid-turn cache break, else the first request after it arrived.
+func (t *ccThread) placePersisted(ps []corpus.Persisted) {
+	want := map[string]int{}
+	for i := range ps {
+		want[ps[i].ToolCallID] = i
+	}
+	for k, c := range t.compactions {
+		if c.Strategy != "microcompact" {
+			continue
+		}
+		for _, id := range c.ClearedIDs {
+			if i, ok := want[id]; ok && ps[i].Boundary < 0 {
+				ps[i].Boundary, ps[i].AtMessage, ps[i].Placed = k, c.AtMessage, corpus.PlacedBoundary
+			}
+		}
+	}
+	type live struct {
+		id     string
+		tokens int
+	}
+	cacheRead := make(map[int]int, len(t.usage.list)) // assistant message -> recorded cache read
+	for _, u := range t.usage.list {
+		if u.AtMessage >= 0 {
+			cacheRead[u.AtMessage] = u.CacheReadTokens
+		}
+	}
+	var uncleared []live // compactable results sent so far, not cleared, in tool_use order
+	arrived := map[string]bool{}
+	prevRead := -1
+	for mi := range t.msgs {
+		m := &t.msgs[mi]
+		if m.Role == corpus.RoleTool {
+			for _, b := range m.Blocks {
+				if b.Kind != corpus.KindToolResult || arrived[b.ToolCallID] {
+					continue
+				}
+				arrived[b.ToolCallID] = true
+				if u, ok := t.uses[b.ToolCallID]; ok && !neverCleared[t.useList[u].name] {
+					uncleared = append(uncleared, live{b.ToolCallID, chars4(b.Text)})
+				}
+			}
+			continue
+		}
+		if m.Role != corpus.RoleAssistant {
+			continue
+		}
+		cr, ok := cacheRead[mi]
+		if !ok {
+			continue
+		}
+		if prevRead > breakFrom && cr < breakTo && mi > 0 && t.msgs[mi-1].Role == corpus.RoleTool {
+			kept, total := 0, 0
+			for j := len(uncleared) - 1; j >= 0 && total+uncleared[j].tokens <= persistKeepTokens; j-- {
+				total += uncleared[j].tokens
+				kept++
+			}
+			for _, r := range uncleared[:len(uncleared)-kept] {
+				if i, ok := want[r.id]; ok && ps[i].AtMessage < 0 {
+					ps[i].AtMessage, ps[i].Placed = mi, corpus.PlacedCacheBreak
+				}
+			}
+			uncleared = append(uncleared[:0], uncleared[len(uncleared)-kept:]...)
+		}
+		prevRead = cr
+	}
+	for i := range ps {
+		if ps[i].AtMessage < 0 {
+			ps[i].AtMessage, ps[i].Placed = t.firstAssistantAfter(ps[i].ToolCallID), corpus.PlacedArrival
+		}
+	}
+}
+
+// firstAssistantAfter is the first assistant message after the one that
+// called id (len(msgs) when none: the result was never sent).
+func (t *ccThread) firstAssistantAfter(id string) int {
+	from := t.useList[t.uses[id]].msg
+	for mi := from + 1; mi < len(t.msgs); mi++ {
+		if t.msgs[mi].Role == corpus.RoleAssistant {
+			return mi
+		}
+	}
+	return len(t.msgs)
+}
+
+// chars4 is Claude Code's own size estimate of a text: UTF-16 code units
+// divided by 4, rounded half up (JavaScript's Math.round(s.length / 4)).
+// The keep budget is in these units.
+func chars4(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x10000 {
+			n++ // a surrogate pair
+		}
+	}
+	return (n + 2) / 4
+}
