@@ -1,0 +1,177 @@
+package claudecode_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/claudecode"
+	"github.com/calib-dev/calib/corpus/load"
+)
+
+// ccLog writes a Claude Code log line by line, in the documented record
+// shapes (the same as testdata/*.jsonl): no real log is copied.
+type ccLog struct {
+	sb   strings.Builder
+	n    int
+	prev string
+}
+
+func (w *ccLog) line(format string, args ...any) {
+	w.n++
+	uuid := fmt.Sprintf("u%d", w.n)
+	parent := "null"
+	if w.prev != "" {
+		parent = `"` + w.prev + `"`
+	}
+	fmt.Fprintf(&w.sb, `{"parentUuid":%s,"isSidechain":false,"cwd":"/Users/u/proj","sessionId":"s-p","version":"2.1.6","uuid":"%s",`, parent, uuid)
+	fmt.Fprintf(&w.sb, format, args...)
+	w.sb.WriteString("}\n")
+	w.prev = uuid
+}
+
+func (w *ccLog) user(text string) {
+	w.line(`"type":"user","message":{"role":"user","content":%q}`, text)
+}
+
+// read writes one assistant request calling Read (with its usage) and the
+// tool result.
+func (w *ccLog) read(id, path, result string, cacheRead int) {
+	w.line(`"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"%s","name":"Read","input":{"file_path":%q}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":5}}`, id, id, path, cacheRead)
+	w.line(`"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"%s","content":%q}]}`, id, result)
+}
+
+func (w *ccLog) say(id, text string, cacheRead int) {
+	w.line(`"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%q}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":5}}`, id, text, cacheRead)
+}
+
+func (w *ccLog) microcompact(ids ...string) {
+	w.line(`"type":"system","subtype":"microcompact_boundary","microcompactMetadata":{"trigger":"auto","preTokens":1,"tokensSaved":1,"compactedToolIds":["%s"]}`, strings.Join(ids, `","`))
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Each way of placing a persisted output, and each bad file: the session
+// loads, good files become events, bad ones warnings that name the file.
+func TestPersistedOutputs(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("x", 100000) // 25,000 chars4 tokens
+	var w ccLog
+	w.user("review")
+	w.read("toolu_a", "/Users/u/proj/a.md", big, 0)
+	w.read("toolu_b", "/Users/u/proj/b.md", big, 70000)
+	w.read("toolu_c", "/Users/u/proj/c.md", "small c", 80000)
+	w.read("toolu_d", "/Users/u/proj/d.md", "small d", 90000)
+	w.say("m5", "cache broke", 18000) // mid-turn break: keep d, c, b (25,004 tokens); a is cleared
+	w.microcompact("toolu_c")
+	w.say("m6", "after the boundary", 20000)
+	w.read("toolu_e", "/Users/u/proj/e.md", "e body", 21000)
+	w.read("toolu_f", "/Users/u/proj/f.md", "f body", 22000)
+	w.say("m9", "done", 23000)
+	log := filepath.Join(dir, "s-p.jsonl")
+	if err := os.WriteFile(log, []byte(w.sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := filepath.Join(dir, "s-p", "tool-results")
+	writeFiles(t, tr, map[string]string{
+		"toolu_a.txt":  big,
+		"toolu_b.txt":  big,             // never cleared by the rule: placed at arrival
+		"toolu_c.txt":  "small c",       // cleared by the boundary
+		"toolu_d.txt":  "not d's text",  // recorded, with a warning
+		"toolu_e.txt":  "",              // empty
+		"toolu_zz.txt": "who called me", // no tool call
+		"notes.md":     "not a .txt: not looked at",
+	})
+	if err := os.Symlink(filepath.Join(dir, "missing"), filepath.Join(tr, "toolu_f.txt")); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := load.Load([]string{log}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	type placed struct {
+		ID       string
+		Bytes    int64
+		Boundary int
+		At       int
+		Placed   string
+	}
+	var got []placed
+	for _, p := range s.Recorded.Persisted {
+		got = append(got, placed{p.ToolCallID, p.Bytes, p.Boundary, p.AtMessage, p.Placed})
+		if p.File != filepath.Join(tr, p.ToolCallID+".txt") {
+			t.Errorf("%s: file %q", p.ToolCallID, p.File)
+		}
+	}
+	// Messages: 0 user, 1 a, 2 result, 3 b, 4 result, 5 c, 6 result, 7 d,
+	// 8 result, 9 "cache broke", 10 "after the boundary", 11 e, ...
+	want := []placed{
+		{"toolu_a", 100000, -1, 9, corpus.PlacedCacheBreak},
+		{"toolu_b", 100000, -1, 5, corpus.PlacedArrival},
+		{"toolu_c", 7, 0, 10, corpus.PlacedBoundary},
+		{"toolu_d", 12, -1, 9, corpus.PlacedArrival},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("persisted =\n%+v\nwant\n%+v", got, want)
+	}
+	if m := s.Recorded.Persisted[0].Marker; m != claudecode.PersistedMarker("/Users/u/.claude/projects/-Users-u-proj/s-p/tool-results/toolu_a.txt") {
+		t.Errorf("marker %q", m)
+	}
+	var warns []string
+	for _, x := range s.Warnings {
+		if strings.HasPrefix(x.File, tr) {
+			warns = append(warns, filepath.Base(x.File)+": "+x.Message)
+		}
+	}
+	wantWarns := []string{
+		"toolu_d.txt: persisted output differs from the transcript's result for toolu_d (the transcript's text is replayed)",
+		"toolu_e.txt: persisted output is empty (expected the full text of tool result toolu_e); file ignored",
+		"toolu_f.txt: persisted output unreadable (open " + filepath.Join(tr, "toolu_f.txt") + ": no such file or directory); file ignored",
+		"toolu_zz.txt: persisted output for tool call toolu_zz, which the transcript does not have; file ignored",
+	}
+	if !slices.Equal(warns, wantWarns) {
+		t.Errorf("warnings =\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(wantWarns, "\n"))
+	}
+	if len(s.Messages) != 16 {
+		t.Errorf("%d messages, want 16 (bad files cost nothing else)", len(s.Messages))
+	}
+}
+
+func TestPersistedWithoutToolResults(t *testing.T) {
+	dir := t.TempDir()
+	var w ccLog
+	w.user("hello")
+	w.say("m1", "hi", 0)
+	log := filepath.Join(dir, "s-p.jsonl")
+	if err := os.WriteFile(log, []byte(w.sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, filepath.Join(dir, "s-p", "tool-results"), map[string]string{"toolu_x.txt": "x"})
+	ss, err := load.Load([]string{log}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	if len(s.Messages) != 2 || len(s.Recorded.Persisted) != 0 {
+		t.Errorf("%d messages, %d persisted; want 2 and 0", len(s.Messages), len(s.Recorded.Persisted))
+	}
+	if len(s.Warnings) != 1 || !strings.HasSuffix(s.Warnings[0].File, "toolu_x.txt") ||
+		s.Warnings[0].Message != "persisted output, but the transcript has no tool results at all; file ignored" {
+		t.Errorf("warnings = %+v", s.Warnings)
+	}
+}
