@@ -42,6 +42,9 @@ type InspectRow struct {
 	// agent kept (smith session.json beside a transcript), 0 when none.
 	RecordedHistory int                 `json:"recorded_history_messages"`
 	Recorded        []InspectCompaction `json:"recorded"`
+	// Persisted are the tool results the agent stored outside its context
+	// (Claude Code tool-results/<id>.txt), omitted when there are none.
+	Persisted []InspectPersisted `json:"persisted,omitempty"`
 	// Usage is the provider's recorded usage summed over the session's
 	// requests (or smith's session totals); nil when none is recorded.
 	Usage    *InspectUsage    `json:"recorded_usage,omitempty"`
@@ -85,6 +88,21 @@ func inspectUsage(s *corpus.Session) *InspectUsage {
 		out.OutputTokens += u.OutputTokens
 	}
 	return out
+}
+
+// InspectPersisted is one persisted tool result: its file, and from which
+// request (the message it produced, and that message's log line) the model
+// was sent the marker instead, placed how (corpus.Placed*).
+type InspectPersisted struct {
+	ToolCallID string `json:"tool_call_id"`
+	File       string `json:"file"`
+	Bytes      int64  `json:"bytes"`
+	// Boundary is the index of the microcompact boundary that cleared the
+	// same id, -1 when none did.
+	Boundary  int    `json:"boundary"`
+	AtMessage int    `json:"at_message"`
+	AtLine    int    `json:"at_line"`
+	Placed    string `json:"placed"`
 }
 
 // InspectCompaction is one compaction the agent recorded.
@@ -221,6 +239,14 @@ func inspectSession(s *corpus.Session) InspectRow {
 			Cleared:        len(c.ClearedIDs),
 			Line:           c.Line,
 		})
+	}
+	for _, p := range s.Recorded.Persisted {
+		ip := InspectPersisted{ToolCallID: p.ToolCallID, File: p.File, Bytes: p.Bytes, Boundary: p.Boundary,
+			AtMessage: p.AtMessage, Placed: p.Placed}
+		if p.AtMessage >= 0 && p.AtMessage < len(s.Messages) {
+			ip.AtLine = s.Messages[p.AtMessage].Line
+		}
+		r.Persisted = append(r.Persisted, ip)
 	}
 	return r
 }

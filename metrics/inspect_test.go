@@ -121,3 +121,22 @@ func BenchmarkInspect(b *testing.B) {
 		inspectSession(s)
 	}
 }
+
+// Persisted outputs are listed with the log line of the message their
+// request produced; a placement past the end (never sent) has line 0.
+func TestInspectPersisted(t *testing.T) {
+	s := &corpus.Session{ID: "s", Format: corpus.FormatClaudeCode,
+		Messages: []corpus.Message{{Role: corpus.RoleUser, Line: 3}, {Role: corpus.RoleAssistant, Line: 7}},
+		Recorded: corpus.Recorded{Persisted: []corpus.Persisted{
+			{ToolCallID: "a", File: "s/tool-results/a.txt", Bytes: 10, Boundary: -1, AtMessage: 1, Placed: corpus.PlacedCacheBreak},
+			{ToolCallID: "b", File: "s/tool-results/b.txt", Bytes: 4, Boundary: 0, AtMessage: 2, Placed: corpus.PlacedArrival},
+		}}}
+	got := Inspect(s).Persisted
+	want := []InspectPersisted{
+		{ToolCallID: "a", File: "s/tool-results/a.txt", Bytes: 10, Boundary: -1, AtMessage: 1, AtLine: 7, Placed: "cache-break"},
+		{ToolCallID: "b", File: "s/tool-results/b.txt", Bytes: 4, Boundary: 0, AtMessage: 2, AtLine: 0, Placed: "arrival"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("persisted = %+v, want %+v", got, want)
+	}
+}

@@ -110,7 +110,14 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 		report.Col("strategy"), report.Col("trigger"), report.Col("status"), report.NumCol("window"),
 		report.NumCol("digest_bytes"), report.NumCol("p1"), report.NumCol("p2"), report.Col("kind"), report.Col("chained"),
 		report.NumCol("line"), report.NumCol("tokens_before"), report.NumCol("tokens_saved"), report.NumCol("cleared_ids"))...)
+	persisted := report.NewTable("persisted tool results (sent as a marker from the request that wrote at_line on)",
+		append(slices.Clone(who), report.TextCol("tool_call_id"), report.NumCol("bytes"), report.NumCol("boundary"),
+			report.NumCol("at_line"), report.Col("placed"))...)
 	for _, r := range rows {
+		for _, p := range r.Persisted {
+			persisted.AddRow(whoCells(r, report.Str(p.ToolCallID), report.Int(p.Bytes), report.Int(p.Boundary),
+				report.Int(p.AtLine), report.Str(p.Placed))...)
+		}
 		cells := []report.Cell{report.Str(r.ID), report.Str(r.Format), report.Str(r.AgentVersion), report.Str(r.AutoPolicy),
 			report.Int(r.Messages), report.Int(r.MessagesByRole["user"]), report.Int(r.MessagesByRole["assistant"]),
 			report.Int(r.MessagesByRole["tool"])}
@@ -144,6 +151,9 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 	}
 	if len(recorded.Rows) > 0 {
 		out = append(out, recorded)
+	}
+	if len(persisted.Rows) > 0 {
+		out = append(out, persisted)
 	}
 	if u := usageTable(rows); len(u.Rows) > 0 {
 		out = append(out, u)
