@@ -39,14 +39,14 @@ func loadReal(t testing.TB, rel string) *corpus.Session {
 func boundaryHides(s *corpus.Session) []loss.Hide {
 	var out []loss.Hide
 	seen := map[string]bool{}
-	for _, c := range s.Recorded.Compactions {
+	for k, c := range s.Recorded.Compactions {
 		if c.Strategy != "microcompact" {
 			continue
 		}
 		for _, id := range c.ClearedIDs {
 			if !seen[id] {
 				seen[id] = true
-				out = append(out, loss.Hide{CallID: id, At: c.AtMessage, Stage: "microcompact"})
+				out = append(out, loss.Hide{CallID: id, At: c.AtMessage, Stage: "microcompact", Event: k})
 			}
 		}
 	}
@@ -66,7 +66,7 @@ func recordedHides(s *corpus.Session) []loss.Hide {
 	for _, p := range s.Recorded.Persisted {
 		if !seen[p.ToolCallID] {
 			seen[p.ToolCallID] = true
-			out = append(out, loss.Hide{CallID: p.ToolCallID, At: p.AtMessage, Stage: "persisted"})
+			out = append(out, loss.Hide{CallID: p.ToolCallID, At: p.AtMessage, Stage: "persisted", Event: -1})
 		}
 	}
 	return out

@@ -13,8 +13,10 @@ type Hide struct {
 	// used the result if it got it back.
 	At int
 	// Stage is the policy stage that hid it ("microcompact", "persisted",
-	// "duplicates", "summary", ...).
+	// "duplicates", "summary", ...), and Event the index of the compaction
+	// in the replay's trace (-1 when not known).
 	Stage string
+	Event int
 }
 
 // Signal is what hiding one result cost, read from the recording.

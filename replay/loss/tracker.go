@@ -1,0 +1,179 @@
+package loss
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/policy"
+)
+
+// Tracker follows one replay and notes, per tool result, the first request
+// that carried something other than its full text, and which stage of the
+// compaction did it. The replay calls Changed after every compaction (a
+// history changes only then); each call costs one pass over the history
+// plus one over the results that have arrived.
+type Tracker struct {
+	ix      *Index
+	hides   []Hide // per result; Request -1 while not hidden
+	seen    []int32
+	how     []int8 // per result, at the current call: absent, stubbed or cut
+	stamp   int32
+	arrived int // results (in message order) that arrived before the current request
+}
+
+const (
+	absent int8 = iota
+	stubbed
+	cut
+	whole
+)
+
+// NewTracker starts tracking a replay of the index's session.
+func (ix *Index) NewTracker() *Tracker {
+	t := &Tracker{ix: ix, hides: make([]Hide, len(ix.Results)), seen: make([]int32, len(ix.Results)), how: make([]int8, len(ix.Results))}
+	for i := range t.hides {
+		t.hides[i] = Hide{CallID: ix.Results[i].ID, Request: -1, Event: -1}
+	}
+	return t
+}
+
+// Changed records the history h sent at request req, right before the
+// session's message at (its index in Session.Messages; len(Messages) after
+// the last), after compaction event ev did stages. Every result that
+// arrived before at and is not in h with its full text is hidden from
+// here on, unless an earlier call already hid it.
+//
+// Which stage hid a result is read from how it changed, since a stage
+// report says how many blocks it touched, not which. Thinking and
+// attachment stages never touch tool results and are skipped; of the
+// rest, in order:
+//   - a result that left the history went with the last stage (the stages
+//     that drop messages, summary or rotation, run last in every policy);
+//   - when the outcome summarized, dropped or rotated, that last stage
+//     only drops, and the stages before it rewrote texts;
+//   - a result whose text still starts with its original head was cut: the
+//     last text stage (truncation follows stubbing in smith);
+//   - any other new text is a stub or marker: the first text stage.
+// With no stage reports the outcome's strategy names the stage.
+func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.StageReport, strategy policy.Strategy) {
+	t.stamp++
+	for t.arrived < len(t.ix.Results) && t.ix.Results[t.arrived].Msg < at {
+		t.arrived++
+	}
+	for i := range h {
+		for j := range h[i].Blocks {
+			b := &h[i].Blocks[j]
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			k, ok := t.ix.byID[b.ToolCallID]
+			if !ok || t.hides[k].Request >= 0 {
+				continue
+			}
+			r := &t.ix.Results[k]
+			orig := &t.ix.Session.Messages[r.Msg].Blocks[r.Block]
+			t.seen[k] = t.stamp
+			switch {
+			case b.Text == orig.Text && bytes.Equal(b.Payload, orig.Payload):
+				t.how[k] = whole
+			case keepsHead(b.Text, orig.Text):
+				t.how[k] = cut
+			default:
+				t.how[k] = stubbed
+			}
+		}
+	}
+	var names []string
+	for _, s := range stages {
+		if s.BlocksTouched > 0 && s.Name != "thinking" && s.Name != "attachments" {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		names = []string{string(strategy)}
+	}
+	drop := names[len(names)-1]
+	text := names
+	if len(names) > 1 && (strategy == policy.Summarized || strategy == policy.Dropped || strategy == policy.Rotated) {
+		text = names[:len(names)-1]
+	}
+	stageOf := map[int8]string{absent: drop, stubbed: text[0], cut: text[len(text)-1]}
+	for k := 0; k < t.arrived; k++ {
+		if t.hides[k].Request >= 0 {
+			continue
+		}
+		how := absent
+		if t.seen[k] == t.stamp {
+			how = t.how[k]
+		}
+		if how == whole {
+			continue
+		}
+		t.hides[k].Request, t.hides[k].At, t.hides[k].Stage, t.hides[k].Event = req, at, stageOf[how], ev
+	}
+}
+
+// keepsHead reports whether a changed text keeps the first line (at most
+// 64 bytes) of the original: the mark of a truncated head.
+func keepsHead(now, orig string) bool {
+	head := orig
+	if i := strings.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	if len(head) > 64 {
+		head = head[:64]
+	}
+	return head != "" && strings.HasPrefix(now, head)
+}
+
+// Hides are the results hidden so far, by request, then message order.
+func (t *Tracker) Hides() []Hide {
+	var out []Hide
+	for _, h := range t.hides {
+		if h.Request >= 0 {
+			out = append(out, h)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Request < out[j].Request })
+	return out
+}
+
+// Report reads the signals of every hidden result.
+func (t *Tracker) Report() Report {
+	return t.ix.Report(t.Hides())
+}
+
+// Report is the loss of one replay of one session.
+type Report struct {
+	Counts
+	// ByStage sums the signals per stage that hid the results, ByEvent per
+	// compaction (indexed like the trace's events; hides with Event -1 are
+	// in no entry).
+	ByStage map[string]Counts
+	ByEvent map[int]Counts
+	// Signals has one entry per hidden result, in hiding order.
+	Signals []*Signal
+}
+
+// Report reads the signals of a list of hides (a replay's, or the clears
+// an agent recorded).
+func (ix *Index) Report(hides []Hide) Report {
+	rep := Report{ByStage: map[string]Counts{}, ByEvent: map[int]Counts{}}
+	for _, h := range hides {
+		s := ix.Signal(h)
+		if s == nil {
+			continue
+		}
+		rep.Signals = append(rep.Signals, s)
+		rep.Counts.Add(s)
+		var one Counts
+		one.Add(s)
+		rep.ByStage[h.Stage] = rep.ByStage[h.Stage].Plus(one)
+		if h.Event >= 0 {
+			rep.ByEvent[h.Event] = rep.ByEvent[h.Event].Plus(one)
+		}
+	}
+	return rep
+}
