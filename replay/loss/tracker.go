@@ -56,6 +56,7 @@ func (ix *Index) NewTracker() *Tracker {
 //   - a result whose text still starts with its original head was cut: the
 //     last text stage (truncation follows stubbing in smith);
 //   - any other new text is a stub or marker: the first text stage.
+//
 // With no stage reports the outcome's strategy names the stage.
 func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.StageReport, strategy policy.Strategy) {
 	t.stamp++
