@@ -5,6 +5,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/loss"
 )
 
 // Options controls one replay.
@@ -17,6 +18,9 @@ type Options struct {
 	// progress and for per-request models (a prompt cache reads
 	// Request.FirstChanged). It runs on the replaying goroutine.
 	Observe func(r Request, e *Event)
+	// Loss, when set, is told every compacted history, to note which
+	// stage first hid which tool result at which request (replay/loss).
+	Loss *loss.Tracker
 }
 
 // Run replays one session through one policy. For each raw message of the
@@ -49,10 +53,11 @@ type run struct {
 	fed       int
 	rotations int
 	observe   func(Request, *Event)
+	loss      *loss.Tracker
 }
 
 func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
-	return &run{w: newWalker(s, p, followPolicy), chk: newChecker(), observe: opts.Observe,
+	return &run{w: newWalker(s, p, followPolicy), chk: newChecker(), observe: opts.Observe, loss: opts.Loss,
 		t: &Trace{Session: s, Policy: p.Name(), Params: p.Params()}}
 }
 
@@ -95,7 +100,12 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 				}
 				req.Event = ev.Index
 				t.Events = append(t.Events, ev)
-				w.adopt(out, fc)
+				if r.loss != nil {
+					// The message about to be appended is the response to
+					// this request: index r.fed-1 of what was fed.
+					r.loss.Changed(at.Request, r.fed-1, ev.Index, out.History, out.Stages, out.Strategy)
+				}
+								w.adopt(out, fc)
 			} else if v := checkUnchanged(w.h, out, at.Request); v != nil {
 				t.Violations = append(t.Violations, *v)
 			}

@@ -20,9 +20,8 @@ import (
 //   - Quoted: a command whose output the last message quotes one line of
 //     (its distinctive line), without naming the command: needed by quote,
 //     lost once hidden;
-//   - Fillers: one shell command per middle turn with output of
-//     pool text (lines shared by every filler, so none is distinctive),
-//     never mentioned again.
+//   - Fillers: one shell command per middle turn, with output of its own
+//     (no filler repeats another's lines), never mentioned again.
 type LossScenario struct {
 	Messages                          []corpus.Message
 	Used, Unused, Refetched, Quoted   string   // tool call ids
@@ -79,7 +78,8 @@ func Loss(o LossOptions) LossScenario {
 	say(corpus.RoleAssistant, "I have read the module and its callers.")
 	for i := 1; i <= o.Filler; i++ {
 		say(corpus.RoleUser, fmt.Sprintf("Continue with step %d.", i))
-		sc.Fillers = append(sc.Fillers, call("bash", fmt.Sprintf(`{"command":"cargo test --test step_%03d"}`, i), text(r, o.FillerBytes)))
+		cmd := fmt.Sprintf("cargo test --test step_%03d", i)
+		sc.Fillers = append(sc.Fillers, call("bash", fmt.Sprintf(`{"command":%q}`, cmd), distinctFile(r, cmd, o.FillerBytes)))
 		say(corpus.RoleAssistant, fmt.Sprintf("Step %d passes.", i))
 	}
 	say(corpus.RoleUser, "Now write the fix.")

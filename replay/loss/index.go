@@ -117,7 +117,11 @@ func Build(s *corpus.Session, opt Options) *Index {
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1, Tokens: meter.Tokens(meter.Block(b))}
+			text := resultText(b)
+			// The text alone, also for a structured result (a meter counts
+			// Text, not Payload): what the agent had to read back.
+			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1,
+				Tokens: meter.Tokens(meter.Block(&corpus.Block{Kind: corpus.KindText, Text: text}))}
 			if c, ok := calls[b.ToolCallID]; ok {
 				r.Tool, r.Subject, r.CallMsg = c.subj.Tool, c.subj, int(ix.units[c.unit].msg)
 				if k := callKey(c.subj); k != "" {
@@ -133,7 +137,7 @@ func Build(s *corpus.Session, opt Options) *Index {
 				ix.byID[r.ID] = len(ix.Results)
 			}
 			ix.Results = append(ix.Results, r)
-			texts = append(texts, resultText(b))
+			texts = append(texts, text)
 		}
 	}
 	names.build()
