@@ -90,11 +90,16 @@ type Subject struct {
 // used to make relative paths absolute and absolute ones cwd-relative.
 func SubjectOf(tool string, args []byte, cwd string) Subject {
 	s := Subject{Family: FamilyOf(tool), Tool: tool}
-	var in map[string]any
+	if s.Family == FamilyOther {
+		s.Key = tool + "\x00" + string(args)
+		s.Display = tool
+		return s
+	}
+	var in toolInput
 	_ = json.Unmarshal(args, &in) // arguments that are not an object leave every field empty
-	str := func(keys ...string) string {
-		for _, k := range keys {
-			if v, ok := in[k].(string); ok && v != "" {
+	str := func(vals ...string) string {
+		for _, v := range vals {
+			if v != "" {
 				return v
 			}
 		}
@@ -102,55 +107,68 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 	}
 	switch s.Family {
 	case FamilyFile:
-		p := str("file_path", "notebook_path", "path", "filename")
+		p := str(in.FilePath, in.NotebookPath, in.Path, in.Filename)
 		if tool == "apply_patch" {
-			p = patchPath(str("input", "patch"), string(args))
+			p = patchPath(str(in.Input, in.Patch), string(args))
 		}
 		s.Key = NormPath(p, cwd)
 		s.Display = s.Key
 		s.Mentions = pathMentions(s.Key, cwd)
 	case FamilySearch:
-		pat := str("pattern", "query", "regex")
-		s.Key = pat + "\x00" + NormPath(str("path", "dir", "directory"), cwd) + "\x00" + str("glob", "include")
+		pat := str(in.Pattern, in.Query, in.Regex)
+		s.Key = pat + "\x00" + NormPath(str(in.Path, in.Dir, in.Directory), cwd) + "\x00" + str(in.Glob, in.Include)
 		s.Display = pat
 		if len([]rune(pat)) >= minNameMention {
 			s.Mentions = []string{pat}
 		}
 	case FamilyShell:
-		c := strings.TrimSpace(shellCommand(in))
+		c := strings.TrimSpace(shellCommand(in.Command, in.Cmd))
 		s.Key, s.Display = c, c
 		if len([]rune(c)) >= minNameMention {
 			s.Mentions = []string{c}
 		}
 	case FamilyFetch:
-		u := str("url", "query")
+		u := str(in.URL, in.Query)
 		s.Key, s.Display = u, u
 		if u != "" {
 			s.Mentions = []string{u}
 		}
-	default:
-		s.Key = tool + "\x00" + string(args)
-		s.Display = tool
 	}
 	return s
+}
+
+// toolInput holds every input field a subject is read from, across agents.
+type toolInput struct {
+	FilePath     string          `json:"file_path"`
+	NotebookPath string          `json:"notebook_path"`
+	Path         string          `json:"path"`
+	Filename     string          `json:"filename"`
+	Input        string          `json:"input"`
+	Patch        string          `json:"patch"`
+	Pattern      string          `json:"pattern"`
+	Query        string          `json:"query"`
+	Regex        string          `json:"regex"`
+	Dir          string          `json:"dir"`
+	Directory    string          `json:"directory"`
+	Glob         string          `json:"glob"`
+	Include      string          `json:"include"`
+	URL          string          `json:"url"`
+	Command      json.RawMessage `json:"command"`
+	Cmd          json.RawMessage `json:"cmd"`
 }
 
 // shellCommand reads a command given as a string (Bash, smith and clai
 // bash: "command"; Codex exec_command: "cmd") or as an argv list (Codex
 // shell: ["bash","-lc","<script>"] gives the script, any other list its
 // words joined by spaces).
-func shellCommand(in map[string]any) string {
-	for _, k := range []string{"command", "cmd"} {
-		switch v := in[k].(type) {
-		case string:
-			return v
-		case []any:
-			words := make([]string, 0, len(v))
-			for _, w := range v {
-				if s, ok := w.(string); ok {
-					words = append(words, s)
-				}
-			}
+func shellCommand(raws ...json.RawMessage) string {
+	for _, raw := range raws {
+		var one string
+		if json.Unmarshal(raw, &one) == nil && one != "" {
+			return one
+		}
+		var words []string
+		if json.Unmarshal(raw, &words) == nil && len(words) > 0 {
 			if len(words) == 3 && (words[1] == "-lc" || words[1] == "-c") {
 				return words[2]
 			}

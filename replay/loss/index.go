@@ -1,10 +1,12 @@
 package loss
 
 import (
+	"bytes"
 	"encoding/json"
 	"path"
 	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
@@ -26,7 +28,6 @@ type Result struct {
 	// Msg and Block locate the result in Session.Messages; CallMsg is the
 	// assistant message holding its call (-1 if none).
 	Msg, Block, CallMsg int
-	Tokens              int
 	lines               int     // distinct content lines
 	mentions            []int32 // name ids of Subject.Mentions
 	key                 int32   // call key id, -1 if the call has no key
@@ -38,6 +39,10 @@ type Result struct {
 type unit struct {
 	msg  int32
 	line int32
+	// own are the name ids its own calls' subjects mention: naming a
+	// subject in order to act on it again (read the path, rerun the
+	// command) is not using what an earlier result held.
+	own []int32
 }
 
 // Index is the recording side of loss for one session: every tool result,
@@ -54,13 +59,24 @@ type Index struct {
 	// that name a subject or repeat a call with the same key.
 	mentionUnits [][]int32
 	keyUnits     [][]int32
+	meter        *policy.Meter
 }
 
-// contentShareCap is the most results a content line is tracked in for
-// content refetches: a line shared by more results (a licence header, a
-// generated banner) is boilerplate, not evidence that one output repeats
-// another, and tracking it would make the cost quadratic.
-const contentShareCap = 64
+// Tokens is a result's size in the index's meter: its text alone, also for
+// a structured result (a meter counts Text, not Payload), since that is
+// what the agent had to read back. It is measured on demand, for hidden
+// results only, so the index never measures every result.
+func (ix *Index) Tokens(r *Result) int {
+	b := &ix.Session.Messages[r.Msg].Blocks[r.Block]
+	return ix.meter.Tokens(ix.meter.Block(&corpus.Block{Kind: corpus.KindText, Text: resultText(b)}))
+}
+
+// contentShareCap is the most results a content line may be in and still
+// count as evidence that one output repeats another: a line shared by more
+// (a licence header, a generated banner, a test runner's summary) is
+// boilerplate; it counts towards a result's lines but never as a repeat,
+// and tracking its holders would make the cost quadratic.
+const contentShareCap = 8
 
 // call is one tool_use of the thread.
 type call struct {
@@ -75,7 +91,7 @@ func Build(s *corpus.Session, opt Options) *Index {
 	if meter == nil {
 		meter, _ = policy.NewMeter(policy.MeterChars4, policy.MeterOptions{})
 	}
-	ix := &Index{Session: s, byID: map[string]int{}}
+	ix := &Index{Session: s, byID: map[string]int{}, meter: meter}
 	side := allSidechain(s)
 	calls := map[string]call{}
 	names := newNameMatcher()
@@ -97,6 +113,9 @@ func Build(s *corpus.Session, opt Options) *Index {
 				}
 				c := call{unit: u, subj: SubjectOf(b.ToolName, b.Args, s.Meta.Cwd)}
 				calls[b.ToolCallID] = c
+				for _, name := range c.subj.Mentions {
+					ix.units[u].own = append(ix.units[u].own, names.add(name))
+				}
 				if k := callKey(c.subj); k != "" {
 					id, ok := keys[k]
 					if !ok {
@@ -118,17 +137,14 @@ func Build(s *corpus.Session, opt Options) *Index {
 				continue
 			}
 			text := resultText(b)
-			// The text alone, also for a structured result (a meter counts
-			// Text, not Payload): what the agent had to read back.
-			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1,
-				Tokens: meter.Tokens(meter.Block(&corpus.Block{Kind: corpus.KindText, Text: text}))}
+			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1}
 			if c, ok := calls[b.ToolCallID]; ok {
 				r.Tool, r.Subject, r.CallMsg = c.subj.Tool, c.subj, int(ix.units[c.unit].msg)
 				if k := callKey(c.subj); k != "" {
 					r.key = keys[k]
 				}
 				for _, name := range c.subj.Mentions {
-					r.mentions = append(r.mentions, names.add(name))
+					r.mentions = append(r.mentions, names.add(name)) // already added with the call
 				}
 			} else {
 				r.Subject = Subject{Family: FamilyOther}
@@ -182,13 +198,15 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 			}
 			e.last = int32(k)
 			r.lines++
+			e.count++
+			if e.count > contentShareCap {
+				e.results = nil // boilerplate from now on
+				return
+			}
 			for _, o := range e.results {
 				shared[o]++
 			}
-			e.count++
-			if len(e.results) < contentShareCap {
-				e.results = append(e.results, int32(k))
-			}
+			e.results = append(e.results, int32(k))
 		})
 		c, ok := calls[r.ID]
 		if !ok {
@@ -202,7 +220,7 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 	}
 	q := &quoteLines{m: newLineMatcher()}
 	for _, ln := range order { // first-seen order, so ids are deterministic
-		if e := all[ln]; e.count == 1 {
+		if e := all[ln]; e.count == 1 && len(e.results) == 1 {
 			q.m.add(ln)
 			q.owner = append(q.owner, e.results[0])
 		}
@@ -228,6 +246,9 @@ func (ix *Index) scanUnits(names *nameMatcher, q *quoteLines) {
 	}
 	for u := range ix.units {
 		uu := int32(u)
+		for _, id := range ix.units[u].own {
+			lastName[id] = uu // never recorded for this unit
+		}
 		visit := func(text string) {
 			names.scan(text, func(id int32) {
 				if lastName[id] != uu {
@@ -247,7 +268,14 @@ func (ix *Index) scanUnits(names *nameMatcher, q *quoteLines) {
 			case corpus.KindText:
 				visit(b.Text)
 			case corpus.KindToolUse:
-				forEachString(b.Args, visit)
+				if bytes.IndexByte(b.Args, '\\') < 0 {
+					// No escapes: every string value is verbatim in the
+					// raw JSON, so scan it whole (keys and punctuation
+					// match no path, command or content line).
+					visit(unsafe.String(unsafe.SliceData(b.Args), len(b.Args)))
+				} else {
+					forEachString(b.Args, visit)
+				}
 			}
 		}
 	}
@@ -375,9 +403,17 @@ func mergeUnits(a, b []int32) []int32 {
 
 // firstAtOrAfter is the first element of an ascending list >= u, or -1.
 func firstAtOrAfter(l []int32, u int32) int32 {
-	i := sort.Search(len(l), func(i int) bool { return l[i] >= u })
-	if i == len(l) {
+	lo, hi := 0, len(l)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if l[mid] < u {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(l) {
 		return -1
 	}
-	return l[i]
+	return l[lo]
 }

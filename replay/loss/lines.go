@@ -62,15 +62,30 @@ func stripLineNumber(s string) string {
 	return s
 }
 
+// contentLine reports whether a trimmed line has minLineRunes characters
+// of which minLineAlnum are letters or digits. It stops as soon as both
+// hold, so a long line (minified JSON, a base64 blob) costs its first few
+// dozen bytes, not its length.
 func contentLine(s string) bool {
-	if utf8.RuneCountInString(s) < minLineRunes {
-		return false
-	}
-	alnum := 0
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			alnum++
+	runes, alnum := 0, 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf { // ASCII, the common case, without decoding
+			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+				alnum++
+			}
+			i++
+		} else {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				alnum++
+			}
+			i += size
+		}
+		runes++
+		if runes >= minLineRunes && alnum >= minLineAlnum {
+			return true
 		}
 	}
-	return alnum >= minLineAlnum
+	return false
 }

@@ -107,7 +107,7 @@ func (ix *Index) Signal(h Hide) *Signal {
 	need, by := ix.firstNeed(r, from)
 	if fetch >= 0 {
 		s.FetchedMsg, s.FetchedLine = int(ix.units[fetch].msg), int(ix.units[fetch].line)
-		s.RefetchTokens = r.Tokens
+		s.RefetchTokens = ix.Tokens(r)
 	}
 	if need >= 0 {
 		s.NeededMsg, s.NeededLine, s.NeededBy = int(ix.units[need].msg), int(ix.units[need].line), by

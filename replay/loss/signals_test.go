@@ -79,7 +79,7 @@ func TestSignals(t *testing.T) {
 		t.Errorf("r4 (go test, command named at %d) = %+v", useTest, *r4)
 	}
 	r5 := sig("r5")
-	if r5.Lost || !r5.Refetched || r5.FetchedMsg != fetchD || r5.NeededMsg != -1 || r5.RefetchTokens != r5.Result.Tokens {
+	if r5.Lost || !r5.Refetched || r5.FetchedMsg != fetchD || r5.NeededMsg != -1 || r5.RefetchTokens != ix.Tokens(r5.Result) {
 		t.Errorf("r5 (d.go, persisted file read back at %d, never named by path) = %+v", fetchD, *r5)
 	}
 	r6 := sig("r6")
@@ -98,7 +98,7 @@ func TestSignals(t *testing.T) {
 		c.Add(sig(id))
 	}
 	want := Counts{Hidden: 6, Unseen: 0, Needed: 5, Refetched: 3, Lost: 3,
-		RefetchTokens: ix.Result("r2").Tokens + ix.Result("r5").Tokens + ix.Result("r6").Tokens}
+		RefetchTokens: ix.Tokens(ix.Result("r2")) + ix.Tokens(ix.Result("r5")) + ix.Tokens(ix.Result("r6"))}
 	if c != want {
 		t.Errorf("counts = %+v, want %+v", c, want)
 	}

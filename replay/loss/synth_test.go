@@ -12,7 +12,7 @@ import (
 )
 
 // replayLoss replays s through a policy with the loss tracker.
-func replayLoss(t testing.TB, s *corpus.Session, name string, set map[string]string) (*replay.Trace, loss.Report) {
+func replayLoss(t testing.TB, s *corpus.Session, name string, set map[string]string) (*replay.Trace, *loss.Index, loss.Report) {
 	t.Helper()
 	p, err := policy.New(name, set)
 	if err != nil {
@@ -24,7 +24,7 @@ func replayLoss(t testing.TB, s *corpus.Session, name string, set map[string]str
 	if err != nil {
 		t.Fatal(err)
 	}
-	return trace, tr.Report()
+	return trace, ix, tr.Report()
 }
 
 // The loss scenario through each agent's policy. The designed results have
@@ -61,7 +61,7 @@ func TestSyntheticScenario(t *testing.T) {
 			if tc.payload {
 				s.Format = corpus.FormatClai
 			}
-			trace, rep := replayLoss(t, s, tc.policy, tc.set)
+			trace, ix, rep := replayLoss(t, s, tc.policy, tc.set)
 			byID := map[string]*loss.Signal{}
 			for _, g := range rep.Signals {
 				byID[g.Result.ID] = g
@@ -85,7 +85,7 @@ func TestSyntheticScenario(t *testing.T) {
 				}
 			}
 			want := tc.want
-			want.RefetchTokens = byID[sc.Refetched].Result.Tokens
+			want.RefetchTokens = ix.Tokens(byID[sc.Refetched].Result)
 			if rep.Counts != want {
 				t.Errorf("counts = %+v, want %+v", rep.Counts, want)
 			}

@@ -1,0 +1,84 @@
+package loss_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/synth"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/loss"
+)
+
+// benchSession is a tool-heavy smith session of about n messages (the
+// replay benchmark's corpus).
+func benchSession(n int) *corpus.Session {
+	p := synth.ToolHeavy
+	p.Turns = 1
+	var msgs []corpus.Message
+	for seed := uint64(1); len(msgs) < n; seed++ {
+		msgs = append(msgs, synth.Smith(p, seed)...)
+	}
+	return &corpus.Session{ID: fmt.Sprintf("bench-%d", n), Format: corpus.FormatSmithTranscript, Messages: msgs[:n]}
+}
+
+// BenchmarkLoss replays sessions of 1k, 10k and 100k messages through
+// smith-staged and clear-tool-results, without and with the loss signals
+// (index, tracker, report). The target: signals cost at most 30% on top of
+// the replay, so the ratio of the two lines' ns/msg is what to read; both
+// staying flat across sizes shows the cost is linear.
+//
+//	go test ./replay/loss -run '^$' -bench BenchmarkLoss -benchtime 3x
+func BenchmarkLoss(b *testing.B) {
+	for _, pol := range []string{"smith-staged", "clear-tool-results"} {
+		for _, n := range []int{1_000, 10_000, 100_000} {
+			s := benchSession(n)
+			p, err := policy.New(pol, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, withLoss := range []bool{false, true} {
+				b.Run(fmt.Sprintf("policy=%s/messages=%d/loss=%v", pol, n, withLoss), func(b *testing.B) {
+					var hidden int
+					for b.Loop() {
+						opts := replay.Options{}
+						var ix *loss.Index
+						if withLoss {
+							ix = loss.Build(s, loss.Options{})
+							opts.Loss = ix.NewTracker()
+						}
+						if _, err := replay.Run(context.Background(), s, p, opts); err != nil {
+							b.Fatal(err)
+						}
+						if withLoss {
+							hidden = opts.Loss.Report().Hidden
+						}
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
+					b.ReportMetric(float64(hidden), "hidden")
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkBuild is the recording side alone (the index), per message.
+//
+//	go test ./replay/loss -run '^$' -bench BenchmarkBuild -benchtime 3x
+func BenchmarkBuild(b *testing.B) {
+	s := benchSession(10_000)
+	var bytes int64
+	for i := range s.Messages {
+		for _, bl := range s.Messages[i].Blocks {
+			bytes += int64(len(bl.Text) + len(bl.Args))
+		}
+	}
+	for b.Loop() {
+		loss.Build(s, loss.Options{})
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10_000, "ns/msg")
+	b.ReportMetric(float64(bytes)/1e6, "MB")
+	b.SetBytes(bytes)
+}
