@@ -131,7 +131,7 @@ func TestInspectPersisted(t *testing.T) {
 			{ToolCallID: "a", File: "s/tool-results/a.txt", Bytes: 10, Boundary: -1, AtMessage: 1, Placed: corpus.PlacedCacheBreak},
 			{ToolCallID: "b", File: "s/tool-results/b.txt", Bytes: 4, Boundary: 0, AtMessage: 2, Placed: corpus.PlacedArrival},
 		}}}
-	got := Inspect(s).Persisted
+	got := inspectSession(s).Persisted
 	want := []InspectPersisted{
 		{ToolCallID: "a", File: "s/tool-results/a.txt", Bytes: 10, Boundary: -1, AtMessage: 1, AtLine: 7, Placed: "cache-break"},
 		{ToolCallID: "b", File: "s/tool-results/b.txt", Bytes: 4, Boundary: 0, AtMessage: 2, AtLine: 0, Placed: "arrival"},
