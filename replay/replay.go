@@ -18,9 +18,11 @@ type Options struct {
 	// progress and for per-request models (a prompt cache reads
 	// Request.FirstChanged). It runs on the replaying goroutine.
 	Observe func(r Request, e *Event)
-	// Loss, when set, is told every compacted history, to note which
-	// stage first hid which tool result at which request (replay/loss).
-	Loss *loss.Tracker
+	// Loss, when set, is the session's loss index (loss.Build; read only,
+	// so one index serves every replay of the session): the replay notes
+	// which stage first hid which tool result at which request and puts
+	// the signals in Trace.Loss.
+	Loss *loss.Index
 }
 
 // Run replays one session through one policy. For each raw message of the
@@ -38,6 +40,10 @@ func Run(ctx context.Context, s *corpus.Session, p policy.Policy, opts Options) 
 	}
 	if opts.KeepFinal {
 		r.t.Final = r.w.h
+	}
+	if r.loss != nil {
+		rep := r.loss.Report()
+		r.t.Loss = &rep
 	}
 	return r.t, nil
 }
@@ -57,8 +63,12 @@ type run struct {
 }
 
 func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
-	return &run{w: newWalker(s, p, followPolicy), chk: newChecker(), observe: opts.Observe, loss: opts.Loss,
+	r := &run{w: newWalker(s, p, followPolicy), chk: newChecker(), observe: opts.Observe,
 		t: &Trace{Session: s, Policy: p.Name(), Params: p.Params()}}
+	if opts.Loss != nil {
+		r.loss = opts.Loss.NewTracker()
+	}
+	return r
 }
 
 // feed walks msgs. With stopAt > 0 it stops right after the request of
@@ -111,6 +121,9 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			}
 			req.FirstChanged = w.request()
 			t.Requests = append(t.Requests, req)
+			if r.loss != nil {
+				r.loss.Sent(req.Index, r.fed-1)
+			}
 			if r.observe != nil {
 				var e *Event
 				if req.Event >= 0 {

@@ -6,6 +6,7 @@ package replay
 import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/loss"
 )
 
 // Trace is everything one replay of one session through one policy saw.
@@ -25,6 +26,9 @@ type Trace struct {
 	Final []corpus.Message
 	// Messages is how many raw messages were replayed (sidechains skipped).
 	Messages int
+	// Loss is what hiding tool results cost the agent, when
+	// Options.Loss was set.
+	Loss *loss.Report
 }
 
 // Request is one checkpoint: a provider request.

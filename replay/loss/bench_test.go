@@ -44,16 +44,15 @@ func BenchmarkLoss(b *testing.B) {
 					var hidden int
 					for b.Loop() {
 						opts := replay.Options{}
-						var ix *loss.Index
 						if withLoss {
-							ix = loss.Build(s, loss.Options{})
-							opts.Loss = ix.NewTracker()
+							opts.Loss = loss.Build(s, loss.Options{})
 						}
-						if _, err := replay.Run(context.Background(), s, p, opts); err != nil {
+						t, err := replay.Run(context.Background(), s, p, opts)
+						if err != nil {
 							b.Fatal(err)
 						}
 						if withLoss {
-							hidden = opts.Loss.Report().Hidden
+							hidden = t.Loss.Hidden
 						}
 					}
 					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")

@@ -19,12 +19,11 @@ func replayLoss(t testing.TB, s *corpus.Session, name string, set map[string]str
 		t.Fatal(err)
 	}
 	ix := loss.Build(s, loss.Options{})
-	tr := ix.NewTracker()
-	trace, err := replay.Run(context.Background(), s, p, replay.Options{Loss: tr})
+	trace, err := replay.Run(context.Background(), s, p, replay.Options{Loss: ix})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return trace, ix, tr.Report()
+	return trace, ix, *trace.Loss
 }
 
 // The loss scenario through each agent's policy. The designed results have
@@ -69,6 +68,8 @@ func TestSyntheticScenario(t *testing.T) {
 			last := len(sc.Messages) - 1 // the message naming the files and quoting the line
 			if g := byID[sc.Used]; g == nil || !g.Lost || g.NeededMsg != last || g.NeededBy != "name" || g.FetchedMsg >= 0 {
 				t.Errorf("used file: %+v, want needed by name at %d, lost", g, last)
+			} else if g.NeededRequest != len(trace.Requests)-1 || g.NeededRequest <= g.Hide.Request {
+				t.Errorf("used file needed at request %d, want the last (%d), after it was hidden (%d)", g.NeededRequest, len(trace.Requests)-1, g.Hide.Request)
 			}
 			if g := byID[sc.Unused]; g == nil || g.Needed() || g.Lost {
 				t.Errorf("unused file: %+v, want hidden, not needed", g)

@@ -20,7 +20,33 @@ type Tracker struct {
 	seen    []int32
 	how     []int8 // per result, at the current call: absent, stubbed or cut
 	stamp   int32
-	arrived int // results (in message order) that arrived before the current request
+	arrived int     // results (in message order) that arrived before the current request
+	reqAt   []int32 // per request sent, the index of the message it precedes
+}
+
+// Sent records that request req was sent right before the session's
+// message at; the replay calls it for every request, so that a message can
+// be named by the request that produced it.
+func (t *Tracker) Sent(req, at int) {
+	for len(t.reqAt) < req {
+		t.reqAt = append(t.reqAt, -1) // a request the replay did not report: none
+	}
+	t.reqAt = append(t.reqAt[:req], int32(at))
+}
+
+// requestOf is the request whose response is message msg: the last request
+// sent before it; -1 when none (or no request was recorded).
+func (t *Tracker) requestOf(msg int) int {
+	lo, hi := 0, len(t.reqAt)
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if int(t.reqAt[mid]) <= msg {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo - 1
 }
 
 const (
@@ -141,9 +167,19 @@ func (t *Tracker) Hides() []Hide {
 	return out
 }
 
-// Report reads the signals of every hidden result.
+// Report reads the signals of every hidden result, naming the messages
+// that needed or fetched them back by the requests that produced them.
 func (t *Tracker) Report() Report {
-	return t.ix.Report(t.Hides())
+	rep := t.ix.Report(t.Hides())
+	for _, s := range rep.Signals {
+		if s.NeededMsg >= 0 {
+			s.NeededRequest = t.requestOf(s.NeededMsg)
+		}
+		if s.FetchedMsg >= 0 {
+			s.FetchedRequest = t.requestOf(s.FetchedMsg)
+		}
+	}
+	return rep
 }
 
 // Report is the loss of one replay of one session.
