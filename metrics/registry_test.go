@@ -9,6 +9,7 @@ import (
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/cache"
+	"github.com/calib-dev/calib/replay/loss"
 )
 
 func TestCombineSessions(t *testing.T) {
@@ -66,7 +67,8 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	compacted := &replay.Trace{Session: &corpus.Session{ID: "x"}, Final: []corpus.Message{}, Messages: 3,
 		Requests: []replay.Request{{Tokens: 30, Sent: 12}},
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 12,
-			Stages: []policy.StageReport{{Name: "truncate", BeforeTokens: 30, AfterTokens: 12, BytesRemoved: 70}}}}}}
+			Stages: []policy.StageReport{{Name: "truncate", BeforeTokens: 30, AfterTokens: 12, BytesRemoved: 70}}}}},
+		Loss: &loss.Report{Counts: loss.Counts{Hidden: 1}}}
 	// A tool output capped as it arrived is not a compaction.
 	capped := &replay.Trace{Session: &corpus.Session{ID: "c"}, Requests: []replay.Request{{Tokens: 30, Sent: 20}},
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20,

@@ -9,6 +9,7 @@ import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/loss"
 )
 
 // StageRow is what one stage did in one compaction.
@@ -19,6 +20,9 @@ type StageRow struct {
 	Reclaimed     int    `json:"reclaimed_tokens"`
 	BlocksTouched int    `json:"blocks_touched"`
 	BytesRemoved  int64  `json:"bytes_removed"`
+	// Loss is what the results this stage hid cost (replay/loss), when
+	// the replay tracked loss.
+	Loss *loss.Counts `json:"loss,omitempty"`
 }
 
 // EventRow is one compaction.
@@ -63,6 +67,9 @@ type SessionRow struct {
 	Exhausted      int                `json:"exhausted"`
 	Violations     int                `json:"violations"`
 	ViolationList  []replay.Violation `json:"violation_list,omitempty"`
+	// Loss is what hiding tool results cost the agent, when the replay
+	// tracked it.
+	Loss *LossRow `json:"loss,omitempty"`
 }
 
 // Events turns a trace's compactions into rows.
@@ -75,7 +82,15 @@ func Events(t *replay.Trace) []EventRow {
 			TargetTokens: o.TargetTokens, ReachedTarget: o.ReachedTarget, Exhausted: o.Exhausted,
 			Removed: o.Removed, Summarizer: o.Summarizer, Stages: make([]StageRow, 0, len(o.Stages))}
 		for _, s := range o.Stages {
-			r.Stages = append(r.Stages, stageRow(s))
+			sr := stageRow(s)
+			if t.Loss != nil {
+				if c, ok := t.Loss.ByEventStage[e.Index][s.Name]; ok {
+					sr.Loss = &c
+				} else {
+					sr.Loss = &loss.Counts{}
+				}
+			}
+			r.Stages = append(r.Stages, sr)
 		}
 		rows = append(rows, r)
 	}
@@ -112,6 +127,7 @@ func Session(t *replay.Trace) SessionRow {
 	if t.Final != nil {
 		r.ResultsMangled, r.ResultsDropped = resultLoss(t.Session.Messages, t.Final)
 	}
+	r.Loss = Loss(t)
 	return r
 }
 

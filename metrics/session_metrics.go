@@ -66,6 +66,11 @@ func SessionMetrics(t *replay.Trace, a *replay.Agreement, c []replay.CompactionA
 		m["slope_bytes_per_rotation"] = round1(g.Slope)
 		m["tail_slope_bytes_per_rotation"] = round1(g.TailSlope)
 	}
+	if t.Loss != nil {
+		for k, v := range lossMetrics(t.Loss) {
+			m[k] = v
+		}
+	}
 	if a != nil {
 		for k, v := range agreementMetrics(*a) {
 			m[k] = v

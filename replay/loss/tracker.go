@@ -190,6 +190,9 @@ type Report struct {
 	// in no entry).
 	ByStage map[string]Counts
 	ByEvent map[int]Counts
+	// ByEventStage splits ByEvent by stage: what each stage of each
+	// compaction hid, beside what it reclaimed.
+	ByEventStage map[int]map[string]Counts
 	// Signals has one entry per hidden result, in hiding order.
 	Signals []*Signal
 }
@@ -197,7 +200,7 @@ type Report struct {
 // Report reads the signals of a list of hides (a replay's, or the clears
 // an agent recorded).
 func (ix *Index) Report(hides []Hide) Report {
-	rep := Report{ByStage: map[string]Counts{}, ByEvent: map[int]Counts{}}
+	rep := Report{ByStage: map[string]Counts{}, ByEvent: map[int]Counts{}, ByEventStage: map[int]map[string]Counts{}}
 	for _, h := range hides {
 		s := ix.Signal(h)
 		if s == nil {
@@ -210,6 +213,10 @@ func (ix *Index) Report(hides []Hide) Report {
 		rep.ByStage[h.Stage] = rep.ByStage[h.Stage].Plus(one)
 		if h.Event >= 0 {
 			rep.ByEvent[h.Event] = rep.ByEvent[h.Event].Plus(one)
+			if rep.ByEventStage[h.Event] == nil {
+				rep.ByEventStage[h.Event] = map[string]Counts{}
+			}
+			rep.ByEventStage[h.Event][h.Stage] = rep.ByEventStage[h.Event][h.Stage].Plus(one)
 		}
 	}
 	return rep
