@@ -15,6 +15,7 @@ import (
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/cache"
+	"github.com/calib-dev/calib/replay/loss"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -23,6 +24,7 @@ type replayOptions struct {
 	policy          string
 	set             []string
 	compareRecorded bool
+	lossDetail      bool
 	jobs            int
 	cost            costFlags
 }
@@ -109,6 +111,9 @@ type replayJSON struct {
 	// provider recorded.
 	Cost          []costSessionJSON `json:"cost"`
 	CostAgreement *cache.Agreement  `json:"cost_agreement,omitempty"`
+	// Losses lists every hidden tool result the agent later lost or
+	// fetched back (the --loss-detail table).
+	Losses []metrics.LossDetail `json:"losses"`
 }
 
 type agreementJSON struct {
@@ -144,6 +149,7 @@ type replayResult struct {
 	compactions []replay.CompactionAgreement
 	events      []metrics.EventRow
 	session     replaySessionJSON
+	losses      []metrics.LossDetail
 }
 
 // autoPolicies lists which policy --policy auto gives each format, from
@@ -197,6 +203,7 @@ compaction was claimed that did not happen).`,
 	}
 	policyFlags(cmd, &o.policy, &o.set, "auto")
 	cmd.Flags().BoolVar(&o.compareRecorded, "compare-recorded", false, "compare the replay with what the agent recorded")
+	cmd.Flags().BoolVar(&o.lossDetail, "loss-detail", false, "list every hidden tool result the agent later lost or fetched back")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "sessions replayed at once (0: one per core)")
 	addCostFlags(cmd, &o.cost)
 	return cmd
@@ -223,7 +230,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	}
 	results, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(ctx context.Context, i int) (replayResult, error) {
 		s, p := l.Sessions[i], pols[i]
-		t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true})
+		t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{})})
 		if err != nil {
 			return replayResult{}, err
 		}
@@ -231,7 +238,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		if err != nil {
 			return replayResult{}, err
 		}
-		r := replayResult{trace: t, cost: sc, events: metrics.Events(t),
+		r := replayResult{trace: t, cost: sc, events: metrics.Events(t), losses: metrics.LossDetails(t),
 			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params(), Path: s.Path}}
 		if o.compareRecorded && s.Recorded.History != nil {
 			d := replay.CompareHistory(t.Final, s.Recorded.History)
@@ -256,7 +263,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		return err
 	}
 
-	out := replayJSON{Events: []metrics.EventRow{}, Sessions: []replaySessionJSON{}}
+	out := replayJSON{Events: []metrics.EventRow{}, Sessions: []replaySessionJSON{}, Losses: []metrics.LossDetail{}}
 	if o.policy == "auto" {
 		out.Policy = policyRef{Name: "auto", Params: policy.Params{}}
 		if names := distinctPolicies(results); len(names) == 1 {
@@ -289,6 +296,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			out.eventPaths = append(out.eventPaths, r.session.Path)
 		}
 		out.Sessions = append(out.Sessions, r.session)
+		out.Losses = append(out.Losses, r.losses...)
 		for _, v := range r.session.ViolationList {
 			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
 			violationFiles = append(violationFiles, l.Sessions[i].Path)
@@ -305,6 +313,9 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		if len(costAgree) > 0 {
 			tables = append(tables, costAgreementTables(ca)...)
 		}
+	}
+	if o.lossDetail {
+		tables = append(tables, lossDetailTable(out.Losses))
 	}
 	doc := report.Doc{JSON: out, Tables: tables}
 	for i, v := range violations {
@@ -370,8 +381,8 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 	for _, s := range stages {
 		cols = append(cols, report.NumCol(s))
 	}
-	cols = append(cols, report.TextCol("blocks touched"))
-	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed)", out.Policy.Name), cols...)
+	cols = append(cols, report.TextCol("blocks touched"), report.TextCol("hidden (lost)"))
+	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed; hidden (lost) are tool results per stage)", out.Policy.Name), cols...)
 	for i, e := range out.Events {
 		// A rotation has no token target (clai rotates on its own
 		// trigger and keeps a fixed tail): show none rather than a miss.
@@ -385,18 +396,21 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		}
 		cells = append(cells, report.Int(e.Index+1), report.Int(e.Checkpoint), report.Int(e.Turn),
 			report.Str(e.Strategy), report.Int(e.BeforeTokens), report.Int(e.AfterTokens), target, reached, report.Str(yesNo(e.Exhausted)))
-		var touched []string
+		var touched, hid []string
 		for _, name := range stages {
 			c := report.Empty()
 			for _, st := range e.Stages {
 				if st.Name == name {
 					c = report.Int(st.Reclaimed)
 					touched = append(touched, fmt.Sprintf("%s:%d", st.Name, st.BlocksTouched))
+					if st.Loss != nil && st.Loss.Hidden > 0 {
+						hid = append(hid, fmt.Sprintf("%s:%d (%d)", st.Name, st.Loss.Hidden, st.Loss.Lost))
+					}
 				}
 			}
 			cells = append(cells, c)
 		}
-		cells = append(cells, report.Str(strings.Join(touched, " ")))
+		cells = append(cells, report.Str(strings.Join(touched, " ")), report.Str(strings.Join(hid, " ")))
 		ev.AddRow(cells...)
 	}
 
@@ -441,6 +455,26 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 		tables = append(tables, agreementTables(out.Agreement)...)
 	}
 	return tables
+}
+
+// lossDetailTable is --loss-detail: every hidden result the agent later
+// lost or fetched back, with the request (and log line) of each moment.
+func lossDetailTable(ds []metrics.LossDetail) *report.Table {
+	t := report.NewTable("Lost or refetched tool results (request/line; needed by: name or quote)",
+		report.TextCol("session"), report.TextCol("tool call id"), report.TextCol("tool"), report.TextCol("subject"),
+		report.TextCol("stage"), report.TextCol("hidden at"), report.TextCol("needed at"), report.TextCol("by"),
+		report.TextCol("refetched at"), report.TextCol("lost"))
+	at := func(a *metrics.LossAt) string {
+		if a == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d/L%d", a.Request, a.Line)
+	}
+	for _, d := range ds {
+		t.AddRow(report.Str(d.Session), report.Str(d.ToolCallID), report.Str(d.Tool), report.Str(d.Subject), report.Str(d.Stage),
+			report.Str(at(&d.HiddenAt)), report.Str(at(d.NeededAt)), report.Str(d.NeededBy), report.Str(at(d.RefetchedAt)), report.Str(yesNo(d.Lost)))
+	}
+	return t
 }
 
 func agreementTables(a *agreementJSON) []*report.Table {

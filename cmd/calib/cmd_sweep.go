@@ -245,7 +245,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	boundHeap()
 	h := pl.header(l.Sessions)
 	sw := sweep.Plan{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
-		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations,
+		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations, TrackLoss: true,
 		Extend: func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }}
 	jobs := sw.Jobs(len(l.Sessions))
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/loss"
 )
 
 // Plan describes a parameter sweep of one policy over a loaded corpus.
@@ -23,6 +25,10 @@ type Plan struct {
 	// extending sessions with Extend (rotation policies; see Chain).
 	Rotations int
 	Extend    replay.Extender
+	// TrackLoss computes the loss signals of every plain replay (not of
+	// chains): each session's index is built at its first job and shared,
+	// read only, by every parameter set.
+	TrackLoss bool
 }
 
 // Job is one (parameter set, session) replay.
@@ -59,6 +65,8 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []
 	if s.usesO200k() {
 		memo = policy.NewTokenMemo(sessions)
 	}
+	lossIx := make([]*loss.Index, len(sessions))
+	lossOnce := make([]sync.Once, len(sessions))
 	fn := func(ctx context.Context, i int) (T, error) {
 		var zero T
 		j := jobs[i]
@@ -70,7 +78,12 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []
 		if s.Rotations > 0 {
 			t, err = replay.Chain(ctx, sessions[j.Session], p, s.Rotations, s.Extend, s.Options)
 		} else {
-			t, err = replay.Run(ctx, sessions[j.Session], p, s.Options)
+			opts := s.Options
+			if s.TrackLoss {
+				lossOnce[j.Session].Do(func() { lossIx[j.Session] = loss.Build(sessions[j.Session], loss.Options{}) })
+				opts.Loss = lossIx[j.Session]
+			}
+			t, err = replay.Run(ctx, sessions[j.Session], p, opts)
 		}
 		if err != nil {
 			return zero, err
