@@ -41,6 +41,9 @@ type Chart struct {
 	// column); belowHeight is its height.
 	below       func(draw.Canvas)
 	belowHeight vg.Length
+	// upper, when set, is drawn above plot with the same height, their
+	// data areas aligned, so that both share one x axis (a timeline).
+	upper *plot.Plot
 	// Width and Height default to DefaultPlotWidth × DefaultPlotHeight.
 	Width, Height vg.Length
 }
@@ -77,15 +80,20 @@ func (c Chart) draw(dc draw.Canvas) {
 		dc.Min.Y = strip.Max.Y + margin
 		c.below(strip)
 	}
-	if c.side == nil {
-		c.plot.Draw(dc)
+	main := dc
+	if c.side != nil {
+		side := dc
+		main.Max.X = dc.Max.X - c.sideWidth
+		side.Min.X = main.Max.X + margin
+		c.side(side)
+	}
+	if c.upper == nil {
+		c.plot.Draw(main)
 		return
 	}
-	main, side := dc, dc
-	main.Max.X = dc.Max.X - c.sideWidth
-	side.Min.X = main.Max.X + margin
-	c.plot.Draw(main)
-	c.side(side)
+	cs := plot.Align([][]*plot.Plot{{c.upper}, {c.plot}}, draw.Tiles{Rows: 2, Cols: 1, PadY: margin}, main)
+	c.upper.Draw(cs[0][0])
+	c.plot.Draw(cs[1][0])
 }
 
 func inset(c draw.Canvas, d vg.Length) draw.Canvas {

@@ -25,6 +25,13 @@ func replayFigures(t *replay.Trace, name string) ([]report.Figure, error) {
 	}
 	figs := []report.Figure{{Name: sessionPlotName("replay", name, "context"), Chart: p}}
 
+	if t.Loss != nil && t.Loss.Hidden > 0 {
+		tl, err := lossTimeline(t, short).Plot()
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "loss"), Chart: tl})
+	}
 	bars, ok := reclaimBars(t, short)
 	if !ok {
 		return figs, nil
@@ -34,6 +41,33 @@ func replayFigures(t *replay.Trace, name string) ([]report.Figure, error) {
 		return nil, err
 	}
 	return append(figs, report.Figure{Name: sessionPlotName("replay", name, "reclaim"), Chart: bp}), nil
+}
+
+// maxLives is the most result rows a loss timeline draws: beyond it rows
+// are thinner than a line.
+const maxLives = 80
+
+// lossTimeline is each hidden result's life (arrived, hidden, needed,
+// fetched back) under the context sent per request.
+func lossTimeline(t *replay.Trace, short string) report.Timeline {
+	n := len(t.Requests)
+	tl := report.Timeline{X: make([]float64, n), Context: make([]float64, n)}
+	for i, r := range t.Requests {
+		tl.X[i], tl.Context[i] = float64(r.Index), float64(r.Sent)
+	}
+	sigs := t.Loss.Signals
+	shown := ""
+	if len(sigs) > maxLives {
+		shown = fmt.Sprintf(", the first %d of %d", maxLives, len(sigs))
+		sigs = sigs[:maxLives]
+	}
+	for _, s := range sigs {
+		tl.Lives = append(tl.Lives, report.Life{Arrived: float64(s.ArrivedRequest), Hidden: float64(s.Hide.Request),
+			Needed: float64(s.NeededRequest), Refetched: float64(s.FetchedRequest), Lost: s.Lost})
+	}
+	tl.Title = fmt.Sprintf("%s: hidden tool results (%s): %d hidden, %d lost, %d fetched back%s",
+		short, t.Policy, t.Loss.Hidden, t.Loss.Lost, t.Loss.Refetched, shown)
+	return tl
 }
 
 // contextChart is the context per request: before compaction and sent,

@@ -34,8 +34,9 @@ type Signal struct {
 	NeededMsg, NeededLine int
 	NeededBy              string
 	// NeededRequest and FetchedRequest are the requests that produced
-	// those messages, when a replay's tracker knows them; -1 otherwise.
-	NeededRequest, FetchedRequest int
+	// those messages, and ArrivedRequest the first request sent after the
+	// result arrived, when a replay's tracker knows them; -1 otherwise.
+	NeededRequest, FetchedRequest, ArrivedRequest int
 	// FetchedMsg is the first message from Hide.At on whose calls got the
 	// result back (the same call again, a read of its persisted file, or a
 	// call whose output repeats it); -1 if none.
@@ -103,7 +104,7 @@ func (ix *Index) Signal(h Hide) *Signal {
 	if r == nil {
 		return nil
 	}
-	s := &Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1}
+	s := &Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1, ArrivedRequest: -1}
 	from := ix.unitAtOrAfter(h.At)
 	s.Unseen = ix.unitAtOrAfter(r.Msg+1) == from
 	fetch := ix.firstFetch(r, from)

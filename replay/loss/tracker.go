@@ -172,6 +172,7 @@ func (t *Tracker) Hides() []Hide {
 func (t *Tracker) Report() Report {
 	rep := t.ix.Report(t.Hides())
 	for _, s := range rep.Signals {
+		s.ArrivedRequest = t.requestOf(s.Result.Msg) + 1
 		if s.NeededMsg >= 0 {
 			s.NeededRequest = t.requestOf(s.NeededMsg)
 		}
