@@ -59,7 +59,7 @@ func (c Timeline) Plot() (Chart, error) {
 	}
 	up.Y.Min, up.Y.Max = 0, math.Max(1, ymax*1.05)
 
-	low := newPlot("", "request", "hidden tool results")
+	low := newPlot("", "request", "hidden results")
 	low.Y.Tick.Marker = plot.ConstantTicks(nil)
 	xmin, xmax := c.X[0], c.X[len(c.X)-1]
 	seg := func(x0, x1, y float64, col color.Color, w vg.Length) (*plotter.Line, error) {
@@ -70,6 +70,9 @@ func (c Timeline) Plot() (Chart, error) {
 		s.LineStyle.Color, s.LineStyle.Width = col, w
 		return s, nil
 	}
+	// Rows share the lower plot's height: their lines thin out as they
+	// multiply, so neighbours stay apart.
+	thick := vg.Points(math.Max(0.8, math.Min(3, 150/float64(max(1, len(c.Lives))))))
 	var needs, fetches plotter.XYs
 	var thumbs = map[string]plot.Thumbnailer{}
 	for i, lf := range c.Lives {
@@ -78,14 +81,14 @@ func (c Timeline) Plot() (Chart, error) {
 		if err != nil {
 			return Chart{}, err
 		}
-		col, name := quietColor, "hidden, never needed"
+		col, name := quietColor, "never needed"
 		switch {
 		case lf.Lost:
-			col, name = lostColor, "hidden, lost (needed, not fetched back first)"
+			col, name = lostColor, "lost"
 		case lf.Refetched >= 0:
-			col, name = refetchedColor, "hidden, fetched back"
+			col, name = refetchedColor, "fetched back"
 		}
-		hid, err := seg(lf.Hidden, xmax, y, col, vg.Points(3))
+		hid, err := seg(lf.Hidden, xmax, y, col, thick)
 		if err != nil {
 			return Chart{}, err
 		}
@@ -100,7 +103,7 @@ func (c Timeline) Plot() (Chart, error) {
 			fetches = append(fetches, plotter.XY{X: lf.Refetched, Y: y})
 		}
 	}
-	for _, name := range []string{"hidden, lost (needed, not fetched back first)", "hidden, fetched back", "hidden, never needed"} {
+	for _, name := range []string{"lost", "fetched back", "never needed"} {
 		if t := thumbs[name]; t != nil {
 			lg.add(name, t)
 		}
@@ -109,7 +112,7 @@ func (c Timeline) Plot() (Chart, error) {
 		pts   plotter.XYs
 		name  string
 		shape draw.GlyphDrawer
-	}{{needs, "needed", draw.CrossGlyph{}}, {fetches, "fetched back", draw.RingGlyph{}}} {
+	}{{needs, "needed here", draw.CrossGlyph{}}, {fetches, "fetched here", draw.RingGlyph{}}} {
 		if len(m.pts) == 0 {
 			continue
 		}
@@ -127,7 +130,7 @@ func (c Timeline) Plot() (Chart, error) {
 		p.X.Min, p.X.Max = xmin-pad, xmax+pad
 		p.X.Tick.Marker = roundTicks{integer: true}
 	}
-	ch := Chart{plot: low, upper: up, Height: DefaultPlotHeight * 1.4}
+	ch := Chart{plot: low, upper: up}
 	lg.attach(&ch)
 	return ch, nil
 }

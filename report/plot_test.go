@@ -109,13 +109,19 @@ func sampleCharts(t *testing.T) map[string]Chart {
 	c, err = StackedBars{Title: "766d96dd legacy: what the CLI head is made of", CategoryLabel: "rotation", ValueLabel: "bytes",
 		Categories: rot, Stacks: []Stack{{Name: "stacked preamble copies", Values: pre}, {Name: "content", Values: content}}}.Plot()
 	add("cli-head", c, err)
+
+	c, err = Timeline{Title: "504216d1: hidden tool results (clear-tool-results)", X: x, Context: sq, Lives: []Life{
+		{Arrived: 1, Hidden: 5, Needed: 9, Refetched: -1, Lost: true},
+		{Arrived: 2, Hidden: 5, Needed: 12, Refetched: 8},
+		{Arrived: 3, Hidden: 7, Needed: -1, Refetched: -1}}}.Plot()
+	add("loss-timeline", c, err)
 	return charts
 }
 
 func figures(charts map[string]Chart) []Figure {
 	var figs []Figure
 	for _, name := range []string{"inspect-bars", "reclaim-bars", "context-line", "sweep-categorical", "sweep-line",
-		"heat-map", "pareto", "digest-growth", "nesting", "cli-head"} {
+		"heat-map", "pareto", "digest-growth", "nesting", "cli-head", "loss-timeline"} {
 		figs = append(figs, Figure{Name: name, Chart: charts[name]})
 	}
 	return figs
@@ -257,6 +263,7 @@ func TestChartInputErrors(t *testing.T) {
 		{"bars", StackedBars{}.Plot, "stacked bars: no categories"},
 		{"stack", StackedBars{Categories: []string{"a"}, Stacks: []Stack{{Name: "s"}}}.Plot, `stack "s" has 0 values for 1 categories`},
 		{"pareto", Pareto{}.Plot, "pareto: no points"},
+		{"timeline", Timeline{X: []float64{1}}.Plot, "timeline: no context curve (or X and Context differ in length)"},
 	}
 	for _, tt := range tests {
 		_, err := tt.plot()

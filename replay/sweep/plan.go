@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
@@ -26,8 +25,8 @@ type Plan struct {
 	Rotations int
 	Extend    replay.Extender
 	// TrackLoss computes the loss signals of every plain replay (not of
-	// chains): each session's index is built at its first job and shared,
-	// read only, by every parameter set.
+	// chains): each session's index is built once, before the jobs, and
+	// shared, read only, by every parameter set.
 	TrackLoss bool
 }
 
@@ -65,8 +64,15 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []
 	if s.usesO200k() {
 		memo = policy.NewTokenMemo(sessions)
 	}
-	lossIx := make([]*loss.Index, len(sessions))
-	lossOnce := make([]sync.Once, len(sessions))
+	var lossIx []*loss.Index
+	if s.TrackLoss && s.Rotations == 0 {
+		lossIx, _, err = replay.Map(ctx, len(sessions), s.Workers, func(_ context.Context, i int) (*loss.Index, error) {
+			return loss.Build(sessions[i], loss.Options{}), nil
+		}, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 	fn := func(ctx context.Context, i int) (T, error) {
 		var zero T
 		j := jobs[i]
@@ -79,8 +85,7 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []
 			t, err = replay.Chain(ctx, sessions[j.Session], p, s.Rotations, s.Extend, s.Options)
 		} else {
 			opts := s.Options
-			if s.TrackLoss {
-				lossOnce[j.Session].Do(func() { lossIx[j.Session] = loss.Build(sessions[j.Session], loss.Options{}) })
+			if lossIx != nil {
 				opts.Loss = lossIx[j.Session]
 			}
 			t, err = replay.Run(ctx, sessions[j.Session], p, opts)
