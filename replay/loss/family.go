@@ -51,6 +51,12 @@ var families = map[string]Family{
 	// Codex CLI (function_call / custom_tool_call / local_shell_call names).
 	"shell": FamilyShell, "local_shell": FamilyShell, "exec_command": FamilyShell,
 	"container.exec": FamilyShell, "apply_patch": FamilyFile,
+	// Gemini CLI (read_file and glob as above).
+	"replace": FamilyFile, "list_directory": FamilySearch, "search_file_content": FamilySearch,
+	"run_shell_command": FamilyShell, "google_web_search": FamilyFetch,
+	// opencode.
+	"read": FamilyFile, "write": FamilyFile, "edit": FamilyFile, "patch": FamilyFile,
+	"list": FamilySearch, "webfetch": FamilyFetch,
 }
 
 // FamilyOf returns the family of a tool name.
@@ -107,7 +113,7 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 	}
 	switch s.Family {
 	case FamilyFile:
-		p := str(in.FilePath, in.NotebookPath, in.Path, in.Filename)
+		p := str(in.FilePath, in.NotebookPath, in.Path, in.Filename, in.AbsolutePath, in.FilePathCamel)
 		if tool == "apply_patch" {
 			p = patchPath(str(in.Input, in.Patch), string(args))
 		}
@@ -139,22 +145,24 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 
 // toolInput holds every input field a subject is read from, across agents.
 type toolInput struct {
-	FilePath     string          `json:"file_path"`
-	NotebookPath string          `json:"notebook_path"`
-	Path         string          `json:"path"`
-	Filename     string          `json:"filename"`
-	Input        string          `json:"input"`
-	Patch        string          `json:"patch"`
-	Pattern      string          `json:"pattern"`
-	Query        string          `json:"query"`
-	Regex        string          `json:"regex"`
-	Dir          string          `json:"dir"`
-	Directory    string          `json:"directory"`
-	Glob         string          `json:"glob"`
-	Include      string          `json:"include"`
-	URL          string          `json:"url"`
-	Command      json.RawMessage `json:"command"`
-	Cmd          json.RawMessage `json:"cmd"`
+	FilePath      string          `json:"file_path"`
+	FilePathCamel string          `json:"filePath"`      // opencode
+	AbsolutePath  string          `json:"absolute_path"` // Gemini CLI read_file
+	NotebookPath  string          `json:"notebook_path"`
+	Path          string          `json:"path"`
+	Filename      string          `json:"filename"`
+	Input         string          `json:"input"`
+	Patch         string          `json:"patch"`
+	Pattern       string          `json:"pattern"`
+	Query         string          `json:"query"`
+	Regex         string          `json:"regex"`
+	Dir           string          `json:"dir"`
+	Directory     string          `json:"directory"`
+	Glob          string          `json:"glob"`
+	Include       string          `json:"include"`
+	URL           string          `json:"url"`
+	Command       json.RawMessage `json:"command"`
+	Cmd           json.RawMessage `json:"cmd"`
 }
 
 // shellCommand reads a command given as a string (Bash, smith and clai

@@ -25,6 +25,9 @@ func TestSubjectOf(t *testing.T) {
 		{"shell", `{"command":["git","status","--short"]}`, FamilyShell, "git status --short", []string{"git status --short"}},
 		{"exec_command", `{"cmd":"make check-all"}`, FamilyShell, "make check-all", []string{"make check-all"}},
 		{"WebFetch", `{"url":"https://example.com/a","prompt":"p"}`, FamilyFetch, "https://example.com/a", []string{"https://example.com/a"}},
+		{"read_file", `{"absolute_path":"/home/u/proj/x.go"}`, FamilyFile, "/home/u/proj/x.go", []string{"/home/u/proj/x.go", "x.go"}},
+		{"edit", `{"filePath":"/home/u/proj/y.go"}`, FamilyFile, "/home/u/proj/y.go", []string{"/home/u/proj/y.go", "y.go"}},
+		{"run_shell_command", `{"command":"npm test -- --watch=false"}`, FamilyShell, "npm test -- --watch=false", []string{"npm test -- --watch=false"}},
 		{"TodoWrite", `{"todos":[]}`, FamilyOther, "TodoWrite\x00{\"todos\":[]}", nil},
 		{"Read", `not json`, FamilyFile, "", nil},
 	}
