@@ -3,9 +3,11 @@ package loss_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
@@ -80,4 +82,56 @@ func BenchmarkBuild(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/10_000, "ns/msg")
 	b.ReportMetric(float64(bytes)/1e6, "MB")
 	b.SetBytes(bytes)
+}
+
+// BenchmarkLossReal replays every real Claude Code session (main threads
+// and subagents) through clear-tool-results: without loss signals
+// ("none"), with each session's index built inside the loop ("built":
+// what one replay pays), and with the indexes built once outside it
+// ("shared": what each further replay of a sweep pays, since a sweep
+// builds one index per session for all its parameter sets).
+//
+//	go test ./replay/loss -run '^$' -bench BenchmarkLossReal -benchtime 10x -cpu 1
+func BenchmarkLossReal(b *testing.B) {
+	if _, err := os.Stat(realCorpus); err != nil {
+		b.Skipf("real corpus not found at %s: %v", realCorpus, err)
+	}
+	ss, err := load.Load([]string{realCorpus}, corpus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := policy.New("clear-tool-results", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	shared := make([]*loss.Index, len(ss))
+	for i, s := range ss {
+		shared[i] = loss.Build(s, loss.Options{})
+	}
+	for _, mode := range []string{"none", "built", "shared"} {
+		b.Run("loss="+mode, func(b *testing.B) {
+			hidden := 0
+			for b.Loop() {
+				hidden = 0
+				for i, s := range ss {
+					opts := replay.Options{}
+					switch mode {
+					case "built":
+						opts.Loss = loss.Build(s, loss.Options{})
+					case "shared":
+						opts.Loss = shared[i]
+					}
+					t, err := replay.Run(context.Background(), s, p, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if t.Loss != nil {
+						hidden += t.Loss.Hidden
+					}
+				}
+			}
+			b.ReportMetric(float64(len(ss)), "sessions")
+			b.ReportMetric(float64(hidden), "hidden")
+		})
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
@@ -60,6 +61,8 @@ type Index struct {
 	mentionUnits [][]int32
 	keyUnits     [][]int32
 	meter        *policy.Meter
+	once         sync.Once
+	pending      *pendingEvidence
 }
 
 // Tokens is a result's size in the index's meter: its text alone, also for
@@ -97,7 +100,6 @@ func Build(s *corpus.Session, opt Options) *Index {
 	names := newNameMatcher()
 	keys := map[string]int32{}
 	persistReads := map[string][]int32{}
-	var texts []string
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		if m.Sidechain && !side {
@@ -136,7 +138,6 @@ func Build(s *corpus.Session, opt Options) *Index {
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			text := resultText(b)
 			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1}
 			if c, ok := calls[b.ToolCallID]; ok {
 				r.Tool, r.Subject, r.CallMsg = c.subj.Tool, c.subj, int(ix.units[c.unit].msg)
@@ -153,8 +154,37 @@ func Build(s *corpus.Session, opt Options) *Index {
 				ix.byID[r.ID] = len(ix.Results)
 			}
 			ix.Results = append(ix.Results, r)
-			texts = append(texts, text)
 		}
+	}
+	ix.pending = &pendingEvidence{calls: calls, names: names, persistReads: persistReads}
+	return ix
+}
+
+// pendingEvidence is what the first pass leaves for the second.
+type pendingEvidence struct {
+	calls        map[string]call
+	names        *nameMatcher
+	persistReads map[string][]int32
+}
+
+// ready runs the second, costly pass the first time a signal is read:
+// every result's content lines and every message's scan for names and
+// quotes. A replay whose policy hid nothing never reads a signal, so it
+// never pays for it; a sweep pays once per session, whatever the number of
+// parameter sets (the pass is safe to race for: it runs once).
+func (ix *Index) ready() {
+	ix.once.Do(func() {
+		p := ix.pending
+		ix.pending = nil
+		ix.evidence(p.calls, p.names, p.persistReads)
+	})
+}
+
+func (ix *Index) evidence(calls map[string]call, names *nameMatcher, persistReads map[string][]int32) {
+	texts := make([]string, len(ix.Results))
+	for k := range ix.Results {
+		r := &ix.Results[k]
+		texts[k] = resultText(&ix.Session.Messages[r.Msg].Blocks[r.Block])
 	}
 	names.build()
 	ix.mentionUnits = make([][]int32, len(names.ids))
@@ -166,7 +196,6 @@ func Build(s *corpus.Session, opt Options) *Index {
 		}
 	}
 	ix.scanUnits(names, lines)
-	return ix
 }
 
 // indexLines counts each content line once per result, marks content

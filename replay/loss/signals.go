@@ -104,6 +104,7 @@ func (ix *Index) Signal(h Hide) *Signal {
 	if r == nil {
 		return nil
 	}
+	ix.ready()
 	s := &Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1, ArrivedRequest: -1}
 	from := ix.unitAtOrAfter(h.At)
 	s.Unseen = ix.unitAtOrAfter(r.Msg+1) == from
