@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
@@ -85,13 +86,15 @@ func BenchmarkBuild(b *testing.B) {
 }
 
 // BenchmarkLossReal replays every real Claude Code session (main threads
-// and subagents) through clear-tool-results: without loss signals
-// ("none"), with each session's index built inside the loop ("built":
-// what one replay pays), and with the indexes built once outside it
-// ("shared": what each further replay of a sweep pays, since a sweep
-// builds one index per session for all its parameter sets).
+// and subagents) through clear-tool-results three ways, interleaved in
+// each iteration so that the shared machine's load falls on all three
+// alike: without loss signals, with each session's index built for the
+// replay (what one replay pays), and with the indexes built once before
+// (what each further replay of a sweep pays: a sweep builds one index per
+// session for all its parameter sets). It reports the two costs as
+// fractions of the plain replay.
 //
-//	go test ./replay/loss -run '^$' -bench BenchmarkLossReal -benchtime 10x -cpu 1
+//	go test ./replay/loss -run '^$' -bench BenchmarkLossReal -benchtime 20x -cpu 1
 func BenchmarkLossReal(b *testing.B) {
 	if _, err := os.Stat(realCorpus); err != nil {
 		b.Skipf("real corpus not found at %s: %v", realCorpus, err)
@@ -108,30 +111,34 @@ func BenchmarkLossReal(b *testing.B) {
 	for i, s := range ss {
 		shared[i] = loss.Build(s, loss.Options{})
 	}
-	for _, mode := range []string{"none", "built", "shared"} {
-		b.Run("loss="+mode, func(b *testing.B) {
-			hidden := 0
-			for b.Loop() {
-				hidden = 0
-				for i, s := range ss {
-					opts := replay.Options{}
-					switch mode {
-					case "built":
-						opts.Loss = loss.Build(s, loss.Options{})
-					case "shared":
-						opts.Loss = shared[i]
-					}
-					t, err := replay.Run(context.Background(), s, p, opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if t.Loss != nil {
-						hidden += t.Loss.Hidden
-					}
+	var took [3]time.Duration
+	hidden := 0
+	for b.Loop() {
+		for mode := range took {
+			start := time.Now()
+			hidden = 0
+			for i, s := range ss {
+				opts := replay.Options{}
+				switch mode {
+				case 1:
+					opts.Loss = loss.Build(s, loss.Options{})
+				case 2:
+					opts.Loss = shared[i]
+				}
+				t, err := replay.Run(context.Background(), s, p, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if t.Loss != nil {
+					hidden += t.Loss.Hidden
 				}
 			}
-			b.ReportMetric(float64(len(ss)), "sessions")
-			b.ReportMetric(float64(hidden), "hidden")
-		})
+			took[mode] += time.Since(start)
+		}
 	}
+	b.ReportMetric(float64(took[0].Microseconds())/float64(b.N), "µs-replay/op")
+	b.ReportMetric(float64(took[1])/float64(took[0])-1, "extra-built")
+	b.ReportMetric(float64(took[2])/float64(took[0])-1, "extra-shared")
+	b.ReportMetric(float64(len(ss)), "sessions")
+	b.ReportMetric(float64(hidden), "hidden")
 }
