@@ -3,6 +3,7 @@ package loss
 import (
 	"bytes"
 	"encoding/json"
+	"hash/maphash"
 	"path"
 	"sort"
 	"strings"
@@ -204,38 +205,51 @@ func (ix *Index) evidence(calls map[string]call, names *nameMatcher, persistRead
 // returns the matcher of distinctive lines (those in exactly one result)
 // with the result each belongs to.
 func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
+	// Lines are keyed by a 64-bit hash (a collision between two of a
+	// session's lines, about n²/2⁶⁵, could only make a line look shared)
+	// and kept in one slice, so that the common case, a line seen once,
+	// costs one map entry and no allocation of its own.
 	type seen struct {
-		results []int32 // up to contentShareCap results holding the line
-		count   int32   // results holding the line
-		last    int32   // the last result counted
+		line  string
+		first int32   // the first result holding the line
+		more  []int32 // the next ones, up to contentShareCap in all
+		count int32   // results holding the line
+		last  int32   // the last result counted
 	}
-	all := map[string]*seen{}
-	order := []string{}
+	seed := maphash.MakeSeed()
+	byHash := map[uint64]int32{}
+	var all []seen
 	shared := map[int32]int32{}
 	for k, text := range texts {
 		r := &ix.Results[k]
 		clear(shared)
 		ContentLines(text, func(ln string) {
-			e := all[ln]
-			if e == nil {
-				e = &seen{last: -1}
-				all[ln] = e
-				order = append(order, ln)
+			h := maphash.String(seed, ln)
+			i, ok := byHash[h]
+			if !ok {
+				i = int32(len(all))
+				byHash[h] = i
+				all = append(all, seen{line: ln, first: int32(k), last: -1})
 			}
+			e := &all[i]
 			if e.last == int32(k) {
 				return // the same line twice in one result counts once
 			}
 			e.last = int32(k)
 			r.lines++
 			e.count++
-			if e.count > contentShareCap {
-				e.results = nil // boilerplate from now on
+			switch {
+			case e.count == 1:
+				return
+			case e.count > contentShareCap:
+				e.more = nil // boilerplate from now on
 				return
 			}
-			for _, o := range e.results {
+			shared[e.first]++
+			for _, o := range e.more {
 				shared[o]++
 			}
-			e.results = append(e.results, int32(k))
+			e.more = append(e.more, int32(k))
 		})
 		c, ok := calls[r.ID]
 		if !ok {
@@ -248,10 +262,10 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 		}
 	}
 	q := &quoteLines{m: newLineMatcher()}
-	for _, ln := range order { // first-seen order, so ids are deterministic
-		if e := all[ln]; e.count == 1 && len(e.results) == 1 {
-			q.m.add(ln)
-			q.owner = append(q.owner, e.results[0])
+	for i := range all { // first-seen order, so ids are deterministic
+		if e := &all[i]; e.count == 1 {
+			q.m.add(e.line)
+			q.owner = append(q.owner, e.first)
 		}
 	}
 	return q
