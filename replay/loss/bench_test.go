@@ -3,12 +3,12 @@ package loss_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
@@ -96,10 +96,7 @@ func BenchmarkBuild(b *testing.B) {
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkLossReal -benchtime 20x -cpu 1
 func BenchmarkLossReal(b *testing.B) {
-	if _, err := os.Stat(realCorpus); err != nil {
-		b.Skipf("real corpus not found at %s: %v", realCorpus, err)
-	}
-	ss, err := load.Load([]string{realCorpus}, corpus.Options{})
+	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

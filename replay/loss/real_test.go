@@ -1,25 +1,18 @@
 package loss_test
 
 import (
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/replay/loss"
 )
 
-// realCorpus is shared/corpus-real beside the checkout; tests skip when it
-// is absent.
-const realCorpus = "../../../shared/corpus-real/claude-code"
-
 func loadReal(t testing.TB, rel string) *corpus.Session {
 	t.Helper()
-	p := filepath.Join(realCorpus, rel)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("real corpus not found at %s: %v", p, err)
-	}
+	p := realcorpus.Dir(t, "claude-code", rel)
 	ss, err := load.Load([]string{p}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
