@@ -162,8 +162,8 @@ type readmeRun struct {
 // indexed Job ($JOB_COMPLETION_INDEX, 8 completions) run once per shard;
 // /corpus is the work folder's sessions/ (and /corpus/grid.json its
 // grid.json), /out its out/; the real-log
-// names (b3533c53-….jsonl) are the files in shared/corpus-real; globs are
-// expanded in the work folder.
+// names (b3533c53-….jsonl) are the files in shared/corpus-real, as are
+// paths under shared/corpus-real/; globs are expanded in the work folder.
 // realCC is shared/corpus-real/claude-code, "" when absent (the recipes
 // on real logs are then skipped, or fail under CALIB_REQUIRE_REAL_CORPUS).
 func readmeExpand(t *testing.T, r readmeRecipe, realCC string) []readmeRun {
@@ -214,6 +214,15 @@ func readmeExpand(t *testing.T, r readmeRecipe, realCC string) []readmeRun {
 					t.Fatalf("README.md:%d: %s names %d real logs, want 1", r.line, w, len(matches))
 				}
 				run.args = append(run.args, matches[0])
+			case strings.HasPrefix(w, "shared/corpus-real/"):
+				if realCC == "" {
+					if realcorpus.Required() {
+						t.Fatalf("README.md:%d needs the real corpus, and %s=1 requires it", r.line, realcorpus.EnvRequire)
+					}
+					t.Logf("README.md:%d skipped: no real corpus beside the checkout", r.line)
+					return nil
+				}
+				run.args = append(run.args, filepath.Join(filepath.Dir(realCC), strings.TrimPrefix(w, "shared/corpus-real/")))
 			case w == "/corpus":
 				run.args = append(run.args, "sessions")
 			case strings.HasPrefix(w, "/corpus/"): // a file beside the sessions on the volume
