@@ -9,7 +9,9 @@
 // Files: family.go (tool-name families per agent and the subject of a
 // call), lines.go (distinctive and content lines), match.go (the two
 // multi-pattern matchers), index.go (the per-session index), signals.go
-// (hidden, unseen, needed, refetched, lost, refetch_tokens).
+// (hidden, unseen, needed, refetched, lost, refetch_tokens), tracker.go
+// (which request and stage of a replay first hid each result, and the
+// report per session, stage and compaction).
 package loss
 
 import (
