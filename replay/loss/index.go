@@ -30,11 +30,18 @@ type Result struct {
 	// Msg and Block locate the result in Session.Messages; CallMsg is the
 	// assistant message holding its call (-1 if none).
 	Msg, Block, CallMsg int
-	lines               int     // distinct content lines
-	mentions            []int32 // name ids of Subject.Mentions
-	key                 int32   // call key id, -1 if the call has no key
-	quotes              []int32 // units quoting one of its distinctive lines, ascending
-	fetched             []int32 // units whose calls fetched it back by content or by its persisted file, ascending
+	lines               int        // distinct content lines
+	mentions            []int32    // name ids of Subject.Mentions
+	key                 int32      // call key id, -1 if the call has no key
+	quotes              []quoteHit // units quoting one of its distinctive lines, by unit
+	fetched             []int32    // units whose calls fetched it back by content or by its persisted file, ascending
+}
+
+// quoteHit is a unit quoting a distinctive line of a result, and where
+// that line ends in the result's text (a cut that kept the line whole
+// left it visible: quoting it is no use of what was cut).
+type quoteHit struct {
+	unit, end int32
 }
 
 // unit is one message the agent wrote: an assistant message of the thread.
@@ -211,6 +218,7 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 	// costs one map entry and no allocation of its own.
 	type seen struct {
 		line  string
+		end   int32   // where the line ends in the first result's text
 		first int32   // the first result holding the line
 		more  []int32 // the next ones, up to contentShareCap in all
 		count int32   // results holding the line
@@ -229,7 +237,7 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 			if !ok {
 				i = int32(len(all))
 				byHash[h] = i
-				all = append(all, seen{line: ln, first: int32(k), last: -1})
+				all = append(all, seen{line: ln, end: int32(offsetIn(text, ln) + len(ln)), first: int32(k), last: -1})
 			}
 			e := &all[i]
 			if e.last == int32(k) {
@@ -266,6 +274,7 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 		if e := &all[i]; e.count == 1 {
 			q.m.add(e.line)
 			q.owner = append(q.owner, e.first)
+			q.end = append(q.end, e.end)
 		}
 	}
 	return q
@@ -275,6 +284,13 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 type quoteLines struct {
 	m     *lineMatcher
 	owner []int32
+	end   []int32 // where each line ends in its result's text
+}
+
+// offsetIn is where sub, a substring sharing text's memory (ContentLines
+// yields such), starts in text.
+func offsetIn(text, sub string) int {
+	return int(uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(text))))
 }
 
 // scanUnits reads every unit once: its text blocks and the string values
@@ -301,7 +317,7 @@ func (ix *Index) scanUnits(names *nameMatcher, q *quoteLines) {
 			})
 			q.m.scan(text, func(id int32) {
 				r := &ix.Results[q.owner[id]]
-				r.quotes = appendUnit(r.quotes, uu)
+				r.quotes = append(r.quotes, quoteHit{uu, q.end[id]})
 			})
 		}
 		m := &ix.Session.Messages[ix.units[u].msg]

@@ -17,6 +17,10 @@ type Hide struct {
 	// in the replay's trace (-1 when not known).
 	Stage string
 	Event int
+	// Kept is how many bytes of the result's text the hiding kept at its
+	// head (a cut); 0 for a stub, a marker or a removal. A distinctive
+	// line within them stayed visible, so quoting it is no need.
+	Kept int
 }
 
 // Signal is what hiding one result cost, read from the recording.
@@ -109,7 +113,7 @@ func (ix *Index) Signal(h Hide) *Signal {
 	from := ix.unitAtOrAfter(h.At)
 	s.Unseen = ix.unitAtOrAfter(r.Msg+1) == from
 	fetch := ix.firstFetch(r, from)
-	need, by := ix.firstNeed(r, from)
+	need, by := ix.firstNeed(r, from, h.Kept)
 	if fetch >= 0 {
 		s.FetchedMsg, s.FetchedLine = int(ix.units[fetch].msg), int(ix.units[fetch].line)
 		s.RefetchTokens = ix.Tokens(r)
@@ -159,7 +163,7 @@ func (ix *Index) isFetch(r *Result, u int32) bool {
 // firstNeed is the first unit >= from that names r's subject or quotes a
 // distinctive line of it, skipping the units that fetch r back (naming a
 // path to read it again is not using what it held), or -1.
-func (ix *Index) firstNeed(r *Result, from int32) (int32, string) {
+func (ix *Index) firstNeed(r *Result, from int32, kept int) (int32, string) {
 	for u := from; ; {
 		best, by := int32(-1), ""
 		for _, id := range r.mentions {
@@ -167,7 +171,7 @@ func (ix *Index) firstNeed(r *Result, from int32) (int32, string) {
 				best, by = v, "name"
 			}
 		}
-		if v := firstAtOrAfter(r.quotes, u); v >= 0 && (best < 0 || v < best) {
+		if v := firstQuote(r.quotes, u, kept); v >= 0 && (best < 0 || v < best) {
 			best, by = v, "quote"
 		}
 		if best < 0 || !ix.isFetch(r, best) {
@@ -175,4 +179,24 @@ func (ix *Index) firstNeed(r *Result, from int32) (int32, string) {
 		}
 		u = best + 1
 	}
+}
+
+// firstQuote is the first unit >= u quoting a line that ends past kept
+// (one the hiding did not leave visible), or -1.
+func firstQuote(hits []quoteHit, u int32, kept int) int32 {
+	lo, hi := 0, len(hits)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if hits[mid].unit < u {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	for _, q := range hits[lo:] {
+		if int(q.end) > kept {
+			return q.unit
+		}
+	}
+	return -1
 }

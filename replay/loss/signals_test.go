@@ -141,3 +141,22 @@ func TestSharedLineIsNotDistinctive(t *testing.T) {
 		}
 	}
 }
+
+// A cut that kept a result's head left its first lines visible: quoting
+// one of them is not a use of what was cut; quoting a line past the head
+// is.
+func TestQuoteOfKeptHead(t *testing.T) {
+	var b sessionBuilder
+	b.call("r1", "bash", `{"command":"make report"}`, fileText("report", 3))
+	at := b.say("ok")
+	b.say("The first line says `line 1 of report, long enough to be a content line here`.")
+	later := b.say("And the third: `line 3 of report, long enough to be a content line here`.")
+	ix := Build(&b.s, Options{})
+	first := len(strings.SplitAfterN(fileText("report", 3), "\n", 2)[0])
+	if s := ix.Signal(Hide{CallID: "r1", At: at, Kept: first}); s.NeededMsg != later || s.NeededBy != "quote" {
+		t.Errorf("cut after line 1: needed at %d by %q, want %d by quote", s.NeededMsg, s.NeededBy, later)
+	}
+	if s := ix.Signal(Hide{CallID: "r1", At: at}); s.NeededMsg != at+1 {
+		t.Errorf("stubbed: needed at %d, want %d (line 1 quoted)", s.NeededMsg, at+1)
+	}
+}

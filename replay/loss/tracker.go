@@ -19,6 +19,7 @@ type Tracker struct {
 	hides   []Hide // per result; Request -1 while not hidden
 	seen    []int32
 	how     []int8 // per result, at the current call: absent, stubbed or cut
+	kept    []int  // per result, at the current call: bytes of its head a cut kept
 	stamp   int32
 	arrived int     // results (in message order) that arrived before the current request
 	reqAt   []int32 // per request sent, the index of the message it precedes
@@ -58,7 +59,7 @@ const (
 
 // NewTracker starts tracking a replay of the index's session.
 func (ix *Index) NewTracker() *Tracker {
-	t := &Tracker{ix: ix, hides: make([]Hide, len(ix.Results)), seen: make([]int32, len(ix.Results)), how: make([]int8, len(ix.Results))}
+	t := &Tracker{ix: ix, hides: make([]Hide, len(ix.Results)), seen: make([]int32, len(ix.Results)), how: make([]int8, len(ix.Results)), kept: make([]int, len(ix.Results))}
 	for i := range t.hides {
 		t.hides[i] = Hide{CallID: ix.Results[i].ID, Request: -1, Event: -1}
 	}
@@ -106,7 +107,7 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 			case b.Text == orig.Text && bytes.Equal(b.Payload, orig.Payload):
 				t.how[k] = whole
 			case keepsHead(b.Text, orig.Text):
-				t.how[k] = cut
+				t.how[k], t.kept[k] = cut, commonPrefix(b.Text, orig.Text)
 			default:
 				t.how[k] = stubbed
 			}
@@ -139,6 +140,9 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 			continue
 		}
 		t.hides[k].Request, t.hides[k].At, t.hides[k].Stage, t.hides[k].Event = req, at, stageOf[how], ev
+		if how == cut {
+			t.hides[k].Kept = t.kept[k]
+		}
 	}
 }
 
@@ -153,6 +157,17 @@ func keepsHead(now, orig string) bool {
 		head = head[:64]
 	}
 	return head != "" && strings.HasPrefix(now, head)
+}
+
+// commonPrefix is the length of the longest common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
 }
 
 // Hides are the results hidden so far, by request, then message order.

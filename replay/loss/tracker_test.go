@@ -40,7 +40,7 @@ func TestTracker(t *testing.T) {
 	got := tr.Hides()
 	want := []Hide{
 		{CallID: "r1", Request: 4, At: at1, Stage: "duplicates", Event: 0},
-		{CallID: "r2", Request: 4, At: at1, Stage: "truncate", Event: 0},
+		{CallID: "r2", Request: 4, At: at1, Stage: "truncate", Event: 0, Kept: 63}, // its first line and newline
 		{CallID: "r3", Request: 4, At: at1, Stage: "summary", Event: 0},
 		{CallID: "r5", Request: 6, At: at2, Stage: "rotation", Event: 1},
 	}
