@@ -18,7 +18,10 @@ import (
 func TestLossRows(t *testing.T) {
 	sc := synth.Loss(synth.LossOptions{Filler: 24, FillerBytes: 16000, FileBytes: 24000, Seed: 7})
 	s := &corpus.Session{ID: "loss", Format: corpus.FormatSmithTranscript, Messages: sc.Messages}
-	p, err := policy.New("clear-tool-results", nil)
+	// Clearing at 60,000 tokens of results, keeping the newest 4, any tool,
+	// the step being sent protected: a rule the scenario sets off twice.
+	p, err := policy.New("clear-tool-results", map[string]string{"trigger": "result_tokens", "trigger_at": "60000",
+		"keep": "results", "keep_value": "4", "compactable_tools": "", "protect_pending": "true"})
 	if err != nil {
 		t.Fatal(err)
 	}

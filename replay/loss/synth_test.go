@@ -11,6 +11,15 @@ import (
 	"github.com/calib-dev/calib/replay/loss"
 )
 
+// resultTokenClearing sets clear-tool-results to clear at 60,000 tokens of
+// uncleared results, keeping the newest keep results, any tool, with the
+// step being sent protected or not: a rule this scenario (smith tool names,
+// well under Claude Code's 148,500-token context trigger) sets off.
+func resultTokenClearing(keep, protect string) map[string]string {
+	return map[string]string{"trigger": "result_tokens", "trigger_at": "60000", "keep": "results", "keep_value": keep,
+		"compactable_tools": "", "protect_pending": protect}
+}
+
 // replayLoss replays s through a policy with the loss tracker.
 func replayLoss(t testing.TB, s *corpus.Session, name string, set map[string]string) (*replay.Trace, *loss.Index, loss.Report) {
 	t.Helper()
@@ -32,12 +41,14 @@ func replayLoss(t testing.TB, s *corpus.Session, name string, set map[string]str
 // before the message that names it is needed and refetched, not lost; the
 // quoted output line is needed by quote and lost, when the policy hides it
 // (smith's truncation reaches its target before that 2 KB result). No
-// filler is ever needed. The pending step is protected by every policy
-// here, so nothing is unseen (the tracker test covers unseen).
+// filler is ever needed. Where the step being sent is protected nothing is
+// unseen; clear-tool-results without that protection (Claude Code's own
+// setting) clears, at its first event, the result that has just arrived:
+// one unseen.
 //
 // Hidden counts are each policy's own rules: smith truncates 9 results
 // largest first in its one compaction; clear-tool-results clears all but
-// the newest 4 (0) results at each of its 2 events; clai-rotation rotates
+// the newest 4 (0) results at each of its events; clai-rotation rotates
 // out 8, 6 and 6 results at its 3 rotations. For the first two the count
 // is checked against the blocks the policy reports it touched.
 func TestSyntheticScenario(t *testing.T) {
@@ -49,8 +60,9 @@ func TestSyntheticScenario(t *testing.T) {
 		want         loss.Counts // RefetchTokens is the refetched file's size
 	}{
 		{"smith-staged", "smith-staged", nil, false, false, loss.Counts{Hidden: 9, Needed: 2, Refetched: 1, Lost: 1}},
-		{"clear-tool-results", "clear-tool-results", nil, false, true, loss.Counts{Hidden: 22, Needed: 3, Refetched: 1, Lost: 2}},
-		{"clear-tool-results-keep0", "clear-tool-results", map[string]string{"keep_value": "0"}, false, true, loss.Counts{Hidden: 28, Needed: 3, Refetched: 1, Lost: 2}},
+		{"clear-tool-results", "clear-tool-results", resultTokenClearing("4", "true"), false, true, loss.Counts{Hidden: 22, Needed: 3, Refetched: 1, Lost: 2}},
+		{"clear-tool-results-keep0", "clear-tool-results", resultTokenClearing("0", "true"), false, true, loss.Counts{Hidden: 28, Needed: 3, Refetched: 1, Lost: 2}},
+		{"clear-tool-results-unprotected", "clear-tool-results", resultTokenClearing("0", "false"), false, true, loss.Counts{Hidden: 15, Unseen: 1, Needed: 3, Refetched: 1, Lost: 2}},
 		{"clai-rotation", "clai-rotation", map[string]string{"trigger_chars": "20000"}, true, true, loss.Counts{Hidden: 20, Needed: 3, Refetched: 1, Lost: 2}},
 	}
 	for _, tc := range cases {

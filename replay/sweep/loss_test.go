@@ -24,7 +24,8 @@ func TestRunTrackLossMatchesReplay(t *testing.T) {
 	}
 	def, _ := policy.Lookup("clear-tool-results")
 	ax, _ := ParseAxis("keep_value=0,2,4")
-	pl := Plan{Policy: def, Grid: Grid{ax}, Workers: 4, TrackLoss: true}
+	pl := Plan{Policy: def, Grid: Grid{ax}, Workers: 4, TrackLoss: true, Fixed: map[string]string{
+		"trigger": "result_tokens", "trigger_at": "60000", "keep": "results", "compactable_tools": ""}}
 	jobs := pl.Jobs(len(sessions))
 	got, _, err := Run(context.Background(), pl, sessions, jobs,
 		func(j Job, _ policy.Policy, tr *replay.Trace) loss.Counts {
