@@ -157,7 +157,29 @@ func recordedEvents(s *corpus.Session) []recordedEvent {
 	if at := smithWrittenAt(s); at >= 0 {
 		evs = append(evs, recordedEvent{at: at})
 	}
+	evs = append(evs, persistedClears(s)...)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
+	return evs
+}
+
+// persistedClears are the clears of Claude Code's persisted outputs that
+// no boundary line recorded (2.0.60–2.1.6): one event per request at which
+// the reader placed some (corpus.Persisted.AtMessage), clearing their ids.
+func persistedClears(s *corpus.Session) []recordedEvent {
+	var evs []recordedEvent
+	byAt := map[int]int{}
+	for _, p := range s.Recorded.Persisted {
+		if p.Boundary >= 0 || p.AtMessage < 0 {
+			continue // a boundary's event clears it, or it was never sent
+		}
+		k, ok := byAt[p.AtMessage]
+		if !ok {
+			k = len(evs)
+			byAt[p.AtMessage] = k
+			evs = append(evs, recordedEvent{at: p.AtMessage, c: &corpus.Compaction{Strategy: "persisted", AtMessage: p.AtMessage, Index: -1}})
+		}
+		evs[k].c.ClearedIDs = append(evs[k].c.ClearedIDs, p.ToolCallID)
+	}
 	return evs
 }
 
@@ -361,6 +383,15 @@ func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, un
 // marker is the text a cleared result becomes.
 func (p *Recorded) marker(s *corpus.Session, id string) string {
 	stub := p.stub
+	if stub != StubCleared {
+		// A result the agent persisted was replaced by the marker that
+		// names its file, whatever the version.
+		for _, ps := range s.Recorded.Persisted {
+			if ps.ToolCallID == id {
+				return ps.Marker
+			}
+		}
+	}
 	if stub == StubAuto {
 		stub = StubCleared
 		if v := s.Meta.AgentVersion; s.Format == corpus.FormatClaudeCode && versionAtLeast(v, "2.1") {

@@ -1,12 +1,15 @@
 package loss_test
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/realcorpus"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/loss"
 )
 
@@ -77,24 +80,29 @@ func countHides(ix *loss.Index, hides []loss.Hide) (loss.Counts, []*loss.Signal)
 	return c, sigs
 }
 
+// labelled are the sessions of the phantom-reads investigation whose
+// source folder ends in -bad or -good (SOURCES.md), with the loss counts of
+// their recorded clears (the analyst's prototype's, cc-findings §4).
+var labelled = []struct {
+	id    string
+	label string
+	want  loss.Counts
+}{
+	{"b6240830-5041-465e-aad0-910c13cd9b6c", "bad", loss.Counts{13, 0, 6, 3, 5, 22665}},
+	{"c172889a-aa67-452b-b5c9-81f1e500de7d", "bad", loss.Counts{17, 0, 7, 6, 4, 5118}},
+	{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "bad", loss.Counts{14, 0, 5, 2, 5, 7021}},
+	{"504216d1-8285-4ec4-92be-0db8dc92a18a", "bad", loss.Counts{24, 0, 10, 5, 9, 6530}},
+	{"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc", "good", loss.Counts{}},
+	{"0357781f-d024-4cef-8496-56501c76afb3", "good", loss.Counts{}},
+	{"27eaff45-a330-4a88-9213-3725c9f420d0", "good", loss.Counts{}},
+}
+
 // Every labelled session of the phantom-reads investigation, with the
 // recorded clears applied (boundaries and persisted outputs): results_lost
 // is > 0 exactly for the -bad sessions. The counts per signal are the
 // analyst's prototype's (cc-findings §4), reproduced independently.
 func TestRealLabelledSessions(t *testing.T) {
-	cases := []struct {
-		id    string
-		label string
-		want  loss.Counts
-	}{
-		{"b6240830-5041-465e-aad0-910c13cd9b6c", "bad", loss.Counts{13, 0, 6, 3, 5, 22665}},
-		{"c172889a-aa67-452b-b5c9-81f1e500de7d", "bad", loss.Counts{17, 0, 7, 6, 4, 5118}},
-		{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "bad", loss.Counts{14, 0, 5, 2, 5, 7021}},
-		{"504216d1-8285-4ec4-92be-0db8dc92a18a", "bad", loss.Counts{24, 0, 10, 5, 9, 6530}},
-		{"2caf2337-66bf-41d1-ad27-9d2cab7bd2dc", "good", loss.Counts{}},
-		{"0357781f-d024-4cef-8496-56501c76afb3", "good", loss.Counts{}},
-		{"27eaff45-a330-4a88-9213-3725c9f420d0", "good", loss.Counts{}},
-	}
+	cases := labelled
 	for _, tc := range cases {
 		t.Run(tc.id[:8]+"-"+tc.label, func(t *testing.T) {
 			s := loadReal(t, "projects/"+tc.id+"/"+tc.id+".jsonl")
@@ -118,20 +126,24 @@ func TestRealLabelledSessions(t *testing.T) {
 	}
 }
 
+// boundarySessions are the 2.1.9+ sessions, which record their clears in
+// microcompact_boundary lines, with the loss of those clears.
+var boundarySessions = []struct {
+	rel  string
+	want loss.Counts
+}{
+	{"projects/9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f/9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f.jsonl", loss.Counts{6, 0, 5, 1, 4, 7093}},
+	{"projects/d9add9a6-f2cd-42f6-8ae9-135bf8af37ec/d9add9a6-f2cd-42f6-8ae9-135bf8af37ec.jsonl", loss.Counts{6, 0, 5, 1, 4, 7093}},
+	{"projects/b151f674-388c-48f0-9b04-0384f5a0bfb1/b151f674-388c-48f0-9b04-0384f5a0bfb1.jsonl", loss.Counts{6, 0, 0, 0, 0, 0}},
+	{"b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl", loss.Counts{11, 0, 0, 5, 0, 40450}},
+	{"fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl", loss.Counts{6, 0, 1, 1, 0, 7093}},
+}
+
 // The 2.1.9+ sessions record their clears; the expected counts are the
 // analyst's prototype (cc-findings §4, loss_default.txt), reproduced here
 // independently.
 func TestRealBoundarySessions(t *testing.T) {
-	cases := []struct {
-		rel  string
-		want loss.Counts
-	}{
-		{"projects/9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f/9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f.jsonl", loss.Counts{6, 0, 5, 1, 4, 7093}},
-		{"projects/d9add9a6-f2cd-42f6-8ae9-135bf8af37ec/d9add9a6-f2cd-42f6-8ae9-135bf8af37ec.jsonl", loss.Counts{6, 0, 5, 1, 4, 7093}},
-		{"projects/b151f674-388c-48f0-9b04-0384f5a0bfb1/b151f674-388c-48f0-9b04-0384f5a0bfb1.jsonl", loss.Counts{6, 0, 0, 0, 0, 0}},
-		{"b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl", loss.Counts{11, 0, 0, 5, 0, 40450}},
-		{"fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl", loss.Counts{6, 0, 1, 1, 0, 7093}},
-	}
+	cases := boundarySessions
 	for _, tc := range cases {
 		t.Run(filepath.Base(tc.rel)[:8], func(t *testing.T) {
 			s := loadReal(t, tc.rel)
@@ -142,6 +154,46 @@ func TestRealBoundarySessions(t *testing.T) {
 					t.Logf("%s %s %q need=%d(%s) fetch=%d lost=%v", g.Result.ID, g.Result.Tool, g.Result.Subject.Display, g.NeededLine, g.NeededBy, g.FetchedLine, g.Lost)
 				}
 				t.Errorf("counts = %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// The target of issue 12: replayed with the `recorded` policy (the agent's
+// own clears, boundaries and persisted outputs, as markers), every
+// labelled session of the phantom-reads investigation has results_lost > 0
+// exactly when its source folder ends in -bad. The counts equal those of
+// the recorded clears applied directly (TestRealLabelledSessions): the
+// policy hides each result at the request the recording says.
+func TestRecordedPolicyTarget(t *testing.T) {
+	p, err := policy.New("recorded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range labelled {
+		t.Run(tc.id[:8]+"-"+tc.label, func(t *testing.T) {
+			s := loadReal(t, "projects/"+tc.id+"/"+tc.id+".jsonl")
+			tr, err := replay.Run(context.Background(), s, p, replay.Options{Loss: loss.Build(s, loss.Options{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.Loss.Counts; got != tc.want {
+				t.Errorf("recorded policy: counts = %+v, want %+v", got, tc.want)
+			}
+			if (tr.Loss.Lost > 0) != (tc.label == "bad") {
+				t.Errorf("results_lost = %d for a -%s session", tr.Loss.Lost, tc.label)
+			}
+		})
+	}
+	for _, tc := range boundarySessions {
+		t.Run(filepath.Base(tc.rel)[:8], func(t *testing.T) {
+			s := loadReal(t, tc.rel)
+			tr, err := replay.Run(context.Background(), s, p, replay.Options{Loss: loss.Build(s, loss.Options{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := tr.Loss.Counts; got != tc.want {
+				t.Errorf("recorded policy: counts = %+v, want %+v", got, tc.want)
 			}
 		})
 	}
