@@ -115,7 +115,7 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 					// this request: index r.fed-1 of what was fed.
 					r.loss.Changed(at.Request, r.fed-1, ev.Index, out.History, out.Stages, out.Strategy)
 				}
-								w.adopt(out, fc)
+				w.adopt(out, fc)
 			} else if v := checkUnchanged(w.h, out, at.Request); v != nil {
 				t.Violations = append(t.Violations, *v)
 			}
