@@ -24,9 +24,9 @@ policies=(smith-staged smith-legacy aider anthropic-context-editing cline gemini
 list=$(IFS=,; echo "${policies[*]}")
 best() { sort -g | head -1; }
 for ((i = 0; i < ${REPEAT:-1}; i++)); do
-	/usr/bin/time -f "%e %U %S %M" -a -o "$tmp/compare" "$tmp/calib" -q compare -j 2 --policies "$list" --format json "${files[@]}" >/dev/null || [ $? -eq 1 ]
+	/usr/bin/time -f "%e %U %S %M" -a -o "$tmp/compare" "$tmp/calib" compare -q -j 2 --policies "$list" --format json "${files[@]}" >/dev/null || [ $? -eq 1 ]
 	for p in "${policies[@]}"; do
-		/usr/bin/time -f "%e %U %S %M" -a -o "$tmp/replay-$p" "$tmp/calib" -q replay -j 2 --policy "$p" --format json "${files[@]}" >/dev/null || [ $? -eq 1 ]
+		/usr/bin/time -f "%e %U %S %M" -a -o "$tmp/replay-$p" "$tmp/calib" replay -q -j 2 --policy "$p" --format json "${files[@]}" >/dev/null || [ $? -eq 1 ]
 	done
 done
 sum=0

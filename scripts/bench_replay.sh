@@ -23,8 +23,8 @@ cat "${files[@]}" >/dev/null # warm the page cache
 export GOMAXPROCS=1
 best() { sort -g | head -1; }
 for ((i = 0; i < ${REPEAT:-5}; i++)); do
-	/usr/bin/time -f "%e %U %S" -a -o "$tmp/inspect" "$tmp/calib" -q inspect --format json "${files[@]}" >/dev/null
-	/usr/bin/time -f "%e %U %S" -a -o "$tmp/replay" "$tmp/calib" -q replay --policy smith-staged --format json "${files[@]}" >/dev/null
+	/usr/bin/time -f "%e %U %S" -a -o "$tmp/inspect" "$tmp/calib" inspect -q --format json "${files[@]}" >/dev/null
+	/usr/bin/time -f "%e %U %S" -a -o "$tmp/replay" "$tmp/calib" replay -q --policy smith-staged --format json "${files[@]}" >/dev/null
 done
 for c in inspect replay; do
 	awk '{print $1}' "$tmp/$c" | best >"$tmp/$c.wall"
