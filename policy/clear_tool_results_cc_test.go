@@ -172,13 +172,14 @@ func TestClaudeCodeCompactableTools(t *testing.T) {
 
 // The stub is the persisted-output marker naming the file Claude Code saved
 // the result to; a result already replaced by it (by the policy or by the
-// recording) is neither counted nor cleared again.
+// recording) is neither counted nor cleared again. The cwd names the home,
+// so the path is the absolute one the real marker quoted.
 func TestClaudeCodeStubTemplate(t *testing.T) {
 	h, s := ccHistory(ccStep("Read", "a", ccUsage(1000), 30000), ccStep("Read", "b", ccUsage(150000), 40000))
 	s.ID, s.Meta.Cwd = "b3533c53-3dba-422e-8f02-d0d42214ade0", "/Users/gray/Projects/barebones-phantom.reads"
 	p := newPolicy(t, "clear-tool-results", "")
 	o := p.Compact(h, Checkpoint{Units: units(p, h), Session: s})
-	want := "<persisted-output>Tool result saved to: ~/.claude/projects/-Users-gray-Projects-barebones-phantom-reads/" +
+	want := "<persisted-output>Tool result saved to: /Users/gray/.claude/projects/-Users-gray-Projects-barebones-phantom-reads/" +
 		"b3533c53-3dba-422e-8f02-d0d42214ade0/tool-results/a1.txt\n\nUse Read to view</persisted-output>"
 	if got := o.History[2].Blocks[0].Text; got != want {
 		t.Fatalf("stub\n got %q\nwant %q", got, want)

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/claudecode"
 )
 
 // The recorded policy replays exactly what the agent did, at the positions
@@ -31,11 +32,6 @@ import (
 
 // Markers the agents put where a cleared tool result was.
 const (
-	// PersistedMarker is Claude Code 2.1.x's: the output is saved to a
-	// file and the model sees this (the shape the phantom-reads repository
-	// quotes; in 2.1.9+ the agents list exactly the cleared ids as having
-	// returned <persisted-output>).
-	PersistedMarker = "<persisted-output>Tool result saved to: %s\n\nUse Read to view</persisted-output>"
 	// StubAuto picks the marker by agent version.
 	StubAuto      = "auto"
 	StubPersisted = "persisted"
@@ -401,32 +397,24 @@ func (p *Recorded) marker(s *corpus.Session, id string) string {
 	if stub == StubCleared {
 		return ClaudeCodeStub
 	}
-	return strings.Replace(PersistedMarker, "%s", PersistedPath(s, id), 1)
+	// Claude Code 2.1.x saves the output to a file and the model sees this
+	// marker (in 2.1.9+ the agents list exactly the cleared ids as having
+	// returned <persisted-output>).
+	return claudecode.PersistedMarker(persistedPath(s, id))
 }
 
-// PersistedPath is where Claude Code saves a cleared result:
-// <home>/.claude/projects/<cwd, every character but letters and digits as
-// '-'>/<session id>/tool-results/<id>.txt. The home is the cwd's
-// /Users/<name> or /home/<name> prefix ("~" when the cwd has neither).
-func PersistedPath(s *corpus.Session, id string) string {
-	cwd := s.Meta.Cwd
-	home := "~"
-	for _, root := range []string{"/Users/", "/home/"} {
-		if rest, ok := strings.CutPrefix(cwd, root); ok {
-			name, _, _ := strings.Cut(rest, "/")
-			home = root + name
-		}
-	}
-	proj := []byte(cwd)
-	for i, c := range proj {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
-			proj[i] = '-'
-		}
+// persistedPath is where Claude Code saves a cleared result of session s
+// (claudecode.PersistedPath). A subagent's results live in its main
+// session's folder; nil (no session) gives a path of the right shape that
+// names no project.
+func persistedPath(s *corpus.Session, id string) string {
+	if s == nil {
+		return claudecode.PersistedPath("/", "session", id)
 	}
 	sid := s.ID
 	if s.Meta.Parent != "" {
-		sid = s.Meta.Parent // a subagent's results live in its main session's folder
+		sid = s.Meta.Parent
 	}
 	sid, _, _ = strings.Cut(sid, "/")
-	return home + "/.claude/projects/" + string(proj) + "/" + sid + "/tool-results/" + id + ".txt"
+	return claudecode.PersistedPath(s.Meta.Cwd, sid, id)
 }

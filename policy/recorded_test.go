@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/claudecode"
 )
 
 // walkRecorded replays s through the recorded policy the way the replay
@@ -163,12 +164,22 @@ func TestRecordedSummaries(t *testing.T) {
 	})
 }
 
+// TestPersistedPath: the recorded policy's and clear-tool-results' marker
+// paths are claudecode.PersistedPath's, in the main session's folder.
 func TestPersistedPath(t *testing.T) {
 	s := &corpus.Session{ID: "main/agent-x", Meta: corpus.Meta{Cwd: "/home/ann/my_proj.v2", Parent: "main"}}
-	if got := PersistedPath(s, "toolu_1"); got != "/home/ann/.claude/projects/-home-ann-my-proj-v2/main/tool-results/toolu_1.txt" {
+	if got := persistedPath(s, "toolu_1"); got != "/home/ann/.claude/projects/-home-ann-my-proj-v2/main/tool-results/toolu_1.txt" {
 		t.Errorf("%s", got)
 	}
-	if got := PersistedPath(&corpus.Session{ID: "s", Meta: corpus.Meta{Cwd: "/srv/x"}}, "t"); got != "~/.claude/projects/-srv-x/s/tool-results/t.txt" {
+	if got := persistedPath(&corpus.Session{ID: "s", Meta: corpus.Meta{Cwd: "/srv/x"}}, "t"); got != "~/.claude/projects/-srv-x/s/tool-results/t.txt" {
 		t.Errorf("%s", got)
+	}
+	if got := persistedPath(nil, "t"); got != "~/.claude/projects/-/session/tool-results/t.txt" {
+		t.Errorf("%s", got)
+	}
+	// clear-tool-results' default stub is the reader's marker, whole.
+	stub := newStubTemplate(strings.ReplaceAll(PersistedOutputStub, `\n`, "\n"))
+	if got, want := stub.render("toolu_1", s), claudecode.PersistedMarker(claudecode.PersistedPath("/home/ann/my_proj.v2", "main", "toolu_1")); got != want {
+		t.Errorf("clear-tool-results stub %q, want the reader's marker %q", got, want)
 	}
 }

@@ -29,12 +29,15 @@ func newStubTemplate(text string) stubTemplate {
 }
 
 // render is the stub for one tool call of session s (nil: no session, the
-// path names no project).
+// path names no project). {path} is the file Claude Code would have saved
+// the result to (persistedPath): absolute when the session's cwd is under
+// /Users/<name> or /home/<name>, so the marker has the length the real one
+// had; "~/..." otherwise, the right shape but not the exact length.
 func (t stubTemplate) render(id string, s *corpus.Session) string {
 	if !t.placeholders {
 		return t.text
 	}
-	return strings.NewReplacer("{id}", id, "{path}", toolResultPath(id, s)).Replace(t.text)
+	return strings.NewReplacer("{id}", id, "{path}", persistedPath(s, id)).Replace(t.text)
 }
 
 func (t stubTemplate) matches(text string) bool {
@@ -42,22 +45,4 @@ func (t stubTemplate) matches(text string) bool {
 		return text == t.text
 	}
 	return len(text) >= len(t.prefix)+len(t.suffix) && strings.HasPrefix(text, t.prefix) && strings.HasSuffix(text, t.suffix)
-}
-
-// toolResultPath is where Claude Code saves a persisted result:
-// ~/.claude/projects/<cwd, each character other than a letter, digit or
-// '-' written '-'>/<session id>/tool-results/<id>.txt (the real logs'
-// read-backs use -Users-gray-Projects-barebones-phantom-reads).
-func toolResultPath(id string, s *corpus.Session) string {
-	project, session := "-", "session"
-	if s != nil {
-		session = s.ID
-		project = strings.Map(func(r rune) rune {
-			if r == '-' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9') {
-				return r
-			}
-			return '-'
-		}, s.Meta.Cwd)
-	}
-	return "~/.claude/projects/" + project + "/" + session + "/tool-results/" + id + ".txt"
 }

@@ -51,12 +51,17 @@ func PersistedMarker(path string) string {
 	return "<persisted-output>Tool result saved to: " + path + "\n\nUse Read to view</persisted-output>"
 }
 
-// persistedPath is where Claude Code wrote the file on the recording
-// machine: ~/.claude/projects/<cwd with every non-alphanumeric character
-// as '-'>/<session>/tool-results/<id>.txt. Home is the /Users/<u> or
-// /home/<u> prefix of cwd; "~" when cwd has neither (the marker then has
-// the right shape, not the exact length).
-func persistedPath(cwd, session, id string) string {
+// PersistedPath is where Claude Code wrote a persisted result on the
+// recording machine: <home>/.claude/projects/<cwd with every character but
+// an ASCII letter or digit as '-'>/<session>/tool-results/<id>.txt (the real
+// logs' read-backs name -Users-gray-Projects-barebones-phantom-reads). Home
+// is the /Users/<u> or /home/<u> prefix of cwd, which makes the path the
+// absolute one the marker quoted; "~" when cwd has neither (the marker then
+// has the right shape, not the exact length). session is the main
+// session's id: a subagent's results live in its main session's folder.
+// It is the one place the reader (Recorded.Persisted markers), the
+// recorded policy and clear-tool-results' {path} take the path from.
+func PersistedPath(cwd, session, id string) string {
 	home := "~"
 	if parts := strings.SplitN(cwd, "/", 4); len(parts) >= 3 && parts[0] == "" && (parts[1] == "Users" || parts[1] == "home") {
 		home = "/" + parts[1] + "/" + parts[2]
@@ -117,7 +122,7 @@ func (l *ccLoader) readPersisted(session string) {
 			fileWarn(p, "persisted output differs from the transcript's result for "+id+" (the transcript's text is replayed)")
 		}
 		byThread[t] = append(byThread[t], corpus.Persisted{ToolCallID: id, File: p, Bytes: int64(len(data)), Boundary: -1, AtMessage: -1,
-			Marker: PersistedMarker(persistedPath(l.meta.Cwd, session, id))})
+			Marker: PersistedMarker(PersistedPath(l.meta.Cwd, session, id))})
 	}
 	for t, ps := range byThread {
 		t.placePersisted(ps)

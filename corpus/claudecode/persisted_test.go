@@ -11,6 +11,7 @@ import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/claudecode"
 	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
 // ccLog writes a Claude Code log line by line, in the documented record
@@ -173,5 +174,42 @@ func TestPersistedWithoutToolResults(t *testing.T) {
 	if len(s.Warnings) != 1 || !strings.HasSuffix(s.Warnings[0].File, "toolu_x.txt") ||
 		s.Warnings[0].Message != "persisted output, but the transcript has no tool results at all; file ignored" {
 		t.Errorf("warnings = %+v", s.Warnings)
+	}
+}
+
+// TestPersistedMarkerForm checks the marker against the form SOURCES.md
+// quotes (from the phantom-reads repository's REPRODUCTION.md), with the
+// quote's \n read as a newline and its placeholder as the path.
+func TestPersistedMarkerForm(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(realcorpus.Dir(t), "SOURCES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const placeholder = "<absolute path of that .txt file>"
+	_, rest, ok := strings.Cut(string(data), "`<persisted-output>")
+	quoted, _, ok2 := strings.Cut(rest, "`")
+	if !ok || !ok2 || !strings.Contains(quoted, placeholder) {
+		t.Fatalf("SOURCES.md no longer quotes the marker as `<persisted-output>...%s...`", placeholder)
+	}
+	p := claudecode.PersistedPath("/Users/gray/Projects/barebones-phantom-reads", "s-1", "toolu_1")
+	want := strings.ReplaceAll(strings.Replace("<persisted-output>"+quoted, placeholder, p, 1), `\n`, "\n")
+	if got := claudecode.PersistedMarker(p); got != want {
+		t.Errorf("marker\n%q\nwant (SOURCES.md)\n%q", got, want)
+	}
+}
+
+func TestPersistedPath(t *testing.T) {
+	for _, c := range []struct{ cwd, session, want string }{
+		// The folder the real logs' read-backs name.
+		{"/Users/gray/Projects/barebones-phantom-reads", "s", "/Users/gray/.claude/projects/-Users-gray-Projects-barebones-phantom-reads/s/tool-results/t.txt"},
+		{"/home/ann/my_proj.v2", "main", "/home/ann/.claude/projects/-home-ann-my-proj-v2/main/tool-results/t.txt"},
+		{"/home/ann", "main", "/home/ann/.claude/projects/-home-ann/main/tool-results/t.txt"},
+		// No home in the cwd: the right shape, not the real length.
+		{"/srv/x", "s", "~/.claude/projects/-srv-x/s/tool-results/t.txt"},
+		{"", "s", "~/.claude/projects//s/tool-results/t.txt"},
+	} {
+		if got := claudecode.PersistedPath(c.cwd, c.session, "t"); got != c.want {
+			t.Errorf("PersistedPath(%q, %q) = %s, want %s", c.cwd, c.session, got, c.want)
+		}
 	}
 }
