@@ -103,7 +103,7 @@ func TestNameMatcher(t *testing.T) {
 }
 
 func TestLineMatcher(t *testing.T) {
-	m := newLineMatcher()
+	m := newLineMatcher(0)
 	a := m.add("the quick brown fox jumps over the lazy dog, twice over")
 	b := m.add("the quick brown fox jumps over the lazy dog, and stops") // same 40-byte window
 	c := m.add("an entirely different line that is long enough to count")

@@ -224,9 +224,16 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 		count int32   // results holding the line
 		last  int32   // the last result counted
 	}
+	// Sized from the text (a guess of one content line per 100 bytes; a
+	// wrong guess only costs growth) so that the map and slice grow less.
+	size := 0
+	for _, text := range texts {
+		size += len(text)
+	}
+	size /= 100
 	seed := maphash.MakeSeed()
-	byHash := map[uint64]int32{}
-	var all []seen
+	byHash := make(map[uint64]int32, size)
+	all := make([]seen, 0, size)
 	shared := map[int32]int32{}
 	for k, text := range texts {
 		r := &ix.Results[k]
@@ -269,7 +276,13 @@ func (ix *Index) indexLines(texts []string, calls map[string]call) *quoteLines {
 			}
 		}
 	}
-	q := &quoteLines{m: newLineMatcher()}
+	distinct := 0
+	for i := range all {
+		if all[i].count == 1 {
+			distinct++
+		}
+	}
+	q := &quoteLines{m: newLineMatcher(distinct), owner: make([]int32, 0, distinct), end: make([]int32, 0, distinct)}
 	for i := range all { // first-seen order, so ids are deterministic
 		if e := &all[i]; e.count == 1 {
 			q.m.add(e.line)

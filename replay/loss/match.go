@@ -123,8 +123,11 @@ func (m *nameMatcher) scan(text string, fn func(id int32)) {
 // Every content line has at least minLineRunes characters, so at least
 // that many bytes.
 type lineMatcher struct {
-	lines  []string
-	starts map[uint64][]int32
+	lines []string
+	// starts maps a window hash to the first and last line with it, and
+	// next chains the others in id order: no allocation per line.
+	starts map[uint64][2]int32
+	next   []int32
 	filter [1 << 16 / 64]uint64 // bits of the window hashes, to skip most map lookups
 }
 
@@ -133,7 +136,10 @@ const (
 	hashBase   = 1099511628211 // the FNV prime; any odd multiplier works mod 2^64
 )
 
-func newLineMatcher() *lineMatcher { return &lineMatcher{starts: map[uint64][]int32{}} }
+// newLineMatcher sizes the matcher for n lines.
+func newLineMatcher(n int) *lineMatcher {
+	return &lineMatcher{lines: make([]string, 0, n), next: make([]int32, 0, n), starts: make(map[uint64][2]int32, n)}
+}
 
 func windowHash(s string) uint64 {
 	var h uint64
@@ -147,8 +153,14 @@ func windowHash(s string) uint64 {
 func (m *lineMatcher) add(line string) int32 {
 	id := int32(len(m.lines))
 	m.lines = append(m.lines, line)
+	m.next = append(m.next, -1)
 	h := windowHash(line)
-	m.starts[h] = append(m.starts[h], id)
+	if se, ok := m.starts[h]; ok {
+		m.next[se[1]] = id
+		m.starts[h] = [2]int32{se[0], id}
+	} else {
+		m.starts[h] = [2]int32{id, id}
+	}
 	m.filter[(h&0xffff)>>6] |= 1 << (h & 63)
 	return id
 }
@@ -165,9 +177,11 @@ func (m *lineMatcher) scan(text string, fn func(id int32)) {
 	h := windowHash(text)
 	for i := 0; ; i++ {
 		if m.filter[(h&0xffff)>>6]&(1<<(h&63)) != 0 {
-			for _, id := range m.starts[h] {
-				if strings.HasPrefix(text[i:], m.lines[id]) {
-					fn(id)
+			if se, ok := m.starts[h]; ok {
+				for id := se[0]; id >= 0; id = m.next[id] {
+					if strings.HasPrefix(text[i:], m.lines[id]) {
+						fn(id)
+					}
 				}
 			}
 		}
