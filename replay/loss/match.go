@@ -70,16 +70,25 @@ func (m *nameMatcher) step(n int32, c byte) int32 {
 
 // build computes the fail and dictionary links, breadth first.
 func (m *nameMatcher) build() {
-	children := make([][]struct {
-		c    byte
-		node int32
-	}, len(m.fail))
+	// Children of each node, flat (node n's are kids[first[n]:first[n+1]]),
+	// so that the trie's nodes cost no allocation each. Their order within
+	// a node does not matter: a child's fail link depends only on shallower
+	// nodes, which the breadth-first queue has all done.
+	first := make([]int32, len(m.fail)+1)
+	for k := range m.edge {
+		first[k>>8+1]++
+	}
+	for n := 1; n < len(first); n++ {
+		first[n] += first[n-1]
+	}
+	kids := make([]int32, len(m.edge))
+	fill := append([]int32(nil), first[:len(m.fail)]...)
+	byte0 := make([]byte, len(m.fail)) // the byte that leads to each node
 	for k, child := range m.edge {
-		p := int32(k >> 8)
-		children[p] = append(children[p], struct {
-			c    byte
-			node int32
-		}{byte(k), child})
+		p := k >> 8
+		kids[fill[p]] = child
+		fill[p]++
+		byte0[child] = byte(k)
 	}
 	queue := make([]int32, 0, len(m.fail))
 	for c := 0; c < 256; c++ {
@@ -90,15 +99,15 @@ func (m *nameMatcher) build() {
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
-		for _, ch := range children[n] {
-			f := m.step(m.fail[n], ch.c)
-			m.fail[ch.node] = f
+		for _, child := range kids[first[n]:first[n+1]] {
+			f := m.step(m.fail[n], byte0[child])
+			m.fail[child] = f
 			if m.out[f] >= 0 {
-				m.dict[ch.node] = f
+				m.dict[child] = f
 			} else {
-				m.dict[ch.node] = m.dict[f]
+				m.dict[child] = m.dict[f]
 			}
-			queue = append(queue, ch.node)
+			queue = append(queue, child)
 		}
 	}
 }
