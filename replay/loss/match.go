@@ -13,11 +13,16 @@ import "strings"
 // is small.
 type nameMatcher struct {
 	root [256]int32       // transitions from the root (0: stay at the root)
-	edge map[uint64]int32 // node<<8 | byte -> child, for nodes other than the root
-	fail []int32          // longest proper suffix that is a trie node
-	out  []int32          // the name ending at a node, -1 if none
-	dict []int32          // nearest node on the fail chain with a name, -1 if none
-	ids  map[string]int32 // name -> id
+	edge map[uint64]int32 // node<<8 | byte -> child, for nodes other than the root, while adding
+	// After build, the same transitions flat: node n's children are
+	// kids[first[n]:first[n+1]], reached by byte via[child]. A node has one
+	// or a few children, so scanning them beats a map lookup per byte.
+	first, kids []int32
+	via         []byte
+	fail        []int32          // longest proper suffix that is a trie node
+	out         []int32          // the name ending at a node, -1 if none
+	dict        []int32          // nearest node on the fail chain with a name, -1 if none
+	ids         map[string]int32 // name -> id
 }
 
 func newNameMatcher() *nameMatcher {
@@ -60,8 +65,10 @@ func (m *nameMatcher) add(name string) int32 {
 
 func (m *nameMatcher) step(n int32, c byte) int32 {
 	for n != 0 {
-		if next, ok := m.edge[uint64(n)<<8|uint64(c)]; ok {
-			return next
+		for _, k := range m.kids[m.first[n]:m.first[n+1]] {
+			if m.via[k] == c {
+				return k
+			}
 		}
 		n = m.fail[n]
 	}
@@ -83,13 +90,14 @@ func (m *nameMatcher) build() {
 	}
 	kids := make([]int32, len(m.edge))
 	fill := append([]int32(nil), first[:len(m.fail)]...)
-	byte0 := make([]byte, len(m.fail)) // the byte that leads to each node
+	via := make([]byte, len(m.fail))
 	for k, child := range m.edge {
 		p := k >> 8
 		kids[fill[p]] = child
 		fill[p]++
-		byte0[child] = byte(k)
+		via[child] = byte(k)
 	}
+	m.first, m.kids, m.via, m.edge = first, kids, via, nil
 	queue := make([]int32, 0, len(m.fail))
 	for c := 0; c < 256; c++ {
 		if n := m.root[c]; n != 0 {
@@ -100,7 +108,7 @@ func (m *nameMatcher) build() {
 		n := queue[0]
 		queue = queue[1:]
 		for _, child := range kids[first[n]:first[n+1]] {
-			f := m.step(m.fail[n], byte0[child])
+			f := m.step(m.fail[n], via[child])
 			m.fail[child] = f
 			if m.out[f] >= 0 {
 				m.dict[child] = f
