@@ -87,67 +87,67 @@ type ccSource struct {
 // spans (message.content, tool inputs) point into b and are only valid
 // until the next line, so whatever is kept is copied from them.
 func ccDecodeLine(b []byte, ln *ccLine) error {
-	s := &ccScanner{b: b}
-	s.object(func(key []byte) bool {
+	s := &jsonscan.Scanner{B: b}
+	s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			ln.Type = s.strOrNull()
+			ln.Type = s.StrOrNull()
 		case "subtype":
-			ln.Subtype = s.strOrNull()
+			ln.Subtype = s.StrOrNull()
 		case "uuid":
-			ln.UUID = s.strOrNull()
+			ln.UUID = s.StrOrNull()
 		case "parentUuid":
-			if s.peek() == '"' {
-				v, _ := s.str()
+			if s.Peek() == '"' {
+				v, _ := s.Str()
 				ln.ParentUUID = &v
 			} else {
-				s.skip()
+				s.Skip()
 			}
 		case "logicalParentUuid":
-			ln.LogicalParentUUID = s.strOrNull()
+			ln.LogicalParentUUID = s.StrOrNull()
 		case "isSidechain":
-			ln.IsSidechain = s.boolean()
+			ln.IsSidechain = s.Bool()
 		case "isMeta":
-			ln.IsMeta = s.boolean()
+			ln.IsMeta = s.Bool()
 		case "isCompactSummary":
-			ln.IsCompactSummary = s.boolean()
+			ln.IsCompactSummary = s.Bool()
 		case "sessionId":
-			ln.SessionID = s.strOrNull()
+			ln.SessionID = s.StrOrNull()
 		case "agentId":
-			ln.AgentID = s.strOrNull()
+			ln.AgentID = s.StrOrNull()
 		case "version":
-			ln.Version = s.strOrNull()
+			ln.Version = s.StrOrNull()
 		case "cwd":
-			ln.Cwd = s.strOrNull()
+			ln.Cwd = s.StrOrNull()
 		case "timestamp":
-			ln.Timestamp = s.strOrNull()
+			ln.Timestamp = s.StrOrNull()
 		case "summary":
-			ln.Summary = s.strOrNull()
+			ln.Summary = s.StrOrNull()
 		case "message":
-			if s.peek() != '{' {
-				return s.skip()
+			if s.Peek() != '{' {
+				return s.Skip()
 			}
 			m := &ccMessage{}
 			ln.Message = m
-			return s.object(func(key []byte) bool {
+			return s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "id":
-					m.ID = s.strOrNull()
+					m.ID = s.StrOrNull()
 				case "role":
-					m.Role = s.strOrNull()
+					m.Role = s.StrOrNull()
 				case "model":
-					m.Model = s.strOrNull()
+					m.Model = s.StrOrNull()
 				case "content":
-					m.Content, _ = s.raw()
+					m.Content, _ = s.Raw()
 				case "usage":
-					m.Usage, _ = s.raw()
+					m.Usage, _ = s.Raw()
 				default:
-					return s.skip()
+					return s.Skip()
 				}
 				return true
 			})
 		case "compactMetadata", "microcompactMetadata":
-			raw, ok := s.raw()
+			raw, ok := s.Raw()
 			if !ok {
 				return false
 			}
@@ -161,83 +161,83 @@ func ccDecodeLine(b []byte, ln *ccLine) error {
 				ln.MicrocompactMetadata = md
 			}
 		default:
-			return s.skip()
+			return s.Skip()
 		}
 		return true
 	})
-	s.end()
-	return s.err
+	s.End()
+	return s.Err
 }
 
 // ccContent decodes message.content (or a tool_result's content), which is
 // either a string or a list of blocks.
 func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err error) {
-	s := &ccScanner{b: raw}
-	switch s.peek() {
+	s := &jsonscan.Scanner{B: raw}
+	switch s.Peek() {
 	case 0, 'n':
 		return "", nil, false, nil
 	case '"':
-		text, _ = s.str()
-		return text, nil, true, s.err
+		text, _ = s.Str()
+		return text, nil, true, s.Err
 	}
-	s.array(func() bool {
+	s.Array(func() bool {
 		var b ccBlock
-		s.ws()
-		start := s.i
-		ok := s.object(func(key []byte) bool {
+		s.Peek() // to the block's first byte
+		start := s.I
+		ok := s.Object(func(key []byte) bool {
 			switch string(key) {
 			case "type":
-				b.Type = s.strOrNull()
+				b.Type = s.StrOrNull()
 			case "text":
-				b.Text = s.strOrNull()
+				b.Text = s.StrOrNull()
 			case "thinking":
-				b.Thinking = s.strOrNull()
+				b.Thinking = s.StrOrNull()
 			case "signature":
-				b.Signature = s.strOrNull()
+				b.Signature = s.StrOrNull()
 			case "data":
-				b.Data = s.strOrNull()
+				b.Data = s.StrOrNull()
 			case "id":
-				b.ID = s.strOrNull()
+				b.ID = s.StrOrNull()
 			case "name":
-				b.Name = s.strOrNull()
+				b.Name = s.StrOrNull()
 			case "tool_use_id":
-				b.ToolUseID = s.strOrNull()
+				b.ToolUseID = s.StrOrNull()
 			case "is_error":
-				b.IsError = s.boolean()
+				b.IsError = s.Bool()
 			case "input":
-				in, ok := s.raw()
+				in, ok := s.Raw()
 				b.Input = bytes.Clone(in)
 				return ok
 			case "content":
-				b.Content, _ = s.raw()
+				b.Content, _ = s.Raw()
 			case "source":
 				b.Source = &ccSource{}
-				return s.object(func(key []byte) bool {
+				return s.Object(func(key []byte) bool {
 					switch string(key) {
 					case "type":
-						b.Source.Type = s.strOrNull()
+						b.Source.Type = s.StrOrNull()
 					case "media_type":
-						b.Source.MediaType = s.strOrNull()
+						b.Source.MediaType = s.StrOrNull()
 					case "data":
-						b.Source.Data = s.strOrNull()
+						b.Source.Data = s.StrOrNull()
 					case "url":
-						b.Source.URL = s.strOrNull()
+						b.Source.URL = s.StrOrNull()
 					default:
-						return s.skip()
+						return s.Skip()
 					}
 					return true
 				})
 			default:
-				return s.skip()
+				return s.Skip()
 			}
 			return true
 		})
-		b.Raw = raw[start:s.i]
+		b.Raw = raw[start:s.I]
 		blocks = append(blocks, b)
 		return ok
 	})
-	s.end()
-	return "", blocks, false, s.err
+	s.End()
+	return "", blocks, false, s.Err
 }
 
 // ccBlocks maps the blocks of one message. A tool_result becomes a

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
@@ -135,8 +136,8 @@ func TestCCScannerStrings(t *testing.T) {
 		{`"unterminated`, "", false},
 	}
 	for _, tt := range tests {
-		s := &ccScanner{b: []byte(tt.in)}
-		got, ok := s.str()
+		s := &jsonscan.Scanner{B: []byte(tt.in)}
+		got, ok := s.Str()
 		var want string
 		wantOK := json.Unmarshal([]byte(tt.in), &want) == nil
 		if ok != tt.ok || got != tt.want || wantOK != tt.ok || (ok && got != want) {

@@ -255,9 +255,13 @@ func (s *Scanner) Object(fn func(key []byte) bool) bool {
 		return true
 	}
 	for {
-		key, ok := s.Span()
+		key, escaped, ok := s.span()
 		if !ok {
 			return false
+		}
+		if escaped {
+			k, _ := Unescape(key) // an escaped key matches as encoding/json matches it
+			key = []byte(k)
 		}
 		if s.Peek() != ':' {
 			return s.Fail("expected ':'")
@@ -306,7 +310,9 @@ func (s *Scanner) Array(fn func() bool) bool {
 
 // End checks that nothing but spaces follows the value.
 func (s *Scanner) End() bool {
-	if s.Peek() != 0 {
+	// Not Peek() != 0: Peek reports the end of input as 0, so a raw NUL
+	// after the value would pass for the end.
+	if s.ws(); s.I < len(s.B) {
 		return s.Fail("unexpected data after the value")
 	}
 	return true
