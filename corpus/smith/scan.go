@@ -99,7 +99,7 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 			}
 			// The common escapes (\n, \t, \", \\) inline; \u via unescapeOne.
 			if i+1 < len(b) {
-				if e := simpleEscape(b[i+1]); e != 0 {
+				if e := jsonscan.SimpleEscape(b[i+1]); e != 0 {
 					b[i-gap] = e
 					i += 2
 					gap++
@@ -114,26 +114,6 @@ func (d *lineDecoder) scanString(inPlace bool) (start, end int, pending, ok bool
 			gap += rn - wn
 		}
 	}
-}
-
-// simpleEscape returns the byte a two-byte escape \c stands for, or 0 when
-// c does not make one (\u, or not an escape at all).
-func simpleEscape(c byte) byte {
-	switch c {
-	case 'n':
-		return '\n'
-	case '"', '\\', '/':
-		return c
-	case 't':
-		return '\t'
-	case 'r':
-		return '\r'
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	}
-	return 0
 }
 
 // escapeLen validates the escape at b[0] == '\\' and returns its length

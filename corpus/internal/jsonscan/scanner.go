@@ -114,7 +114,7 @@ func Unescape(raw []byte) (string, bool) {
 		}
 		out = append(out, raw[:k]...)
 		if k+1 < len(raw) {
-			if c := simpleEscape(raw[k+1]); c != 0 {
+			if c := SimpleEscape(raw[k+1]); c != 0 {
 				out = append(out, c)
 				raw = raw[k+2:]
 				continue
@@ -133,9 +133,9 @@ func Unescape(raw []byte) (string, bool) {
 	return unsafe.String(&out[0], len(out)), true
 }
 
-// simpleEscape maps the letter of a one-letter escape to its byte (0 for
-// any other letter).
-func simpleEscape(c byte) byte {
+// SimpleEscape maps the letter of a one-letter escape (\c) to the byte it
+// stands for (0 for any other letter, \u included).
+func SimpleEscape(c byte) byte {
 	switch c {
 	case '"', '\\', '/':
 		return c
