@@ -107,10 +107,7 @@ func prefixUnits(s string, n int, unit string) string {
 	used, i := 0, 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		w := size
-		if unit == CapChars {
-			w = utf16Units(r)
-		}
+		w := runeUnits(r, size, unit)
 		if used+w > n {
 			break
 		}
@@ -126,10 +123,7 @@ func suffixUnits(s string, n int, unit string) string {
 	used, i := 0, len(s)
 	for i > 0 {
 		r, size := utf8.DecodeLastRuneInString(s[:i])
-		w := size
-		if unit == CapChars {
-			w = utf16Units(r)
-		}
+		w := runeUnits(r, size, unit)
 		if used+w > n {
 			break
 		}
@@ -137,6 +131,14 @@ func suffixUnits(s string, n int, unit string) string {
 		i -= size
 	}
 	return s[i:]
+}
+
+// runeUnits is the width in unit of a character of size UTF-8 bytes.
+func runeUnits(r rune, size int, unit string) int {
+	if unit == CapChars {
+		return utf16Units(r)
+	}
+	return size
 }
 
 func utf16Units(r rune) int {

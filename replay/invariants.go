@@ -232,12 +232,7 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 				continue
 			}
 			id := b.ToolCallID
-			pc := c.pairs[id]
-			if b.Kind == corpus.KindToolUse {
-				pc.uses--
-			} else {
-				pc.results--
-			}
+			pc := c.count(b, -1)
 			if pc == (pair{}) {
 				delete(c.pairs, id)
 			} else {
@@ -263,6 +258,18 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 	c.units, c.counts = c.units[:fc], c.counts[:fc]
 }
 
+// count is the pair count of tool block b's call with b's side moved by
+// d (+1 as a message is pushed, -1 as it is popped); the caller stores it.
+func (c *checker) count(b *corpus.Block, d int) pair {
+	pc := c.pairs[b.ToolCallID]
+	if b.Kind == corpus.KindToolUse {
+		pc.uses += d
+	} else {
+		pc.results += d
+	}
+	return pc
+}
+
 // push adds message i of h, the history whose first i messages the state
 // covers.
 func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
@@ -279,13 +286,7 @@ func (c *checker) pushMeasured(h []corpus.Message, i int, u, n int64) {
 			continue
 		}
 		id := b.ToolCallID
-		pc := c.pairs[id]
-		if b.Kind == corpus.KindToolUse {
-			pc.uses++
-		} else {
-			pc.results++
-		}
-		c.pairs[id] = pc
+		c.pairs[id] = c.count(b, 1)
 		if _, ok := c.first[id]; !ok {
 			c.first[id] = pos{i, j}
 		}
