@@ -26,14 +26,7 @@ type claiScan struct {
 }
 
 func (p *claiScan) ws() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
+	p.i = jsonscan.SkipSpace(p.s, p.i)
 }
 
 // next skips white space and consumes c.

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // Why a hand-written decoder: loading must run at least twice as fast as a
@@ -112,14 +113,7 @@ func (d *lineDecoder) decode(line []byte, out *smithLine) bool {
 }
 
 func (d *lineDecoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
+	d.i = jsonscan.SkipSpace(d.b, d.i)
 }
 
 // peek returns the next non-space byte, or 0 at the end.

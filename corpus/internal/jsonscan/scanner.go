@@ -43,14 +43,21 @@ func (s *Scanner) Fail(format string, args ...any) bool {
 }
 
 func (s *Scanner) ws() {
-	for s.I < len(s.B) {
-		switch s.B[s.I] {
+	s.I = SkipSpace(s.B, s.I)
+}
+
+// SkipSpace returns the index of the first byte of b at or after i that is
+// not JSON white space (len(b) if none is).
+func SkipSpace[T string | []byte](b T, i int) int {
+	for i < len(b) {
+		switch b[i] {
 		case ' ', '\t', '\r', '\n':
-			s.I++
+			i++
 		default:
-			return
+			return i
 		}
 	}
+	return i
 }
 
 // Peek returns the next non-space byte, or 0 at the end.
