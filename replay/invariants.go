@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/calib-dev/calib/corpus"
@@ -226,11 +227,7 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 	}
 	for i := fc; i < min(len(h), c.known); i++ {
 		m := &h[i]
-		for j := range m.Blocks {
-			b := &m.Blocks[j]
-			if b.Kind != corpus.KindToolUse && b.Kind != corpus.KindToolResult {
-				continue
-			}
+		for _, b := range toolBlocks(m) {
 			id := b.ToolCallID
 			pc := c.count(b, -1)
 			if pc == (pair{}) {
@@ -258,6 +255,20 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 	c.units, c.counts = c.units[:fc], c.counts[:fc]
 }
 
+// toolBlocks yields the tool_use and tool_result blocks of m with their
+// indexes: the blocks that make the pair counts.
+func toolBlocks(m *corpus.Message) iter.Seq2[int, *corpus.Block] {
+	return func(yield func(int, *corpus.Block) bool) {
+		for j := range m.Blocks {
+			if b := &m.Blocks[j]; b.Kind == corpus.KindToolUse || b.Kind == corpus.KindToolResult {
+				if !yield(j, b) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // count is the pair count of tool block b's call with b's side moved by
 // d (+1 as a message is pushed, -1 as it is popped); the caller stores it.
 func (c *checker) count(b *corpus.Block, d int) pair {
@@ -280,11 +291,7 @@ func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
 // pushMeasured is push with the message's measure known.
 func (c *checker) pushMeasured(h []corpus.Message, i int, u, n int64) {
 	m := &h[i]
-	for j := range m.Blocks {
-		b := &m.Blocks[j]
-		if b.Kind != corpus.KindToolUse && b.Kind != corpus.KindToolResult {
-			continue
-		}
+	for j, b := range toolBlocks(m) {
 		id := b.ToolCallID
 		c.pairs[id] = c.count(b, 1)
 		if _, ok := c.first[id]; !ok {

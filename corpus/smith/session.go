@@ -23,6 +23,18 @@ type smithSessionFile struct {
 	usage    *corpus.Usage // the cumulative usage, nil when absent or bad
 }
 
+// session is the session of a session.json read at path with no
+// transcript beside it; id names it when the file records none.
+func (sf *smithSessionFile) session(path, id string) *corpus.Session {
+	s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: path, Meta: sf.meta,
+		Messages: sf.messages, Warnings: sf.warnings}
+	s.Recorded.UsageTotal = sf.usage
+	if s.ID == "" {
+		s.ID = id
+	}
+	return s
+}
+
 // readSmithSessionFile reads session.json: metadata (id, created_at,
 // updated_at, cwd, model, provider, name, parent_id, context_ratio) and
 // messages, the working history after compaction (smith.md §1.5). A

@@ -96,13 +96,7 @@ func LoadSessionFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: p, Meta: sf.meta,
-		Messages: sf.messages, Warnings: sf.warnings}
-	s.Recorded.UsageTotal = sf.usage
-	if s.ID == "" {
-		s.ID = smithFileID(p)
-	}
-	return []*corpus.Session{s}, nil
+	return []*corpus.Session{sf.session(p, smithFileID(p))}, nil
 }
 
 // LoadDir loads one session folder: transcript.jsonl (the raw
@@ -122,13 +116,7 @@ func LoadDir(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 		if sfErr != nil {
 			return nil, sfErr
 		}
-		s := &corpus.Session{ID: sf.id, Format: corpus.FormatSmithSession, Path: sp, Meta: sf.meta,
-			Messages: sf.messages, Warnings: sf.warnings}
-		s.Recorded.UsageTotal = sf.usage
-		if s.ID == "" {
-			s.ID = filepath.Base(dir)
-		}
-		return []*corpus.Session{s}, nil
+		return []*corpus.Session{sf.session(sp, filepath.Base(dir))}, nil
 	}
 	buf, err := jsonscan.ReadWhole(tp)
 	if err != nil {
