@@ -389,8 +389,7 @@ func ClaiSelectCompactionWindow(view []corpus.Message, force bool, minMessages, 
 func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	p := c.p
 	before := c.charged(h, at.Units)
-	none := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
-		Units: at.Units, Count: at.Count}
+	none := untouched(h, at, before)
 	if !p.Force && !p.triggers(at.Units, at.Count) {
 		return none
 	}

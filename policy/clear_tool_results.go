@@ -292,9 +292,9 @@ func (p *ClearToolResults) threshold() int {
 // untouched beyond its results.
 func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	before, recorded := p.contextTokens(h, at.Units, at.Session)
-	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
-		TriggerTokens: p.threshold(), TargetTokens: p.threshold(), MaxTokens: p.window,
-		TriggerUnit: p.triggerUnit(), ReachedTarget: true, Units: at.Units, Count: at.Count}
+	o := untouched(h, at, before)
+	o.TriggerTokens, o.TargetTokens, o.MaxTokens = p.threshold(), p.threshold(), p.window
+	o.TriggerUnit, o.ReachedTarget = p.triggerUnit(), true
 	if !at.Force && !p.fires(at.Count, before) {
 		return o
 	}

@@ -198,9 +198,9 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 			st.stages = append(st.stages, *r)
 		}
 	}
-	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
-		TriggerTokens: p.minTrig, TargetTokens: p.minTrig, MaxTokens: p.g.window,
-		ReachedTarget: true, Units: at.Units, Count: at.Count}
+	o := untouched(h, at, before)
+	o.TriggerTokens, o.TargetTokens, o.MaxTokens = p.minTrig, p.minTrig, p.g.window
+	o.ReachedTarget = true
 	if len(st.stages) == 0 {
 		return o
 	}

@@ -113,6 +113,23 @@ type Outcome struct {
 	SummaryTokens int
 }
 
+// untouched is the Outcome of a checkpoint that leaves h as it is: the
+// history, its measure and its cost before and after; the policy adds its
+// trigger, target and ceiling.
+func untouched(h []corpus.Message, at Checkpoint, before int) Outcome {
+	return Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
+		Units: at.Units, Count: at.Count}
+}
+
+// settled is o with its verdict against its own figures: the target is
+// reached at or below TargetTokens, and the compaction exhausted above
+// MaxTokens.
+func (o Outcome) settled() Outcome {
+	o.ReachedTarget = o.AfterTokens <= o.TargetTokens
+	o.Exhausted = o.AfterTokens > o.MaxTokens
+	return o
+}
+
 // StageReport is what one stage of a compaction did.
 type StageReport struct {
 	Name          string

@@ -68,17 +68,9 @@ func (p *SmithLegacy) Measure(m *corpus.Message) (int64, int64) { return p.meter
 // identical and the cost linear.
 func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	before := p.meter.Tokens(at.Units)
-	o := Outcome{
-		History: h, Strategy: None,
-		BeforeTokens: before, AfterTokens: before,
-		TargetTokens: p.max, TriggerTokens: p.max, MaxTokens: p.max,
-		Units: at.Units, Count: at.Count,
-	}
-	finish := func() Outcome {
-		o.ReachedTarget = o.AfterTokens <= p.max
-		o.Exhausted = o.AfterTokens > p.max
-		return o
-	}
+	o := untouched(h, at, before)
+	o.TargetTokens, o.TriggerTokens, o.MaxTokens = p.max, p.max, p.max
+	finish := func() Outcome { return o.settled() }
 	if before <= p.max {
 		return finish()
 	}

@@ -145,17 +145,9 @@ func (p *SmithStaged) budgetFor(at Checkpoint) smithBudget {
 func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	b := p.budgetFor(at)
 	before := b.charged(p.meter.Tokens(at.Units))
-	o := Outcome{
-		History: h, Strategy: None,
-		BeforeTokens: before, AfterTokens: before,
-		TargetTokens: b.target, TriggerTokens: b.trigger, MaxTokens: b.max,
-		Units: at.Units, Count: at.Count,
-	}
-	finish := func() Outcome {
-		o.ReachedTarget = o.AfterTokens <= b.target
-		o.Exhausted = o.AfterTokens > b.max
-		return o
-	}
+	o := untouched(h, at, before)
+	o.TargetTokens, o.TriggerTokens, o.MaxTokens = b.target, b.trigger, b.max
+	finish := func() Outcome { return o.settled() }
 	// Step 2: below the trigger nothing happens, in O(1).
 	if before <= b.trigger {
 		return finish()
