@@ -218,9 +218,7 @@ func (r *claiReader) readSessions() error {
 		s.Meta.Kind = claiUnquote(kind.String)
 		s.Meta.Title = title.String
 		s.Meta.CreatedAt = claiTime(created)
-		if updated.Valid {
-			s.Meta.UpdatedAt = claiTime(updated.Int64)
-		}
+		s.Meta.UpdatedAt = claiNullTime(updated)
 		if ctxRaw.Valid {
 			var sc struct {
 				CliSessionProvider string `json:"cliSessionProvider"`
@@ -315,6 +313,15 @@ func claiUnquote(s string) string {
 // claiTime converts clai's epoch milliseconds.
 func claiTime(ms int64) time.Time {
 	return time.UnixMilli(ms).UTC()
+}
+
+// claiNullTime converts a nullable epoch-milliseconds column: NULL is the
+// zero time (unknown).
+func claiNullTime(ms sql.NullInt64) time.Time {
+	if !ms.Valid {
+		return time.Time{}
+	}
+	return claiTime(ms.Int64)
 }
 
 // sessionOf returns the session a row belongs to. A row whose session is

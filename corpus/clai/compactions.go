@@ -52,10 +52,8 @@ func (r *claiReader) readCompactions() error {
 			InputMessages: int(inputCount.Int64),
 			SummaryID:     summary.String,
 			CreatedAt:     claiTime(created),
+			CompletedAt:   claiNullTime(completed),
 			Line:          int(rowid),
-		}
-		if completed.Valid {
-			c.CompletedAt = claiTime(completed.Int64)
 		}
 		if s.Meta.Provider == "" {
 			s.Meta.Provider = claiUnquote(provider.String)
@@ -148,12 +146,8 @@ func (r *claiReader) readToolCalls() error {
 		s := r.sessionOf(t, rowid, sid.String)
 		tc := corpus.ToolCall{ID: id.String, RunID: run.String, Name: name.String, Status: claiUnquote(status.String),
 			Params: params, Result: result, Error: er.String, Line: int(rowid)}
-		if started.Valid {
-			tc.StartedAt = claiTime(started.Int64)
-		}
-		if completed.Valid {
-			tc.CompletedAt = claiTime(completed.Int64)
-		}
+		tc.StartedAt = claiNullTime(started)
+		tc.CompletedAt = claiNullTime(completed)
 		s.Recorded.ToolCalls = append(s.Recorded.ToolCalls, tc)
 	}
 	return rows.Err()

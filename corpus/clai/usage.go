@@ -58,12 +58,8 @@ func (r *claiReader) readRunUsage() error {
 			continue
 		}
 		u.Model, u.Line, u.AtMessage = claiUnquote(model.String), int(rowid), -1
-		if started.Valid {
-			u.Sent = claiTime(started.Int64)
-		}
-		if completed.Valid {
-			u.Done = claiTime(completed.Int64)
-		}
+		u.Sent = claiNullTime(started)
+		u.Done = claiNullTime(completed)
 		s.Recorded.Usage = append(s.Recorded.Usage, u)
 	}
 	return rows.Err()
