@@ -73,29 +73,13 @@ type claiReader struct {
 var claiTables = []string{"assistant_sessions", "assistant_messages", "assistant_compactions", "assistant_session_links"}
 
 func (r *claiReader) load() ([]*corpus.Session, error) {
-	if err := r.schema(); err != nil {
-		return nil, err
-	}
-	if err := r.readSessions(); err != nil {
-		return nil, err
-	}
-	if err := r.readMessages(); err != nil {
-		return nil, err
-	}
-	if err := r.readLinks(); err != nil {
-		return nil, err
-	}
-	if err := r.readRuns(); err != nil {
-		return nil, err
-	}
-	if err := r.readRunUsage(); err != nil {
-		return nil, err
-	}
-	if err := r.readCompactions(); err != nil {
-		return nil, err
-	}
-	if err := r.readToolCalls(); err != nil {
-		return nil, err
+	// In this order: the tables after assistant_sessions attach to its
+	// sessions, and usage and tool calls to the messages and runs.
+	for _, read := range []func() error{r.schema, r.readSessions, r.readMessages, r.readLinks,
+		r.readRuns, r.readRunUsage, r.readCompactions, r.readToolCalls} {
+		if err := read(); err != nil {
+			return nil, err
+		}
 	}
 	if len(r.sessions) == 0 {
 		return nil, fmt.Errorf("%w: the clai database has no rows in assistant_sessions", corpus.ErrNoSessions)

@@ -28,32 +28,25 @@ var smithDropped = regexp.MustCompile(`^[0-9]+ earlier messages were dropped to 
 // smithKind maps a block "type" to a kind. smith parses enums leniently
 // (case and underscores do not matter), and so does calib.
 func smithKind(typ string) (corpus.BlockKind, bool) {
+	if k, ok := smithKindOf(typ); ok {
+		return k, true
+	}
+	return smithKindOf(strings.ReplaceAll(strings.ToLower(typ), "_", ""))
+}
+
+// smithKindOf maps a block type spelled as smith writes it, or folded
+// (lower case, no underscores), to its kind.
+func smithKindOf(typ string) (corpus.BlockKind, bool) {
 	switch typ {
 	case "text":
 		return corpus.KindText, true
-	case "tool_use":
+	case "tool_use", "tooluse":
 		return corpus.KindToolUse, true
-	case "tool_result":
+	case "tool_result", "toolresult":
 		return corpus.KindToolResult, true
 	case "thinking":
 		return corpus.KindThinking, true
-	case "redacted_thinking":
-		return corpus.KindRedactedThinking, true
-	case "image":
-		return corpus.KindImage, true
-	case "document":
-		return corpus.KindDocument, true
-	}
-	switch strings.ReplaceAll(strings.ToLower(typ), "_", "") {
-	case "text":
-		return corpus.KindText, true
-	case "tooluse":
-		return corpus.KindToolUse, true
-	case "toolresult":
-		return corpus.KindToolResult, true
-	case "thinking":
-		return corpus.KindThinking, true
-	case "redactedthinking":
+	case "redacted_thinking", "redactedthinking":
 		return corpus.KindRedactedThinking, true
 	case "image":
 		return corpus.KindImage, true
