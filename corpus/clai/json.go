@@ -31,8 +31,7 @@ func (p *claiScan) ws() {
 
 // next skips white space and consumes c.
 func (p *claiScan) next(c byte) bool {
-	p.ws()
-	if p.i < len(p.s) && p.s[p.i] == c {
+	if p.peek() == c { // c is never 0, peek's end of input
 		p.i++
 		return true
 	}

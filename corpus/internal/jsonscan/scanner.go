@@ -277,14 +277,8 @@ func (s *Scanner) Object(fn func(key []byte) bool) bool {
 		if !fn(key) || s.Err != nil {
 			return false
 		}
-		switch s.Peek() {
-		case ',':
-			s.I++
-		case '}':
-			s.I++
-			return true
-		default:
-			return s.Fail("expected ',' or '}'")
+		if more, ok := s.sep('}'); !more {
+			return ok
 		}
 	}
 }
@@ -303,16 +297,24 @@ func (s *Scanner) Array(fn func() bool) bool {
 		if !fn() || s.Err != nil {
 			return false
 		}
-		switch s.Peek() {
-		case ',':
-			s.I++
-		case ']':
-			s.I++
-			return true
-		default:
-			return s.Fail("expected ',' or ']'")
+		if more, ok := s.sep(']'); !more {
+			return ok
 		}
 	}
+}
+
+// sep consumes what follows a member or element: a ',' (more follows) or
+// the closing byte (done, ok); anything else fails.
+func (s *Scanner) sep(close byte) (more, ok bool) {
+	switch s.Peek() {
+	case ',':
+		s.I++
+		return true, true
+	case close:
+		s.I++
+		return false, true
+	}
+	return false, s.Fail("expected ',' or '%c'", close)
 }
 
 // End checks that nothing but spaces follows the value.
