@@ -39,11 +39,9 @@ func (p *claiScan) next(c byte) bool {
 }
 
 func (p *claiScan) peek() byte {
-	p.ws()
-	if p.i < len(p.s) {
-		return p.s[p.i]
-	}
-	return 0
+	c, i := jsonscan.Next(p.s, p.i)
+	p.i = i
+	return c
 }
 
 // str reads a string at p.i and returns its value. A string that breaks

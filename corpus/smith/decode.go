@@ -118,11 +118,9 @@ func (d *lineDecoder) ws() {
 
 // peek returns the next non-space byte, or 0 at the end.
 func (d *lineDecoder) peek() byte {
-	d.ws()
-	if d.i < len(d.b) {
-		return d.b[d.i]
-	}
-	return 0
+	c, i := jsonscan.Next(d.b, d.i)
+	d.i = i
+	return c
 }
 
 func (d *lineDecoder) literal(s string) bool {

@@ -134,15 +134,8 @@ func unescapeOne(dst, src []byte) (written, read int) {
 // sep consumes what follows an element of an object or array: a ',' (more
 // follows) or the closing byte (done, ok). Anything else is a syntax error.
 func (d *lineDecoder) sep(close byte) (more, ok bool) {
-	switch d.peek() {
-	case ',':
-		d.i++
-		return true, true
-	case close:
-		d.i++
-		return false, true
-	}
-	return false, false
+	d.i, more, ok = jsonscan.Sep(d.b, d.i, close)
+	return more, ok
 }
 
 // skipValue validates and skips any JSON value.

@@ -62,11 +62,32 @@ func SkipSpace[T string | []byte](b T, i int) int {
 
 // Peek returns the next non-space byte, or 0 at the end.
 func (s *Scanner) Peek() byte {
-	s.ws()
-	if s.I < len(s.B) {
-		return s.B[s.I]
+	c, i := Next(s.B, s.I)
+	s.I = i
+	return c
+}
+
+// Next returns the first byte of b at or after i that is not JSON white
+// space, and its index: 0 and len(b) at the end.
+func Next[T string | []byte](b T, i int) (byte, int) {
+	if i = SkipSpace(b, i); i < len(b) {
+		return b[i], i
 	}
-	return 0
+	return 0, i
+}
+
+// Sep consumes what follows a member or element at i: a ',' (more
+// follows) or the closing byte (done, ok). It returns the index after
+// it, or of the byte that is neither (ok false).
+func Sep[T string | []byte](b T, i int, close byte) (next int, more, ok bool) {
+	c, i := Next(b, i)
+	switch c {
+	case ',':
+		return i + 1, true, true
+	case close:
+		return i + 1, false, true
+	}
+	return i, false, false
 }
 
 // Span reads a string token, validated by StringEnd's rule (escapes,
@@ -306,15 +327,10 @@ func (s *Scanner) Array(fn func() bool) bool {
 // sep consumes what follows a member or element: a ',' (more follows) or
 // the closing byte (done, ok); anything else fails.
 func (s *Scanner) sep(close byte) (more, ok bool) {
-	switch s.Peek() {
-	case ',':
-		s.I++
-		return true, true
-	case close:
-		s.I++
-		return false, true
+	if s.I, more, ok = Sep(s.B, s.I, close); !ok {
+		return false, s.Fail("expected ',' or '%c'", close)
 	}
-	return false, s.Fail("expected ',' or '%c'", close)
+	return more, true
 }
 
 // End checks that nothing but spaces follows the value.
