@@ -119,14 +119,12 @@ func (p *claiScan) skip() bool {
 				return false
 			}
 		}
-	case 't':
-		return p.literal("true")
-	case 'f':
-		return p.literal("false")
-	case 'n':
-		return p.literal("null")
 	}
-	return p.number()
+	end, ok := jsonscan.ScalarEnd(p.s, p.i)
+	if ok {
+		p.i = end
+	}
+	return ok
 }
 
 func (p *claiScan) skipString() bool {
@@ -135,23 +133,6 @@ func (p *claiScan) skipString() bool {
 	}
 	end, _, ok := jsonscan.StringEndIn(p.s, p.i)
 	p.i = end + 1
-	return ok
-}
-
-func (p *claiScan) literal(w string) bool {
-	if strings.HasPrefix(p.s[p.i:], w) {
-		p.i += len(w)
-		return true
-	}
-	return false
-}
-
-// number checks JSON's number grammar.
-func (p *claiScan) number() bool {
-	end, ok := jsonscan.NumberEnd(p.s, p.i)
-	if ok {
-		p.i = end
-	}
 	return ok
 }
 

@@ -167,20 +167,8 @@ func (d *lineDecoder) skipValue(depth int) bool {
 				return ok
 			}
 		}
-	case 't':
-		return d.literal("true")
-	case 'f':
-		return d.literal("false")
-	case 'n':
-		return d.literal("null")
-	default:
-		return d.number()
 	}
-}
-
-// number validates a JSON number.
-func (d *lineDecoder) number() bool {
-	end, ok := jsonscan.NumberEnd(d.b, d.i)
+	end, ok := jsonscan.ScalarEnd(d.b, d.i)
 	if ok {
 		d.i = end
 	}

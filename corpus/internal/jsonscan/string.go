@@ -147,6 +147,33 @@ func UTF8Len[T string | []byte](b T) int {
 	return 0
 }
 
+// ScalarEnd returns the index after the true, false, null or number at i,
+// and false (with i) when there is none. Like NumberEnd it does not look
+// past the value: the separator that must follow is the caller's check.
+func ScalarEnd[T string | []byte](b T, i int) (int, bool) {
+	if i >= len(b) {
+		return i, false
+	}
+	var w string
+	switch b[i] {
+	case 't':
+		w = "true"
+	case 'f':
+		w = "false"
+	case 'n':
+		w = "null"
+	default:
+		if end, ok := NumberEnd(b, i); ok {
+			return end, true
+		}
+		return i, false
+	}
+	if len(b)-i >= len(w) && string(b[i:i+len(w)]) == w {
+		return i + len(w), true
+	}
+	return i, false
+}
+
 // NumberEnd checks JSON's number grammar,
 // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?, from b[i] and returns
 // the index just past the number.

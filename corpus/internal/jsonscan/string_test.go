@@ -118,3 +118,35 @@ func TestSpecialBlocksMatchesGo(t *testing.T) {
 		}
 	}
 }
+
+// ScalarEnd passes over a literal or a number and nothing else; what
+// follows the value is the caller's to check, so "truex" ends after true.
+func TestScalarEnd(t *testing.T) {
+	for _, tt := range []struct {
+		in  string
+		i   int
+		end int
+		ok  bool
+	}{
+		{"true", 0, 4, true},
+		{"false,", 0, 5, true},
+		{"[null]", 1, 5, true},
+		{"-1.5e3}", 0, 6, true},
+		{"0", 0, 1, true},
+		{"truex", 0, 4, true},
+		{"tru", 0, 0, false},
+		{"nul", 0, 0, false},
+		{"-", 0, 0, false},
+		{"01", 0, 1, true}, // a leading zero ends the number; the next byte is the caller's
+		{"x", 0, 0, false},
+		{`"s"`, 0, 0, false},
+		{"", 0, 0, false},
+		{"[", 1, 1, false},
+	} {
+		end, ok := ScalarEnd(tt.in, tt.i)
+		bend, bok := ScalarEnd([]byte(tt.in), tt.i)
+		if end != tt.end || ok != tt.ok || bend != end || bok != ok {
+			t.Errorf("ScalarEnd(%q, %d) = %d %v (bytes: %d %v), want %d %v", tt.in, tt.i, end, ok, bend, bok, tt.end, tt.ok)
+		}
+	}
+}
