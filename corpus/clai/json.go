@@ -88,43 +88,35 @@ func (p *claiScan) skip() bool {
 	case '"':
 		return p.skipString()
 	case '{':
-		p.i++
-		if p.next('}') {
-			return true
-		}
-		for {
-			if !p.skipString() || !p.next(':') || !p.skip() {
-				return false
-			}
-			if p.next('}') {
-				return true
-			}
-			if !p.next(',') {
-				return false
-			}
-		}
+		return p.container('}', func() bool { return p.skipString() && p.next(':') && p.skip() })
 	case '[':
-		p.i++
-		if p.next(']') {
-			return true
-		}
-		for {
-			if !p.skip() {
-				return false
-			}
-			if p.next(']') {
-				return true
-			}
-			if !p.next(',') {
-				return false
-			}
-		}
+		return p.container(']', p.skip)
 	}
 	end, ok := jsonscan.ScalarEnd(p.s, p.i)
 	if ok {
 		p.i = end
 	}
 	return ok
+}
+
+// container steps over an object or array whose opening byte is at p.i;
+// elem steps over each member or element.
+func (p *claiScan) container(close byte, elem func() bool) bool {
+	p.i++
+	if p.next(close) {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if p.next(close) {
+			return true
+		}
+		if !p.next(',') {
+			return false
+		}
+	}
 }
 
 func (p *claiScan) skipString() bool {

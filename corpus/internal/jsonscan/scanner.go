@@ -274,15 +274,7 @@ func (s *Scanner) Int() (int, bool) {
 // Object calls fn for each member with the raw key; fn must consume the
 // value.
 func (s *Scanner) Object(fn func(key []byte) bool) bool {
-	if s.Peek() != '{' {
-		return s.Fail("expected an object")
-	}
-	s.I++
-	if s.Peek() == '}' {
-		s.I++
-		return true
-	}
-	for {
+	return s.container('{', '}', "an object", func() bool {
 		key, escaped, ok := s.span()
 		if !ok {
 			return false
@@ -295,30 +287,31 @@ func (s *Scanner) Object(fn func(key []byte) bool) bool {
 			return s.Fail("expected ':'")
 		}
 		s.I++
-		if !fn(key) || s.Err != nil {
-			return false
-		}
-		if more, ok := s.sep('}'); !more {
-			return ok
-		}
-	}
+		return fn(key)
+	})
 }
 
 // Array calls fn for each element; fn must consume it.
 func (s *Scanner) Array(fn func() bool) bool {
-	if s.Peek() != '[' {
-		return s.Fail("expected an array")
+	return s.container('[', ']', "an array", fn)
+}
+
+// container reads an object or array (what names it in the error): elem
+// consumes each member or element.
+func (s *Scanner) container(open, close byte, what string, elem func() bool) bool {
+	if s.Peek() != open {
+		return s.Fail("expected %s", what)
 	}
 	s.I++
-	if s.Peek() == ']' {
+	if s.Peek() == close {
 		s.I++
 		return true
 	}
 	for {
-		if !fn() || s.Err != nil {
+		if !elem() || s.Err != nil {
 			return false
 		}
-		if more, ok := s.sep(']'); !more {
+		if more, ok := s.sep(close); !more {
 			return ok
 		}
 	}
