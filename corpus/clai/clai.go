@@ -177,27 +177,40 @@ func (r *claiReader) warn(s *corpus.Session, rowid int64, format string, args ..
 	s.Warnings = append(s.Warnings, corpus.Warning{File: r.path, Line: int(rowid), Message: fmt.Sprintf(format, args...)})
 }
 
+// eachRow runs q and, for each row, scans it into dest and calls row. An
+// error of the query, of a row's scan or of the iteration is named by
+// label (the table); what a row holds is row's to judge.
+func (r *claiReader) eachRow(label, q string, dest []any, row func()) error {
+	rows, err := r.tx.QueryContext(r.ctx, q)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return fmt.Errorf("%s: %w", label, err)
+		}
+		row()
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	return nil
+}
+
 func (r *claiReader) readSessions() error {
 	t := "assistant_sessions"
 	q := fmt.Sprintf("SELECT rowid, id, %s, %s, %s, created_at, %s FROM assistant_sessions ORDER BY created_at, id",
 		r.col(t, "kind"), r.col(t, "title"), r.col(t, "context_json"), r.col(t, "updated_at"))
-	rows, err := r.tx.QueryContext(r.ctx, q)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	r.byID = map[string]*corpus.Session{}
 	r.msgIndex = map[*corpus.Session]map[string]int{}
-	for rows.Next() {
-		var (
-			rowid, created      int64
-			id                  string
-			kind, title, ctxRaw sql.NullString
-			updated             sql.NullInt64
-		)
-		if err := rows.Scan(&rowid, &id, &kind, &title, &ctxRaw, &created, &updated); err != nil {
-			return fmt.Errorf("assistant_sessions: %w", err)
-		}
+	var (
+		rowid, created      int64
+		id                  string
+		kind, title, ctxRaw sql.NullString
+		updated             sql.NullInt64
+	)
+	return r.eachRow("assistant_sessions", q, []any{&rowid, &id, &kind, &title, &ctxRaw, &created, &updated}, func() {
 		s := &corpus.Session{ID: id, Format: corpus.FormatClai, Path: r.path}
 		s.Meta.Kind = claiUnquote(kind.String)
 		s.Meta.Title = title.String
@@ -213,8 +226,7 @@ func (r *claiReader) readSessions() error {
 			s.Meta.Provider = sc.CliSessionProvider
 		}
 		r.addSession(s)
-	}
-	return rows.Err()
+	})
 }
 
 func (r *claiReader) addSession(s *corpus.Session) {
@@ -227,27 +239,18 @@ func (r *claiReader) readLinks() error {
 	if r.cols["assistant_session_links"] == nil {
 		return nil
 	}
-	rows, err := r.tx.QueryContext(r.ctx, "SELECT rowid, child_session_id, parent_session_id FROM assistant_session_links ORDER BY rowid")
-	if err != nil {
-		return fmt.Errorf("assistant_session_links: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var rowid int64
-		var child, parent string
-		if err := rows.Scan(&rowid, &child, &parent); err != nil {
-			return fmt.Errorf("assistant_session_links: %w", err)
-		}
+	var rowid int64
+	var child, parent string
+	return r.eachRow("assistant_session_links", "SELECT rowid, child_session_id, parent_session_id FROM assistant_session_links ORDER BY rowid", []any{&rowid, &child, &parent}, func() {
 		s := r.byID[child]
 		if s == nil {
-			continue // the link of a deleted session: nothing to attach it to
+			return // the link of a deleted session: nothing to attach it to
 		}
 		s.Meta.Parent = parent
 		if r.byID[parent] == nil {
 			r.warn(s, rowid, "assistant_session_links row %d: parent session %s of session %s does not exist; expected a row in assistant_sessions", rowid, parent, child)
 		}
-	}
-	return rows.Err()
+	})
 }
 
 // readRuns takes a session's provider and model from its latest run.
@@ -258,17 +261,9 @@ func (r *claiReader) readRuns() error {
 	}
 	q := fmt.Sprintf("SELECT session_id, %s, %s FROM assistant_runs ORDER BY %s, rowid",
 		r.col(t, "provider_id", "protocol_id"), r.col(t, "model_id"), r.col(t, "started_at"))
-	rows, err := r.tx.QueryContext(r.ctx, q)
-	if err != nil {
-		return fmt.Errorf("assistant_runs: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var sid string
-		var provider, model sql.NullString
-		if err := rows.Scan(&sid, &provider, &model); err != nil {
-			return fmt.Errorf("assistant_runs: %w", err)
-		}
+	var sid string
+	var provider, model sql.NullString
+	return r.eachRow("assistant_runs", q, []any{&sid, &provider, &model}, func() {
 		if s := r.byID[sid]; s != nil {
 			if provider.String != "" {
 				s.Meta.Provider = claiUnquote(provider.String)
@@ -277,8 +272,7 @@ func (r *claiReader) readRuns() error {
 				s.Meta.Model = claiUnquote(model.String)
 			}
 		}
-	}
-	return rows.Err()
+	})
 }
 
 // claiUnquote reads an enum column: clai stores serde_json::to_string of

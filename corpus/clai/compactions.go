@@ -22,23 +22,14 @@ func (r *claiReader) readCompactions() error {
 		r.col(t, "source_from_message_id"), r.col(t, "source_to_message_id"), r.col(t, "summary_message_id"),
 		r.col(t, "provider_id", "protocol_id"), r.col(t, "model_id"), r.col(t, "input_message_count"),
 		r.col(t, "completed_at"), r.col(t, "error"))
-	rows, err := r.tx.QueryContext(r.ctx, q)
-	if err != nil {
-		return fmt.Errorf("assistant_compactions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			rowid, created                                   int64
-			sid                                              string
-			id, trigger, strategy, status, from, to, summary sql.NullString
-			provider, model, errText                         sql.NullString
-			inputCount, completed                            sql.NullInt64
-		)
-		if err := rows.Scan(&rowid, &id, &sid, &trigger, &strategy, &status, &from, &to, &summary,
-			&provider, &model, &inputCount, &created, &completed, &errText); err != nil {
-			return fmt.Errorf("assistant_compactions: %w", err)
-		}
+	var (
+		rowid, created                                   int64
+		sid                                              string
+		id, trigger, strategy, status, from, to, summary sql.NullString
+		provider, model, errText                         sql.NullString
+		inputCount, completed                            sql.NullInt64
+	)
+	if err := r.eachRow("assistant_compactions", q, []any{&rowid, &id, &sid, &trigger, &strategy, &status, &from, &to, &summary, &provider, &model, &inputCount, &created, &completed, &errText}, func() {
 		s := r.sessionOf(t, rowid, sid)
 		c := corpus.Compaction{
 			Index:         len(s.Recorded.Compactions),
@@ -62,9 +53,8 @@ func (r *claiReader) readCompactions() error {
 			s.Meta.Model = claiUnquote(model.String)
 		}
 		s.Recorded.Compactions = append(s.Recorded.Compactions, c)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("assistant_compactions: %w", err)
+	}); err != nil {
+		return err
 	}
 	for _, s := range r.sessions {
 		r.resolveCompactions(s)
@@ -128,27 +118,18 @@ func (r *claiReader) readToolCalls() error {
 	q := fmt.Sprintf("SELECT rowid, %s, %s, session_id, %s, %s, %s, %s, %s, %s, %s FROM assistant_tool_calls ORDER BY %s, rowid",
 		r.col(t, "id"), r.col(t, "run_id"), r.col(t, "tool_name"), r.col(t, "params_json"), r.col(t, "status"),
 		r.col(t, "result_json"), r.col(t, "error"), r.col(t, "started_at"), r.col(t, "completed_at"), r.col(t, "started_at"))
-	rows, err := r.tx.QueryContext(r.ctx, q)
-	if err != nil {
-		return fmt.Errorf("assistant_tool_calls: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			rowid                          int64
-			id, run, sid, name, status, er sql.NullString
-			params, result                 []byte
-			started, completed             sql.NullInt64
-		)
-		if err := rows.Scan(&rowid, &id, &run, &sid, &name, &params, &status, &result, &er, &started, &completed); err != nil {
-			return fmt.Errorf("assistant_tool_calls: %w", err)
-		}
+	var (
+		rowid                          int64
+		id, run, sid, name, status, er sql.NullString
+		params, result                 []byte
+		started, completed             sql.NullInt64
+	)
+	return r.eachRow("assistant_tool_calls", q, []any{&rowid, &id, &run, &sid, &name, &params, &status, &result, &er, &started, &completed}, func() {
 		s := r.sessionOf(t, rowid, sid.String)
 		tc := corpus.ToolCall{ID: id.String, RunID: run.String, Name: name.String, Status: claiUnquote(status.String),
 			Params: params, Result: result, Error: er.String, Line: int(rowid)}
 		tc.StartedAt = claiNullTime(started)
 		tc.CompletedAt = claiNullTime(completed)
 		s.Recorded.ToolCalls = append(s.Recorded.ToolCalls, tc)
-	}
-	return rows.Err()
+	})
 }

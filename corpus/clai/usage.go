@@ -35,34 +35,25 @@ func (r *claiReader) readRunUsage() error {
 	}
 	q := fmt.Sprintf("SELECT rowid, session_id, %s, usage_json, %s, %s FROM assistant_runs WHERE usage_json IS NOT NULL ORDER BY %s, rowid",
 		r.col(t, "model_id"), r.col(t, "started_at"), r.col(t, "completed_at"), r.col(t, "started_at"))
-	rows, err := r.tx.QueryContext(r.ctx, q)
-	if err != nil {
-		return fmt.Errorf("assistant_runs usage: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var rowid int64
-		var sid, raw string
-		var model sql.NullString
-		var started, completed sql.NullInt64
-		if err := rows.Scan(&rowid, &sid, &model, &raw, &started, &completed); err != nil {
-			return fmt.Errorf("assistant_runs usage: %w", err)
-		}
+	var rowid int64
+	var sid, raw string
+	var model sql.NullString
+	var started, completed sql.NullInt64
+	return r.eachRow("assistant_runs usage", q, []any{&rowid, &sid, &model, &raw, &started, &completed}, func() {
 		s := r.byID[sid]
 		if s == nil {
-			continue // a run of a deleted session
+			return // a run of a deleted session
 		}
 		u, msg := claiRunUsage(raw)
 		if msg != "" {
 			r.warn(s, rowid, "assistant_runs row %d: usage_json %s", rowid, msg)
-			continue
+			return
 		}
 		u.Model, u.Line, u.AtMessage = claiUnquote(model.String), int(rowid), -1
 		u.Sent = claiNullTime(started)
 		u.Done = claiNullTime(completed)
 		s.Recorded.Usage = append(s.Recorded.Usage, u)
-	}
-	return rows.Err()
+	})
 }
 
 // claiRunUsage decodes one usage_json; the message says what is wrong.
