@@ -38,18 +38,12 @@ func claiContentJSON(dst []byte, blocks []corpus.Block) []byte {
 			dst = append(dst, `,"tool_name":`...)
 			dst = claiString(dst, b.ToolName)
 			dst = append(dst, `,"arguments":`...)
-			if b.Args == nil {
-				dst = append(dst, "null"...)
-			}
-			dst = append(dst, b.Args...)
+			dst = claiRaw(dst, b.Args)
 		case corpus.KindToolResult:
 			dst = append(dst, `{"type":"tool_result","tool_call_id":`...)
 			dst = claiString(dst, b.ToolCallID)
 			dst = append(dst, `,"payload":`...)
-			if b.Payload == nil {
-				dst = append(dst, "null"...)
-			}
-			dst = append(dst, b.Payload...)
+			dst = claiRaw(dst, b.Payload)
 		case corpus.KindImage:
 			dst = append(dst, `{"type":"image","id":`...)
 			dst = claiString(dst, b.MediaRef)
@@ -91,6 +85,15 @@ func claiObject(dst []byte, kv ...any) []byte {
 		}
 	}
 	return append(dst, '}')
+}
+
+// claiRaw writes a JSON value kept raw (tool arguments, a payload); an
+// absent one is null.
+func claiRaw(dst, raw []byte) []byte {
+	if raw == nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, raw...)
 }
 
 // claiString writes s as serde_json does (clai).

@@ -110,41 +110,43 @@ func Special(x uint64) uint64 {
 // 0 if it is invalid (as utf8.DecodeRune judges: no overlong forms, no
 // surrogates, nothing above U+10FFFF).
 func UTF8Len[T string | []byte](b T) int {
-	n := len(b)
-	c := b[0]
-	switch {
+	// size is the sequence's length by its first byte; lo and hi bound the
+	// second byte, which is where overlong forms, surrogates and code
+	// points above U+10FFFF show.
+	size, lo, hi := 0, byte(0x80), byte(0xbf)
+	switch c := b[0]; {
 	case c < 0x80:
 		return 1
 	case c < 0xc2:
 		return 0
 	case c <= 0xdf:
-		if n >= 2 && b[1]&0xc0 == 0x80 {
-			return 2
-		}
-		return 0
+		size = 2
 	case c <= 0xef:
-		lo, hi := byte(0x80), byte(0xbf)
+		size = 3
 		if c == 0xe0 {
 			lo = 0xa0
 		} else if c == 0xed {
 			hi = 0x9f
 		}
-		if n >= 3 && lo <= b[1] && b[1] <= hi && b[2]&0xc0 == 0x80 {
-			return 3
-		}
-		return 0
 	case c <= 0xf4:
-		lo, hi := byte(0x80), byte(0xbf)
+		size = 4
 		if c == 0xf0 {
 			lo = 0x90
 		} else if c == 0xf4 {
 			hi = 0x8f
 		}
-		if n >= 4 && lo <= b[1] && b[1] <= hi && b[2]&0xc0 == 0x80 && b[3]&0xc0 == 0x80 {
-			return 4
+	default:
+		return 0
+	}
+	if len(b) < size || b[1] < lo || b[1] > hi {
+		return 0
+	}
+	for k := 2; k < size; k++ {
+		if b[k]&0xc0 != 0x80 {
+			return 0
 		}
 	}
-	return 0
+	return size
 }
 
 // ScalarEnd returns the index after the true, false, null or number at i,
