@@ -126,61 +126,23 @@ func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error
 	msgs := map[string][]message{} // session id -> messages in order
 	sessOf := map[string]string{}  // message id -> session id
 	msgAt := map[string]int{}      // message id -> index in its session's list
-	rows, err = tx.QueryContext(ctx, `SELECT rowid, id, session_id, data FROM message ORDER BY session_id, time_created, id`)
+	err = dataRows(ctx, tx, p, `SELECT rowid, id, session_id, data FROM message ORDER BY session_id, time_created, id`,
+		"message", "session %q, which is not in the session table", func(sid string) bool { return byID[sid] != nil }, warn,
+		func(r row, sid string) {
+			sessOf[r.id] = sid
+			msgAt[r.id] = len(msgs[sid])
+			msgs[sid] = append(msgs[sid], message{row: r})
+		})
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var rowid int64
-		var id, sid sql.NullString
-		var data []byte
-		if err := rows.Scan(&rowid, &id, &sid, &data); err != nil {
-			warn(rowid, "message (table message, row %d): %v; message skipped", rowid, err)
-			continue
-		}
-		if byID[sid.String] == nil {
-			warn(rowid, "message %s (table message, row %d) belongs to session %q, which is not in the session table; message skipped", id.String, rowid, sid.String)
-			continue
-		}
-		if data == nil {
-			warn(rowid, "message %s (table message, row %d) has no data (expected the message as JSON); message skipped", id.String, rowid)
-			continue
-		}
-		sessOf[id.String] = sid.String
-		msgAt[id.String] = len(msgs[sid.String])
-		msgs[sid.String] = append(msgs[sid.String], message{row: row{id: id.String, data: data, file: p, line: int(rowid), table: "message"}})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-
-	rows, err = tx.QueryContext(ctx, `SELECT rowid, id, message_id, data FROM part ORDER BY message_id, id`)
+	err = dataRows(ctx, tx, p, `SELECT rowid, id, message_id, data FROM part ORDER BY message_id, id`,
+		"part", "message %q, which is not in the message table (or was skipped)", func(mid string) bool { _, ok := sessOf[mid]; return ok }, warn,
+		func(r row, mid string) {
+			m := &msgs[sessOf[mid]][msgAt[mid]]
+			m.parts = append(m.parts, r)
+		})
 	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var rowid int64
-		var id, mid sql.NullString
-		var data []byte
-		if err := rows.Scan(&rowid, &id, &mid, &data); err != nil {
-			warn(rowid, "part (table part, row %d): %v; part skipped", rowid, err)
-			continue
-		}
-		sid, ok := sessOf[mid.String]
-		if !ok {
-			warn(rowid, "part %s (table part, row %d) belongs to message %q, which is not in the message table (or was skipped); part skipped", id.String, rowid, mid.String)
-			continue
-		}
-		if data == nil {
-			warn(rowid, "part %s (table part, row %d) has no data (expected the part as JSON); part skipped", id.String, rowid)
-			continue
-		}
-		m := &msgs[sid][msgAt[mid.String]]
-		m.parts = append(m.parts, row{id: id.String, data: data, file: p, line: int(rowid), table: "part"})
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 
@@ -199,6 +161,38 @@ func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Line < ws[j].Line })
 	sessions[0].Warnings = ws
 	return sessions, nil
+}
+
+// dataRows reads the rows (rowid, id, owner, data) that q selects from
+// table and hands keep each one whose owner known accepts and that has
+// data, as a row of database p; the others are warned about (owned names the
+// missing owner, with a %q for its id) and skipped.
+func dataRows(ctx context.Context, tx *sql.Tx, p, q, table, owned string, known func(owner string) bool,
+	warn func(rowid int64, format string, args ...any), keep func(r row, owner string)) error {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rowid int64
+		var id, owner sql.NullString
+		var data []byte
+		if err := rows.Scan(&rowid, &id, &owner, &data); err != nil {
+			warn(rowid, "%s (table %s, row %d): %v; %s skipped", table, table, rowid, err, table)
+			continue
+		}
+		if !known(owner.String) {
+			warn(rowid, "%s %s (table %s, row %d) belongs to "+owned+"; %s skipped", table, id.String, table, rowid, owner.String, table)
+			continue
+		}
+		if data == nil {
+			warn(rowid, "%s %s (table %s, row %d) has no data (expected the %s as JSON); %s skipped", table, id.String, table, rowid, table, table)
+			continue
+		}
+		keep(row{id: id.String, data: data, file: p, line: int(rowid), table: table}, owner.String)
+	}
+	return rows.Err()
 }
 
 // explain turns SQLite's terse errors into ones that say what to do.
