@@ -23,34 +23,30 @@ func claiContentJSON(dst []byte, blocks []corpus.Block) []byte {
 		}
 		switch b.Kind {
 		case corpus.KindText:
-			dst = append(dst, `{"type":"text","text":`...)
-			dst = claiString(dst, b.Text)
+			dst = append(dst, `{"type":"text"`...)
+			dst = claiMember(dst, "text", b.Text)
 		case corpus.KindThinking:
-			dst = append(dst, `{"type":"thinking","text":`...)
-			dst = claiString(dst, b.Text)
+			dst = append(dst, `{"type":"thinking"`...)
+			dst = claiMember(dst, "text", b.Text)
 			if b.Signature != "" {
-				dst = append(dst, `,"signature":`...)
-				dst = claiString(dst, b.Signature)
+				dst = claiMember(dst, "signature", b.Signature)
 			}
 		case corpus.KindToolUse:
-			dst = append(dst, `{"type":"tool_use","tool_call_id":`...)
-			dst = claiString(dst, b.ToolCallID)
-			dst = append(dst, `,"tool_name":`...)
-			dst = claiString(dst, b.ToolName)
+			dst = append(dst, `{"type":"tool_use"`...)
+			dst = claiMember(dst, "tool_call_id", b.ToolCallID)
+			dst = claiMember(dst, "tool_name", b.ToolName)
 			dst = append(dst, `,"arguments":`...)
 			dst = claiRaw(dst, b.Args)
 		case corpus.KindToolResult:
-			dst = append(dst, `{"type":"tool_result","tool_call_id":`...)
-			dst = claiString(dst, b.ToolCallID)
+			dst = append(dst, `{"type":"tool_result"`...)
+			dst = claiMember(dst, "tool_call_id", b.ToolCallID)
 			dst = append(dst, `,"payload":`...)
 			dst = claiRaw(dst, b.Payload)
 		case corpus.KindImage:
-			dst = append(dst, `{"type":"image","id":`...)
-			dst = claiString(dst, b.MediaRef)
-			dst = append(dst, `,"path":`...)
-			dst = claiString(dst, b.Source)
-			dst = append(dst, `,"media_type":`...)
-			dst = claiString(dst, b.MediaType)
+			dst = append(dst, `{"type":"image"`...)
+			dst = claiMember(dst, "id", b.MediaRef)
+			dst = claiMember(dst, "path", b.Source)
+			dst = claiMember(dst, "media_type", b.MediaType)
 		default:
 			dst = append(dst, b.Payload...) // an unknown part, verbatim
 			continue
@@ -85,6 +81,15 @@ func claiObject(dst []byte, kv ...any) []byte {
 		}
 	}
 	return append(dst, '}')
+}
+
+// claiMember writes the member ,"key":value of a string value after
+// the members before it (key needs no escaping: the part fields' names).
+func claiMember(dst []byte, key, v string) []byte {
+	dst = append(dst, ',', '"')
+	dst = append(dst, key...)
+	dst = append(dst, '"', ':')
+	return claiString(dst, v)
 }
 
 // claiRaw writes a JSON value kept raw (tool arguments, a payload); an
