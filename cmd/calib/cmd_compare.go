@@ -324,10 +324,6 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 			break
 		}
 	}
-	sc, err := compareScatter(out, x).Plot()
-	if err != nil {
-		return nil, err
-	}
 	// Token sums run to tens of millions: in millions the axis labels do
 	// not run into each other.
 	scale, unit := 1.0, x
@@ -346,15 +342,8 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 		loss.Stacks[0].Values = append(loss.Stacks[0].Values, p.Metrics["results_mangled"])
 		loss.Stacks[1].Values = append(loss.Stacks[1].Values, p.Metrics["results_dropped"])
 	}
-	cb, err := cost.Plot()
-	if err != nil {
-		return nil, err
-	}
-	lb, err := loss.Plot()
-	if err != nil {
-		return nil, err
-	}
-	return []report.Figure{{Name: "compare-cost-loss", Chart: sc}, {Name: "compare-cost", Chart: cb}, {Name: "compare-loss", Chart: lb}}, nil
+	return appendFigures(nil, namedChart{"compare-cost-loss", compareScatter(out, x)},
+		namedChart{"compare-cost", cost}, namedChart{"compare-loss", loss})
 }
 
 // compareScatter is cost x against loss, one point per policy; the

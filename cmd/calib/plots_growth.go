@@ -49,23 +49,11 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 	nest := report.LineChart{Title: "Preamble nesting per rotation" + note, XLabel: "rotation", YLabel: "copies of the summary preamble (p1)",
 		IntegerX: true, ZeroY: true, Markers: true,
 		Series: growthSeries(chains, short, func(r metrics.RotationRow) int { return r.P1 })}
-	bp, err := bytes.Plot()
-	if err != nil {
-		return nil, err
-	}
-	np, err := nest.Plot()
-	if err != nil {
-		return nil, err
-	}
-	figs := []report.Figure{{Name: "digest-growth-bytes", Chart: bp}, {Name: "digest-growth-nesting", Chart: np}}
+	charts := []namedChart{{"digest-growth-bytes", bytes}, {"digest-growth-nesting", nest}}
 	for i, s := range chains {
-		hp, err := cliHeadBars(s, short[i]).Plot()
-		if err != nil {
-			return nil, err
-		}
-		figs = append(figs, report.Figure{Name: sessionPlotName("digest-growth", chainName(s.plotName(), s.Variant), "cli-head"), Chart: hp})
+		charts = append(charts, namedChart{sessionPlotName("digest-growth", chainName(s.plotName(), s.Variant), "cli-head"), cliHeadBars(s, short[i])})
 	}
-	return figs, nil
+	return appendFigures(nil, charts...)
 }
 
 // growthBudget is the digest budget the chains were held to, as their
