@@ -113,30 +113,29 @@ func UTF8Len[T string | []byte](b T) int {
 	// size is the sequence's length by its first byte; lo and hi bound the
 	// second byte, which is where overlong forms, surrogates and code
 	// points above U+10FFFF show.
+	c := b[0]
 	size, lo, hi := 0, byte(0x80), byte(0xbf)
-	switch c := b[0]; {
+	switch {
 	case c < 0x80:
 		return 1
-	case c < 0xc2:
+	case c < 0xc2 || c > 0xf4:
 		return 0
 	case c <= 0xdf:
 		size = 2
 	case c <= 0xef:
 		size = 3
-		if c == 0xe0 {
-			lo = 0xa0
-		} else if c == 0xed {
-			hi = 0x9f
-		}
-	case c <= 0xf4:
-		size = 4
-		if c == 0xf0 {
-			lo = 0x90
-		} else if c == 0xf4 {
-			hi = 0x8f
-		}
 	default:
-		return 0
+		size = 4
+	}
+	switch c {
+	case 0xe0:
+		lo = 0xa0 // below: an overlong form
+	case 0xed:
+		hi = 0x9f // above: a surrogate
+	case 0xf0:
+		lo = 0x90 // below: an overlong form
+	case 0xf4:
+		hi = 0x8f // above: past U+10FFFF
 	}
 	if len(b) < size || b[1] < lo || b[1] > hi {
 		return 0
