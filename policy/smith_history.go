@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -87,6 +88,25 @@ func newWorking(h []corpus.Message, m *Meter) *working {
 func (w *working) tokens() int { return w.meter.Tokens(w.total) }
 
 func (w *working) fits(limit int) bool { return w.tokens() <= limit }
+
+// resultsUntilFit yields the tool results of the messages before end,
+// oldest first, as message and block indexes, until the history fits
+// limit (checked before each). The loop body may replace the block
+// (setBlock), so it looks it up by its indexes.
+func (w *working) resultsUntilFit(end, limit int) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := 0; i < end; i++ {
+			for j := range w.msgs[i].Blocks {
+				if w.msgs[i].Blocks[j].Kind != corpus.KindToolResult {
+					continue
+				}
+				if w.fits(limit) || !yield(i, j) {
+					return
+				}
+			}
+		}
+	}
+}
 
 func (w *working) changed() bool { return w.copied }
 

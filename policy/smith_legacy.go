@@ -105,24 +105,13 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 // head and a marker until the history fits. An already-cut result is cut
 // again (the snapshot has no guard), which a later compaction can do.
 func (w *working) truncateOldestFirst(limit, keep int) (touched int, removed int64) {
-	for i := range w.msgs {
-		if w.msgs[i].Role != corpus.RoleTool {
+	for i, j := range w.resultsUntilFit(len(w.msgs), limit) {
+		b := &w.msgs[i].Blocks[j]
+		if w.msgs[i].Role != corpus.RoleTool || len(b.Text) <= keep {
 			continue
 		}
-		for j := range w.msgs[i].Blocks {
-			b := &w.msgs[i].Blocks[j]
-			if b.Kind != corpus.KindToolResult {
-				continue
-			}
-			if w.fits(limit) {
-				return touched, removed
-			}
-			if len(b.Text) <= keep {
-				continue
-			}
-			removed += w.setBlock(i, j, resultBlock(b, truncatedHead(b.Text, keep)))
-			touched++
-		}
+		removed += w.setBlock(i, j, resultBlock(b, truncatedHead(b.Text, keep)))
+		touched++
 	}
 	return touched, removed
 }

@@ -167,26 +167,18 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, st
 			}
 		}
 	}
-	for i := 0; i < end; i++ {
-		for j := range w.msgs[i].Blocks {
-			b := &w.msgs[i].Blocks[j]
-			if b.Kind != corpus.KindToolResult {
-				continue
-			}
-			if w.fits(target) {
-				return touched, removed
-			}
-			c, ok := calls[b.ToolCallID]
-			if !ok || newest[c] == b.ToolCallID {
-				continue
-			}
-			text := stub(c.name, b)
-			if len(text) >= len(b.Text) {
-				continue
-			}
-			removed += w.setBlock(i, j, resultBlock(b, text))
-			touched++
+	for i, j := range w.resultsUntilFit(end, target) {
+		b := &w.msgs[i].Blocks[j]
+		c, ok := calls[b.ToolCallID]
+		if !ok || newest[c] == b.ToolCallID {
+			continue
 		}
+		text := stub(c.name, b)
+		if len(text) >= len(b.Text) {
+			continue
+		}
+		removed += w.setBlock(i, j, resultBlock(b, text))
+		touched++
 	}
 	return touched, removed
 }
