@@ -104,6 +104,13 @@ func CombineSessions(sessions []map[string]float64) map[string]float64 {
 			n[k]++
 		}
 	}
+	// Per-session values carry at most 4 decimals (usd); summing them in
+	// float leaves noise (1729052.4000000001) that rounding removes.
+	for k, v := range out {
+		if m, _ := Lookup(k); m.Combine == Sum {
+			out[k] = round4(v)
+		}
+	}
 	fillRatios(out)
 	return out
 }

@@ -29,6 +29,9 @@ type Pareto struct {
 	// FrontName is the legend entry of the front; say there what the
 	// labels list ("Pareto front (compact_at, window_turns)").
 	FrontName string
+	// RestName is the legend entry of the other points ("other sets" when
+	// empty); the count is appended.
+	RestName string
 }
 
 // maxFrontLabels is how many front points are labeled at most; on a longer
@@ -72,7 +75,11 @@ func (c Pareto) Plot() (Chart, error) {
 		sc.GlyphStyle.Color = color.Gray{0x99}
 		sc.GlyphStyle.Radius = vg.Points(3)
 		p.Add(sc)
-		lg.add(fmt.Sprintf("other sets (%s)", FormatInt(int64(len(rest)))), sc)
+		rn := c.RestName
+		if rn == "" {
+			rn = "other sets"
+		}
+		lg.add(fmt.Sprintf("%s (%s)", rn, FormatInt(int64(len(rest)))), sc)
 	}
 	xspan, yspan := math.Max(xmax-xmin, math.Abs(xmax)*0.01+1e-9), math.Max(ymax-ymin, math.Abs(ymax)*0.01+1e-9)
 	if len(front) > 0 {

@@ -12,6 +12,7 @@ import (
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/loss"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -21,6 +22,7 @@ type compareOptions struct {
 	set        []string
 	perSession bool
 	jobs       int
+	cost       costFlags
 }
 
 type compareJSON struct {
@@ -58,11 +60,13 @@ func newCompareCmd(a *app) *cobra.Command {
 		Long: `Replay every session through each policy at its agent's defaults (by
 default every preset and agent policy: calib policies lists them with
 their sources) and print one row per policy with its cost and loss: tokens
-sent, compactions, output caps, peak, tool results mangled or dropped, and
-every other figure the metrics registry defines for a plain replay
-(calib metrics explains each). The corpus is loaded once and shared;
-policy × session replays run in parallel and the report is the same for
-any --jobs.
+sent, the bill through the prompt-cache model (billed tokens, cache hit
+rate, dollars; --cache and --prices as in replay), compactions, output
+caps, peak, tool results hidden, needed, fetched back or lost, and every
+other figure the metrics registry defines for a plain replay (calib
+metrics explains each). The corpus is loaded once and shared, and so is
+each session's loss index; policy × session replays run in parallel and
+the report is the same for any --jobs.
 
 A policy that cannot replay a session's format is skipped for it, and the
 report says so. --plot DIR draws cost against loss, one point per policy.`,
@@ -80,6 +84,7 @@ report says so. --plot DIR draws cost against loss, one point per policy.`,
 	cmd.Flags().StringArrayVar(&o.set, "set", nil, "set one policy's parameters: `POLICY:name=value[,name=value]` (repeatable)")
 	cmd.Flags().BoolVar(&o.perSession, "per-session", false, "also print one row per session and policy")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
+	addCostFlags(cmd, &o.cost)
 	_ = cmd.RegisterFlagCompletionFunc("policies", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return policy.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -161,8 +166,15 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err != nil {
 		return err
 	}
+	cs, err := newCostSetup(o.cost, nil)
+	if err != nil {
+		return err
+	}
 	l, err := a.loadSessions(ctx, args)
 	if err != nil {
+		return err
+	}
+	if err := cs.check(l.Sessions); err != nil {
 		return err
 	}
 	// Session-major order: the policies of one session run close together
@@ -183,14 +195,28 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 			skipped[k]++
 		}
 	}
+	// Each session's loss index is built once and shared, read only, by
+	// every policy that replays it (as sweep shares it across sets).
+	lossIx, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(_ context.Context, i int) (*loss.Index, error) {
+		return loss.Build(l.Sessions[i], loss.Options{}), nil
+	}, nil)
+	if err != nil {
+		return err
+	}
 	bar := a.progress(len(jobs), "compare")
 	rows, _, err := replay.Map(ctx, len(jobs), o.jobs, func(ctx context.Context, i int) (map[string]float64, error) {
 		j := jobs[i]
-		t, err := replay.Run(ctx, l.Sessions[j.session], pols[j.policy], replay.Options{KeepFinal: true})
+		t, err := replay.Run(ctx, l.Sessions[j.session], pols[j.policy], replay.Options{KeepFinal: true, Loss: lossIx[j.session]})
 		if err != nil {
 			return nil, err
 		}
-		return metrics.SessionMetrics(t, nil, nil), nil
+		m := metrics.SessionMetrics(t, nil, nil)
+		sc, err := cs.cost(t)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(m, metrics.CostMetrics(sc))
+		return m, nil
 	}, func(int, map[string]float64) { _ = bar.Add(1) })
 	_ = bar.Finish()
 	if err != nil {
@@ -286,19 +312,12 @@ func compareTables(out compareJSON, sessions int) []*report.Table {
 	return tables
 }
 
-// The cost axis is the first of these metrics the rows have (billed
-// tokens join the registry with the cost model).
-var compareCostAxis = []string{"billed_tokens", "tokens_sent"}
+// compareCost is the cost axis: the bill through the prompt-cache model.
+const compareCost = "billed_tokens"
 
-// compareLoss is the loss axis: results_lost when the registry has it,
-// else the tool results the model can no longer read in full (mangled +
-// dropped).
-func compareLoss(m map[string]float64) (string, float64) {
-	if v, ok := m["results_lost"]; ok {
-		return "results_lost", v
-	}
-	return "results mangled + dropped", m["results_mangled"] + m["results_dropped"]
-}
+// compareLoss is the loss axis: the hidden tool results the agent used
+// later without fetching them back.
+const compareLoss = "results_lost"
 
 // compareFigures are cost against loss (one point per policy; the
 // policies no other beats on both are joined and labeled), and bars of
@@ -317,13 +336,7 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 		return nil, nil
 	}
 	out.Policies = all
-	x := compareCostAxis[len(compareCostAxis)-1]
-	for _, n := range compareCostAxis {
-		if _, ok := out.Policies[0].Metrics[n]; ok {
-			x = n
-			break
-		}
-	}
+	x := compareCost
 	// Token sums run to tens of millions: in millions the axis labels do
 	// not run into each other.
 	scale, unit := 1.0, x
@@ -333,14 +346,19 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 		}
 	}
 	cost := report.StackedBars{Title: "Cost per policy: " + x, CategoryLabel: "policy", ValueLabel: unit, Stacks: []report.Stack{{Name: x}}}
-	loss := report.StackedBars{Title: "Loss per policy: tool results mangled (stubbed, cut) and dropped", CategoryLabel: "policy", ValueLabel: "tool results",
-		Stacks: []report.Stack{{Name: "results_mangled"}, {Name: "results_dropped"}}}
+	// The loss bars split each policy's hidden tool results by what the
+	// agent did about them later: lost and refetched are disjoint (lost is
+	// used without fetching back first), the rest were never needed.
+	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later", CategoryLabel: "policy", ValueLabel: "tool results",
+		Stacks: []report.Stack{{Name: "results_lost"}, {Name: "results_refetched"}, {Name: "hidden, not needed"}}}
 	for _, p := range out.Policies {
+		m := p.Metrics
 		cost.Categories = append(cost.Categories, p.Name)
 		loss.Categories = append(loss.Categories, p.Name)
-		cost.Stacks[0].Values = append(cost.Stacks[0].Values, p.Metrics[x]/scale)
-		loss.Stacks[0].Values = append(loss.Stacks[0].Values, p.Metrics["results_mangled"])
-		loss.Stacks[1].Values = append(loss.Stacks[1].Values, p.Metrics["results_dropped"])
+		cost.Stacks[0].Values = append(cost.Stacks[0].Values, m[x]/scale)
+		loss.Stacks[0].Values = append(loss.Stacks[0].Values, m["results_lost"])
+		loss.Stacks[1].Values = append(loss.Stacks[1].Values, m["results_refetched"])
+		loss.Stacks[2].Values = append(loss.Stacks[2].Values, max(0, m["results_hidden"]-m["results_lost"]-m["results_refetched"]))
 	}
 	return appendFigures(nil, namedChart{"compare-cost-loss", compareScatter(out, x)},
 		namedChart{"compare-cost", cost}, namedChart{"compare-loss", loss})
@@ -350,13 +368,13 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 // policies no other beats on both (lower is better on both) are joined and
 // labeled.
 func compareScatter(out compareJSON, x string) report.Pareto {
+	y := compareLoss
 	ys := make([]float64, len(out.Policies))
-	var y string
 	for i, p := range out.Policies {
-		y, ys[i] = compareLoss(p.Metrics)
+		ys[i] = p.Metrics[y]
 	}
 	c := report.Pareto{Title: fmt.Sprintf("Cost against loss, one point per policy (%s vs %s)", x, y), XLabel: x, YLabel: y,
-		FrontName: "policies not beaten on both (labeled)"}
+		FrontName: "policies not beaten on both (labeled)", RestName: "other policies"}
 	for i, p := range out.Policies {
 		front := true
 		for j, q := range out.Policies {
