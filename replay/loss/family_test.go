@@ -2,6 +2,7 @@ package loss
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -72,6 +73,31 @@ func TestContentLines(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("ContentLines = %q\nwant %q", got, want)
+	}
+}
+
+// TestContentLineBounds pins the thresholds at their edges, where the
+// early exits (enough already, too few bytes left) decide.
+func TestContentLineBounds(t *testing.T) {
+	cases := []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{"40 runes, 20 alnum", strings.Repeat("a-", 20), true},
+		{"40 runes, 19 alnum", strings.Repeat("a-", 19) + "--", false},
+		{"39 runes, 39 alnum", strings.Repeat("a", 39), false},
+		{"alnum last", strings.Repeat("-", 40) + strings.Repeat("Z9", 10), true},
+		{"alnum one short at the end", strings.Repeat("-", 40) + strings.Repeat("Z9", 9) + "@", false},
+		{"edges of the ranges", strings.Repeat("@[`{/:", 10), false},
+		{"multi-byte letters", strings.Repeat("λ", 40), true},
+		{"multi-byte, 39 runes", strings.Repeat("λ", 39), false},
+		{"multi-byte symbols", strings.Repeat("→", 20) + strings.Repeat("é", 19), false},
+	}
+	for _, tc := range cases {
+		if got := contentLine(tc.s); got != tc.want {
+			t.Errorf("%s: contentLine(%q) = %v, want %v", tc.name, tc.s, got, tc.want)
+		}
 	}
 }
 

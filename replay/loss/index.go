@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
@@ -30,6 +31,7 @@ type Result struct {
 	// Msg and Block locate the result in Session.Messages; CallMsg is the
 	// assistant message holding its call (-1 if none).
 	Msg, Block, CallMsg int
+	pos                 int        // its index in Index.Results, for Index.sizes
 	lines               int        // distinct content lines
 	mentions            []int32    // name ids of Subject.Mentions
 	key                 int32      // call key id, -1 if the call has no key
@@ -69,17 +71,29 @@ type Index struct {
 	mentionUnits [][]int32
 	keyUnits     [][]int32
 	meter        *policy.Meter
-	once         sync.Once
-	pending      *pendingEvidence
+	// sizes[k] is Results[k]'s size in meter units plus one, 0 until first
+	// measured. A sweep's jobs share the index and read the same refetched
+	// results' sizes for every parameter set: measuring each once (an
+	// atomic store of a value every racer computes alike) saves re-reading
+	// the text, without measuring results no signal asks for.
+	sizes   []atomic.Int64
+	once    sync.Once
+	pending *pendingEvidence
 }
 
 // Tokens is a result's size in the index's meter: its text alone, also for
 // a structured result (a meter counts Text, not Payload), since that is
 // what the agent had to read back. It is measured on demand, for hidden
-// results only, so the index never measures every result.
+// results only, so the index never measures every result, and once.
 func (ix *Index) Tokens(r *Result) int {
+	size := &ix.sizes[r.pos]
+	if v := size.Load(); v > 0 {
+		return ix.meter.Tokens(v - 1)
+	}
 	b := &ix.Session.Messages[r.Msg].Blocks[r.Block]
-	return ix.meter.Tokens(ix.meter.Block(&corpus.Block{Kind: corpus.KindText, Text: resultText(b)}))
+	v := ix.meter.Block(&corpus.Block{Kind: corpus.KindText, Text: resultText(b)})
+	size.Store(v + 1)
+	return ix.meter.Tokens(v)
 }
 
 // contentShareCap is the most results a content line may be in and still
@@ -146,7 +160,7 @@ func Build(s *corpus.Session, opt Options) *Index {
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1}
+			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, key: -1, pos: len(ix.Results)}
 			if c, ok := calls[b.ToolCallID]; ok {
 				r.Tool, r.Subject, r.CallMsg = c.subj.Tool, c.subj, int(ix.units[c.unit].msg)
 				if k := callKey(c.subj); k != "" {
@@ -164,6 +178,7 @@ func Build(s *corpus.Session, opt Options) *Index {
 			ix.Results = append(ix.Results, r)
 		}
 	}
+	ix.sizes = make([]atomic.Int64, len(ix.Results))
 	ix.pending = &pendingEvidence{calls: calls, names: names, persistReads: persistReads}
 	return ix
 }

@@ -26,3 +26,34 @@ func BenchmarkIndexReal(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSignalsReal is what each parameter set of a sweep pays to read
+// its signals from the shared, already built indexes: here every result of
+// every real Claude Code session hidden as soon as it arrived, the most
+// signals (and refetch sizes) a replay can ask for.
+//
+//	go test ./replay/loss -run '^$' -bench BenchmarkSignalsReal -benchtime 20x -cpu 1 -count 3
+func BenchmarkSignalsReal(b *testing.B) {
+	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ixs := make([]*Index, len(ss))
+	hides := make([][]Hide, len(ss))
+	for i, s := range ss {
+		ixs[i] = Build(s, Options{})
+		ixs[i].ready()
+		for _, r := range ixs[i].Results {
+			hides[i] = append(hides[i], Hide{CallID: r.ID, At: r.Msg + 1, Event: -1})
+		}
+	}
+	b.ReportAllocs()
+	refetched := 0
+	for b.Loop() {
+		refetched = 0
+		for i, ix := range ixs {
+			refetched += ix.Report(hides[i]).Counts.Refetched
+		}
+	}
+	b.ReportMetric(float64(refetched), "refetched")
+}

@@ -3,6 +3,7 @@ package loss
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -158,5 +159,36 @@ func TestQuoteOfKeptHead(t *testing.T) {
 	}
 	if s := ix.Signal(Hide{CallID: "r1", At: at}); s.NeededMsg != at+1 {
 		t.Errorf("stubbed: needed at %d, want %d (line 1 quoted)", s.NeededMsg, at+1)
+	}
+}
+
+// Tokens keeps each result's size after its first measurement: the cached
+// value must be the meter's, on every call and from the goroutines of a
+// sweep sharing the index (run with -race).
+func TestTokensMeasuredOnce(t *testing.T) {
+	var b sessionBuilder
+	b.user("go")
+	b.call("r1", "Read", `{"file_path":"/p/a.go"}`, strings.Repeat("ascii text line\n", 50))
+	b.call("r2", "Read", `{"file_path":"/p/b.go"}`, strings.Repeat("日本語 😀 line\n", 30))
+	ix := Build(&b.s, Options{})
+	for _, id := range []string{"r1", "r2"} {
+		r := ix.Result(id)
+		want := ix.meter.Tokens(ix.meter.Block(&corpus.Block{Kind: corpus.KindText,
+			Text: resultText(&b.s.Messages[r.Msg].Blocks[r.Block])}))
+		if want == 0 {
+			t.Fatalf("%s measures 0 tokens: the test needs a non-empty result", id)
+		}
+		got := make([]int, 8)
+		var wg sync.WaitGroup
+		for g := range got {
+			wg.Go(func() { got[g] = ix.Tokens(r) })
+		}
+		wg.Wait()
+		got = append(got, ix.Tokens(r))
+		for g, n := range got {
+			if n != want {
+				t.Errorf("%s: call %d gave %d tokens, want %d", id, g, n, want)
+			}
+		}
 	}
 }
