@@ -264,8 +264,18 @@ type outputValue struct {
 	Payload []byte // another JSON value, kept raw
 }
 
+// decodeOutput decodes a call output. raw is a value Scanner.Raw returned, so it is already validated: a
+// string output (most of a rollout's bytes) is decoded straight from it
+// rather than scanned a second time by Scanner.Str.
 func decodeOutput(raw []byte) (outputValue, error) {
 	var o outputValue
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		text, ok := jsonscan.Unescape(raw[1 : n-1])
+		if ok {
+			o.Text = text
+			return o, nil
+		}
+	}
 	s := &jsonscan.Scanner{B: raw}
 	switch s.Peek() {
 	case 0:
