@@ -8,11 +8,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/cputime"
 	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/synth"
 )
@@ -60,7 +59,7 @@ func BenchmarkClaiLoad(b *testing.B) {
 		b.Run(fmt.Sprintf("%dMB", mb), func(b *testing.B) {
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
-			cpu0 := claiCPUTime()
+			cpu0 := cputime.Now()
 			for b.Loop() {
 				ss, err := load.Load([]string{path}, corpus.Options{})
 				if err != nil || len(ss) == 0 {
@@ -70,17 +69,7 @@ func BenchmarkClaiLoad(b *testing.B) {
 			// The machine is shared: CPU time per byte is the figure that
 			// does not depend on what else runs (2 cores: the decode runs
 			// beside the SQLite scan, so wall time can be below it).
-			cpu := (claiCPUTime() - cpu0).Seconds()
-			b.ReportMetric(float64(fi.Size())*float64(b.N)/1e6/cpu, "MB/cpu-s")
+			cputime.ReportMBPerCPUSecond(b, float64(fi.Size())*float64(b.N), cpu0)
 		})
 	}
-}
-
-// claiCPUTime is the process's user plus system CPU time.
-func claiCPUTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

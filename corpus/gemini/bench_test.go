@@ -7,12 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/gemini"
+	"github.com/calib-dev/calib/corpus/internal/cputime"
 	"github.com/calib-dev/calib/corpus/load"
 )
 
@@ -101,7 +100,7 @@ func BenchmarkLoadGemini(b *testing.B) {
 	size := writeSyntheticChat(b, p, 64<<20)
 	b.SetBytes(int64(size))
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	for b.Loop() {
 		ss, err := gemini.Load(p, corpus.Options{})
 		if err != nil || len(ss) != 1 || len(ss[0].Warnings) != 0 {
@@ -110,14 +109,5 @@ func BenchmarkLoadGemini(b *testing.B) {
 	}
 	// The machine is shared: CPU time per byte is the figure that does not
 	// depend on what else runs.
-	b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-cpu0).Seconds(), "MB/cpu-s")
-}
-
-// cpuTime is the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cputime.ReportMBPerCPUSecond(b, float64(size)*float64(b.N), cpu0)
 }

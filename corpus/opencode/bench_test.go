@@ -7,11 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/cputime"
 	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/opencode"
 )
@@ -123,7 +122,7 @@ func BenchmarkLoadOpencode(b *testing.B) {
 	size := writeSyntheticDB(b, p, 64<<20)
 	b.SetBytes(int64(size))
 	b.ResetTimer()
-	cpu0 := cpuTime()
+	cpu0 := cputime.Now()
 	for b.Loop() {
 		ss, err := opencode.Load(p, corpus.Options{})
 		if err != nil || len(ss) == 0 || len(ss[0].Warnings) != 0 {
@@ -132,14 +131,5 @@ func BenchmarkLoadOpencode(b *testing.B) {
 	}
 	// The machine is shared: CPU time per byte is the figure that does not
 	// depend on what else runs.
-	b.ReportMetric(float64(size)*float64(b.N)/1e6/(cpuTime()-cpu0).Seconds(), "MB/cpu-s")
-}
-
-// cpuTime is the process's user plus system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	cputime.ReportMBPerCPUSecond(b, float64(size)*float64(b.N), cpu0)
 }
