@@ -198,7 +198,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	// Each session's loss index is built once and shared, read only, by
 	// every policy that replays it (as sweep shares it across sets).
 	lossIx, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(_ context.Context, i int) (*loss.Index, error) {
-		return loss.Build(l.Sessions[i], loss.Options{}), nil
+		return loss.Build(l.Sessions[i], loss.Options{Shared: true}), nil
 	}, nil)
 	if err != nil {
 		return err

@@ -106,7 +106,7 @@ func BenchmarkLossReal(b *testing.B) {
 	}
 	shared := make([]*loss.Index, len(ss))
 	for i, s := range ss {
-		shared[i] = loss.Build(s, loss.Options{})
+		shared[i] = loss.Build(s, loss.Options{Shared: true})
 	}
 	var took [3]time.Duration
 	hidden := 0

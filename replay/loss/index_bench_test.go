@@ -8,9 +8,10 @@ import (
 	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
-// BenchmarkIndexReal is the index alone (Build and the evidence pass a
-// first signal runs) over every real Claude Code session: what one
-// `calib replay` pays on top of the replay (BenchmarkLossReal gives the
+// BenchmarkIndexReal is the whole index alone (Build, the subjects and
+// the evidence of every result) over every real Claude Code session: what
+// a sweep pays once per session, and a replay at most (it builds the
+// evidence of its hidden results only; BenchmarkLossReal gives that
 // ratio). Its allocations do not depend on the shared machine's load.
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkIndexReal -benchtime 20x -cpu 1 -count 3
@@ -22,7 +23,9 @@ func BenchmarkIndexReal(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, s := range ss {
-			Build(s, Options{}).ready()
+			ix := Build(s, Options{})
+			ix.prepare()
+			ix.fullEvidence()
 		}
 	}
 }
@@ -42,7 +45,8 @@ func BenchmarkSignalsReal(b *testing.B) {
 	hides := make([][]Hide, len(ss))
 	for i, s := range ss {
 		ixs[i] = Build(s, Options{})
-		ixs[i].ready()
+		ixs[i].prepare()
+		ixs[i].fullEvidence()
 		for _, r := range ixs[i].Results {
 			hides[i] = append(hides[i], Hide{CallID: r.ID, At: r.Msg + 1, Event: -1})
 		}

@@ -100,20 +100,29 @@ func (ix *Index) Result(id string) *Result {
 	return nil
 }
 
-// Signal reads what hiding one result cost. It costs a few binary searches
-// in the result's lists: nothing is rescanned. A hide of an id the index
-// does not hold returns nil.
+// Signal reads what hiding one result cost, from the evidence of every
+// result (built once; Report builds only what its hides need). A hide of
+// an id the index does not hold returns nil.
 func (ix *Index) Signal(h Hide) *Signal {
+	if ix.Result(h.CallID) == nil {
+		return nil
+	}
+	ix.prepare()
+	return ix.signal(ix.fullEvidence(), h)
+}
+
+// signal reads one hide's signal from evidence that covers its result. It
+// costs a few binary searches in the result's lists: nothing is rescanned.
+func (ix *Index) signal(ev *evidence, h Hide) *Signal {
 	r := ix.Result(h.CallID)
 	if r == nil {
 		return nil
 	}
-	ix.ready()
 	s := &Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1, ArrivedRequest: -1}
 	from := ix.unitAtOrAfter(h.At)
 	s.Unseen = ix.unitAtOrAfter(r.Msg+1) == from
-	fetch := ix.firstFetch(r, from)
-	need, by := ix.firstNeed(r, from, h.Kept)
+	fetch := ix.firstFetch(ev, r, from)
+	need, by := ix.firstNeed(ev, r, from, h.Kept)
 	if fetch >= 0 {
 		s.FetchedMsg, s.FetchedLine = int(ix.units[fetch].msg), int(ix.units[fetch].line)
 		s.RefetchTokens = ix.Tokens(r)
@@ -142,8 +151,8 @@ func (ix *Index) unitAtOrAfter(msg int) int32 {
 }
 
 // firstFetch is the first unit >= from that fetched r back, or -1.
-func (ix *Index) firstFetch(r *Result, from int32) int32 {
-	best := firstAtOrAfter(r.fetched, from)
+func (ix *Index) firstFetch(ev *evidence, r *Result, from int32) int32 {
+	best := firstAtOrAfter(ev.fetched[r.pos], from)
 	if r.key >= 0 {
 		if u := firstAtOrAfter(ix.keyUnits[r.key], from); u >= 0 && (best < 0 || u < best) {
 			best = u
@@ -153,8 +162,8 @@ func (ix *Index) firstFetch(r *Result, from int32) int32 {
 }
 
 // isFetch reports whether unit u fetched r back.
-func (ix *Index) isFetch(r *Result, u int32) bool {
-	if firstAtOrAfter(r.fetched, u) == u {
+func (ix *Index) isFetch(ev *evidence, r *Result, u int32) bool {
+	if firstAtOrAfter(ev.fetched[r.pos], u) == u {
 		return true
 	}
 	return r.key >= 0 && firstAtOrAfter(ix.keyUnits[r.key], u) == u
@@ -163,18 +172,18 @@ func (ix *Index) isFetch(r *Result, u int32) bool {
 // firstNeed is the first unit >= from that names r's subject or quotes a
 // distinctive line of it, skipping the units that fetch r back (naming a
 // path to read it again is not using what it held), or -1.
-func (ix *Index) firstNeed(r *Result, from int32, kept int) (int32, string) {
+func (ix *Index) firstNeed(ev *evidence, r *Result, from int32, kept int) (int32, string) {
 	for u := from; ; {
 		best, by := int32(-1), ""
-		for _, id := range r.mentions {
-			if v := firstAtOrAfter(ix.mentionUnits[id], u); v >= 0 && (best < 0 || v < best) {
+		for _, id := range ev.mentions[r.pos] {
+			if v := firstAtOrAfter(ev.mentionUnits[id], u); v >= 0 && (best < 0 || v < best) {
 				best, by = v, "name"
 			}
 		}
-		if v := firstQuote(r.quotes, u, kept); v >= 0 && (best < 0 || v < best) {
+		if v := firstQuote(ev.quotes[r.pos], u, kept); v >= 0 && (best < 0 || v < best) {
 			best, by = v, "quote"
 		}
-		if best < 0 || !ix.isFetch(r, best) {
+		if best < 0 || !ix.isFetch(ev, r, best) {
 			return best, by
 		}
 		u = best + 1

@@ -217,8 +217,9 @@ type Report struct {
 // an agent recorded).
 func (ix *Index) Report(hides []Hide) Report {
 	rep := Report{ByStage: map[string]Counts{}, ByEvent: map[int]Counts{}, ByEventStage: map[int]map[string]Counts{}}
+	ev := ix.evidenceFor(hides)
 	for _, h := range hides {
-		s := ix.Signal(h)
+		s := ix.signal(ev, h)
 		if s == nil {
 			continue
 		}

@@ -67,7 +67,7 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []
 	var lossIx []*loss.Index
 	if s.TrackLoss && s.Rotations == 0 {
 		lossIx, _, err = replay.Map(ctx, len(sessions), s.Workers, func(_ context.Context, i int) (*loss.Index, error) {
-			return loss.Build(sessions[i], loss.Options{}), nil
+			return loss.Build(sessions[i], loss.Options{Shared: true}), nil
 		}, nil)
 		if err != nil {
 			return nil, nil, err

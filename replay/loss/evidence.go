@@ -1,0 +1,344 @@
+package loss
+
+import (
+	"bytes"
+	"hash/maphash"
+	"strings"
+	"unsafe"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// evidence is what the recording shows about a set of results: for each,
+// its distinct content lines, the units quoting one of its distinctive
+// lines and the units fetching it back, and, per name of the subjects, the
+// units naming it. Only the entries of the results it was built for are
+// filled in.
+type evidence struct {
+	lines    []int32      // per result: distinct content lines
+	mentions [][]int32    // per result: name ids of its subject's mentions
+	quotes   [][]quoteHit // per result: units quoting one of its distinctive lines, by unit
+	fetched  [][]int32    // per result: units whose calls fetched it back by content or by its persisted file, ascending
+	// mentionUnits[name id] are the units (ascending) naming a subject.
+	mentionUnits [][]int32
+}
+
+// quoteHit is a unit quoting a distinctive line of a result, and where
+// that line ends in the result's text (a cut that kept the line whole
+// left it visible: quoting it is no use of what was cut).
+type quoteHit struct {
+	unit, end int32
+}
+
+// contentShareCap is the most results a content line may be in and still
+// count as evidence that one output repeats another: a line shared by more
+// (a licence header, a generated banner, a test runner's summary) is
+// boilerplate; it counts towards a result's lines but never as a repeat,
+// and tracking its holders would make the cost quadratic.
+const contentShareCap = 8
+
+// fullEvidence is the evidence of every result, built once.
+func (ix *Index) fullEvidence() *evidence {
+	ix.fullOnce.Do(func() { ix.full = ix.buildEvidence(nil, 0) })
+	return ix.full
+}
+
+// evidenceFor is the evidence a list of hides needs. A shared index builds
+// it for every result once; otherwise it is built for the hidden results
+// alone, reading the agent's messages from the first hide on, unless they
+// hold most of the results' text (then the one-pass build of everything
+// costs less than two passes).
+func (ix *Index) evidenceFor(hides []Hide) *evidence {
+	ix.prepare()
+	if ix.shared || len(hides) == 0 {
+		return ix.fullEvidenceIf(len(hides) > 0)
+	}
+	want := make([]bool, len(ix.Results))
+	from := int32(len(ix.units))
+	wanted, total := 0, 0
+	for _, h := range hides {
+		k, ok := ix.byID[h.CallID]
+		if !ok {
+			continue
+		}
+		if !want[k] {
+			want[k] = true
+			wanted += ix.textLen(k)
+		}
+		from = min(from, ix.unitAtOrAfter(h.At))
+	}
+	for k := range ix.Results {
+		total += ix.textLen(k)
+	}
+	if 2*wanted >= total {
+		return ix.fullEvidence()
+	}
+	return ix.buildEvidence(want, from)
+}
+
+// fullEvidenceIf is the full evidence when asked for, else an empty one
+// (a report with no hides reads nothing).
+func (ix *Index) fullEvidenceIf(ok bool) *evidence {
+	if !ok {
+		return &evidence{}
+	}
+	return ix.fullEvidence()
+}
+
+// textLen is the length of a result's text, for choosing how to build.
+func (ix *Index) textLen(k int) int {
+	r := &ix.Results[k]
+	b := &ix.Session.Messages[r.Msg].Blocks[r.Block]
+	return len(b.Text) + len(b.Payload)
+}
+
+// buildEvidence builds the evidence of the results marked in want (nil:
+// all), with the agent's messages read from unit from on (earlier ones
+// can need nothing the hides ask about). It needs prepare.
+func (ix *Index) buildEvidence(want []bool, from int32) *evidence {
+	ev := &evidence{lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
+		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
+	wanted := func(k int) bool { return want == nil || want[k] }
+	names := newNameMatcher()
+	for k := range ix.Results {
+		if wanted(k) {
+			for _, name := range ix.Results[k].Subject.Mentions {
+				ev.mentions[k] = append(ev.mentions[k], names.add(name))
+			}
+		}
+	}
+	for k := range ix.Results {
+		if !wanted(k) {
+			continue
+		}
+		if us, ok := ix.persistReads[ix.Results[k].ID]; ok {
+			ev.fetched[k] = mergeUnits(ev.fetched[k], us)
+		}
+	}
+	q := ix.indexLines(ev, want)
+	names.build()
+	ev.mentionUnits = make([][]int32, len(names.ids))
+	ix.scanUnits(ev, names, q, from)
+	return ev
+}
+
+// lineEntry is one content line of the results and who holds it.
+type lineEntry struct {
+	line  string
+	end   int32   // where the line ends in the first wanted result's text
+	first int32   // the first result holding the line, -1 before any
+	more  []int32 // the next ones, up to contentShareCap in all
+	count int32   // results holding the line
+	last  int32   // the last result counted
+}
+
+// indexLines counts each content line once per result, marks content
+// refetches of the wanted results (a later call whose result holds at
+// least half of an earlier result's content lines, when that result has
+// at least three), and returns the matcher of their distinctive lines
+// (those in exactly one result) with the result each belongs to.
+//
+// For all results it is one pass that files every content line. For some,
+// it first files the wanted results' lines, then passes over every result
+// looking each line up without filing new ones: a line no wanted result
+// holds can change none of their counts, so the other results' lines cost
+// a hash and a lookup, not the content-line test and a map entry each.
+func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
+	texts := make([]string, len(ix.Results))
+	size := 0
+	for k := range ix.Results {
+		if want == nil || want[k] {
+			r := &ix.Results[k]
+			texts[k] = resultText(&ix.Session.Messages[r.Msg].Blocks[r.Block])
+			size += len(texts[k])
+		}
+	}
+	// Lines are keyed by a 64-bit hash (a collision between two of a
+	// session's lines, about n²/2⁶⁵, could only make a line look shared)
+	// and kept in one slice, so that the common case, a line seen once,
+	// costs one map entry and no allocation of its own. Sized from the
+	// text (a guess of one content line per 100 bytes; a wrong guess only
+	// costs growth) so that the map and slice grow less.
+	size /= 100
+	seed := maphash.MakeSeed()
+	byHash := make(map[uint64]int32, size)
+	all := make([]lineEntry, 0, size)
+	file := func(k int, text, ln string) int32 {
+		h := maphash.String(seed, ln)
+		i, ok := byHash[h]
+		if !ok {
+			i = int32(len(all))
+			byHash[h] = i
+			all = append(all, lineEntry{line: ln, end: int32(offsetIn(text, ln) + len(ln)), first: -1, last: -1})
+		}
+		return i
+	}
+	if want != nil {
+		for k, text := range texts {
+			if want[k] {
+				ContentLines(text, func(ln string) { file(k, text, ln) })
+			}
+		}
+	}
+	shared := map[int32]int32{}
+	for k := range ix.Results {
+		text := texts[k]
+		lookup := want != nil && !want[k]
+		if lookup {
+			r := &ix.Results[k]
+			text = resultText(&ix.Session.Messages[r.Msg].Blocks[r.Block])
+		}
+		clear(shared)
+		count := func(ln string) {
+			var i int32
+			if want == nil {
+				i = file(k, text, ln)
+			} else {
+				var ok bool
+				if i, ok = byHash[maphash.String(seed, ln)]; !ok {
+					return
+				}
+			}
+			e := &all[i]
+			if e.last == int32(k) {
+				return // the same line twice in one result counts once
+			}
+			e.last = int32(k)
+			ev.lines[k]++
+			e.count++
+			switch {
+			case e.count == 1:
+				e.first = int32(k)
+				return
+			case e.count > contentShareCap:
+				e.more = nil // boilerplate from now on
+				return
+			}
+			shared[e.first]++
+			for _, o := range e.more {
+				shared[o]++
+			}
+			e.more = append(e.more, int32(k))
+		}
+		if lookup {
+			candidateLines(text, count)
+		} else {
+			ContentLines(text, count)
+		}
+		c, ok := ix.callOf[ix.Results[k].ID]
+		if !ok {
+			continue
+		}
+		u := ix.calls[c].unit
+		for o, n := range shared {
+			if want != nil && !want[o] {
+				continue
+			}
+			if l := ev.lines[o]; l >= 3 && 2*n >= l {
+				ev.fetched[o] = appendUnit(ev.fetched[o], u)
+			}
+		}
+	}
+	distinct := 0
+	for i := range all {
+		if all[i].count == 1 {
+			distinct++
+		}
+	}
+	q := &quoteLines{m: newLineMatcher(distinct), owner: make([]int32, 0, distinct), end: make([]int32, 0, distinct)}
+	for i := range all { // first-filed order, so ids are deterministic
+		if e := &all[i]; e.count == 1 {
+			q.m.add(e.line)
+			q.owner = append(q.owner, e.first)
+			q.end = append(q.end, e.end)
+		}
+	}
+	return q
+}
+
+// candidateLines calls fn with every line of text that could equal a
+// content line (ContentLines' trimming and length test, without the
+// letter count): for looking lines up among those already filed.
+func candidateLines(text string, fn func(line string)) {
+	for len(text) > 0 {
+		ln := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			ln, text = text[:i], text[i+1:]
+		} else {
+			text = ""
+		}
+		if len(ln) < minLineRunes {
+			continue // trimming only shortens it
+		}
+		if ln = strings.TrimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
+			fn(ln)
+		}
+	}
+}
+
+// quoteLines is the matcher of distinctive lines and each line's result.
+type quoteLines struct {
+	m     *lineMatcher
+	owner []int32
+	end   []int32 // where each line ends in its result's text
+}
+
+// offsetIn is where sub, a substring sharing text's memory (ContentLines
+// yields such), starts in text.
+func offsetIn(text, sub string) int {
+	return int(uintptr(unsafe.Pointer(unsafe.StringData(sub))) - uintptr(unsafe.Pointer(unsafe.StringData(text))))
+}
+
+// scanUnits reads every unit from from on once: its text blocks and the
+// string values of its tool inputs (decoded, so a quoted line with quotes
+// or backslashes in it still matches). Thinking is not a use: the model
+// reasoning about a file is not the recording showing it relied on the
+// file's content, and the analyst found it changes no count on the real
+// logs.
+func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from int32) {
+	lastName := make([]int32, len(names.ids))
+	for i := range lastName {
+		lastName[i] = -1
+	}
+	for u := from; int(u) < len(ix.units); u++ {
+		// Naming a subject in order to act on it again (read the path,
+		// rerun the command) is not using what an earlier result held:
+		// the unit's own calls' names are never recorded for it.
+		for _, c := range ix.calls[ix.units[u].calls[0]:ix.units[u].calls[1]] {
+			for _, name := range c.subj.Mentions {
+				if id, ok := names.ids[name]; ok {
+					lastName[id] = u
+				}
+			}
+		}
+		visit := func(text string) {
+			names.scan(text, func(id int32) {
+				if lastName[id] != u {
+					lastName[id] = u
+					ev.mentionUnits[id] = append(ev.mentionUnits[id], u)
+				}
+			})
+			q.m.scan(text, func(id int32) {
+				o := q.owner[id]
+				ev.quotes[o] = append(ev.quotes[o], quoteHit{u, q.end[id]})
+			})
+		}
+		m := &ix.Session.Messages[ix.units[u].msg]
+		for j := range m.Blocks {
+			b := &m.Blocks[j]
+			switch b.Kind {
+			case corpus.KindText:
+				visit(b.Text)
+			case corpus.KindToolUse:
+				if bytes.IndexByte(b.Args, '\\') < 0 {
+					// No escapes: every string value is verbatim in the
+					// raw JSON, so scan it whole (keys and punctuation
+					// match no path, command or content line).
+					visit(unsafe.String(unsafe.SliceData(b.Args), len(b.Args)))
+				} else {
+					forEachString(b.Args, visit)
+				}
+			}
+		}
+	}
+}

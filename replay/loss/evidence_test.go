@@ -1,0 +1,106 @@
+package loss
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
+	"github.com/calib-dev/calib/corpus/synth"
+)
+
+// hideSets are sets of hides a replay could report: one result, every
+// seventh, a random fifth (three seeds), the first half, each hidden from
+// the message after it arrived or from a later one.
+func hideSets(ix *Index) map[string][]Hide {
+	n := len(ix.Results)
+	at := func(r *Result, later int) Hide {
+		return Hide{CallID: r.ID, At: min(r.Msg+1+later, len(ix.Session.Messages)), Event: -1, Stage: "s"}
+	}
+	sets := map[string][]Hide{}
+	if n == 0 {
+		return sets
+	}
+	sets["one"] = []Hide{at(&ix.Results[n/2], 0)}
+	for k := 0; k < n; k += 7 {
+		sets["seventh"] = append(sets["seventh"], at(&ix.Results[k], 3*k%11))
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		name := fmt.Sprintf("random%d", seed)
+		for k := range ix.Results {
+			if rng.IntN(5) == 0 {
+				h := at(&ix.Results[k], rng.IntN(40))
+				h.Kept = rng.IntN(400)
+				sets[name] = append(sets[name], h)
+			}
+		}
+	}
+	for k := 0; k < n/2; k++ {
+		sets["half"] = append(sets["half"], at(&ix.Results[k], 1))
+	}
+	return sets
+}
+
+// checkEvidenceAgrees compares, for every hide set, the signals read from
+// evidence built for the hidden results alone with those read from the
+// evidence of every result: building less must not change any signal.
+func checkEvidenceAgrees(t *testing.T, name string, s *corpus.Session) (restricted int) {
+	t.Helper()
+	full := Build(s, Options{Shared: true})
+	full.prepare()
+	fev := full.fullEvidence()
+	for set, hides := range hideSets(full) {
+		ix := Build(s, Options{})
+		ix.prepare()
+		want := make([]bool, len(ix.Results))
+		from := int32(len(ix.units))
+		for _, h := range hides {
+			want[ix.byID[h.CallID]] = true
+			from = min(from, ix.unitAtOrAfter(h.At))
+		}
+		ev := ix.buildEvidence(want, from)
+		restricted++
+		for _, h := range hides {
+			got, exp := ix.signal(ev, h), full.signal(fev, h)
+			if got.Result.ID != exp.Result.ID {
+				t.Fatalf("%s/%s: %s: result %s, want %s", name, set, h.CallID, got.Result.ID, exp.Result.ID)
+			}
+			got.Result, exp.Result = nil, nil
+			if !reflect.DeepEqual(got, exp) {
+				t.Errorf("%s/%s: %s hidden at %d:\n got %+v\nwant %+v", name, set, h.CallID, h.At, *got, *exp)
+			}
+		}
+		if rep, frep := ix.Report(hides), full.Report(hides); !reflect.DeepEqual(rep.Counts, frep.Counts) {
+			t.Errorf("%s/%s: Report %+v, shared index %+v", name, set, rep.Counts, frep.Counts)
+		}
+	}
+	return restricted
+}
+
+func TestEvidenceForHiddenMatchesAll(t *testing.T) {
+	var p synth.Profile = synth.ToolHeavy
+	p.Turns = 2
+	checkEvidenceAgrees(t, "synth", &corpus.Session{ID: "synth", Messages: synth.Smith(p, 3)})
+	for _, payload := range []bool{false, true} {
+		sc := synth.Loss(synth.LossOptions{Filler: 30, FillerBytes: 2000, FileBytes: 6000, Payload: payload, Seed: 5})
+		checkEvidenceAgrees(t, fmt.Sprintf("loss-scenario/payload=%v", payload), &corpus.Session{ID: "loss", Messages: sc.Messages})
+	}
+}
+
+func TestEvidenceForHiddenMatchesAllReal(t *testing.T) {
+	ss, err := load.Load([]string{realcorpus.Dir(t, "claude-code")}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets := 0
+	for _, s := range ss {
+		sets += checkEvidenceAgrees(t, s.ID, s)
+	}
+	if sets < 100 {
+		t.Fatalf("only %d hide sets checked over %d sessions", sets, len(ss))
+	}
+}
