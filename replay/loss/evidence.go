@@ -3,6 +3,7 @@ package loss
 import (
 	"bytes"
 	"hash/maphash"
+	"math/bits"
 	"strings"
 	"unsafe"
 
@@ -173,12 +174,14 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 		}
 		return i
 	}
+	var filter lineFilter
 	if want != nil {
 		for k, text := range texts {
 			if want[k] {
 				ContentLines(text, func(ln string) { file(k, text, ln) })
 			}
 		}
+		filter = newLineFilter(all)
 	}
 	shared := map[int32]int32{}
 	for k := range ix.Results {
@@ -195,6 +198,9 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 				i = file(k, text, ln)
 			} else {
 				var ok bool
+				if lookup && !filter.has(ln) {
+					return
+				}
 				if i, ok = byHash[maphash.String(seed, ln)]; !ok {
 					return
 				}
@@ -274,6 +280,46 @@ func candidateLines(text string, fn func(line string)) {
 			fn(ln)
 		}
 	}
+}
+
+// lineFilter holds a cheap fingerprint of each filed line (its length and
+// its first and last eight bytes), so that most lines of the other results
+// are turned away without hashing the whole line and probing the map: in a
+// session, most lines are held by no hidden result.
+type lineFilter struct {
+	bits []uint64
+	mask uint64
+}
+
+func newLineFilter(lines []lineEntry) lineFilter {
+	n := uint64(1024)
+	for n < 16*uint64(len(lines)) { // at most 1 in 16 bits set: few false hits
+		n <<= 1
+	}
+	f := lineFilter{bits: make([]uint64, n/64), mask: n - 1}
+	for i := range lines {
+		h := fingerprint(lines[i].line) & f.mask
+		f.bits[h/64] |= 1 << (h % 64)
+	}
+	return f
+}
+
+func (f lineFilter) has(ln string) bool {
+	h := fingerprint(ln) & f.mask
+	return f.bits[h/64]&(1<<(h%64)) != 0
+}
+
+// fingerprint mixes a line's length and its first and last eight bytes
+// (every content line has at least minLineRunes bytes).
+func fingerprint(ln string) uint64 {
+	h := (le64(ln) ^ bits.RotateLeft64(le64(ln[len(ln)-8:]), 29) ^ uint64(len(ln))) * 0x9e3779b97f4a7c15
+	return h ^ h>>29
+}
+
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // quoteLines is the matcher of distinctive lines and each line's result.

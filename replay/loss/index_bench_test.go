@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -60,4 +61,39 @@ func BenchmarkSignalsReal(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(refetched), "refetched")
+}
+
+// BenchmarkEvidenceReal builds the evidence over every real Claude Code
+// session for all results (what a shared index builds once) and for every
+// fifth result (what a replay hiding those builds): the second reads the
+// other results' lines only to look them up.
+//
+//	go test ./replay/loss -run '^$' -bench BenchmarkEvidenceReal -benchtime 20x -cpu 1 -count 3
+func BenchmarkEvidenceReal(b *testing.B) {
+	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ixs := make([]*Index, len(ss))
+	for i, s := range ss {
+		ixs[i] = Build(s, Options{})
+		ixs[i].prepare()
+	}
+	for _, every := range []int{1, 5} {
+		b.Run(fmt.Sprintf("every=%d", every), func(b *testing.B) {
+			for b.Loop() {
+				for _, ix := range ixs {
+					if every == 1 {
+						ix.buildEvidence(nil, 0)
+						continue
+					}
+					want := make([]bool, len(ix.Results))
+					for k := 0; k < len(want); k += every {
+						want[k] = true
+					}
+					ix.buildEvidence(want, 0)
+				}
+			}
+		})
+	}
 }
