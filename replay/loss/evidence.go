@@ -164,21 +164,30 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 	seed := maphash.MakeSeed()
 	byHash := make(map[uint64]int32, size)
 	all := make([]lineEntry, 0, size)
-	file := func(k int, text, ln string) int32 {
+	// file returns a line's entry, filing it if it is a content line, or
+	// -1 if it is not one. The content-line test runs once per distinct
+	// line: the map remembers a line that failed it as -1, so a line
+	// repeated across results (a test runner's output, a file read twice)
+	// costs a lookup.
+	file := func(text, ln string) int32 {
 		h := maphash.String(seed, ln)
-		i, ok := byHash[h]
-		if !ok {
-			i = int32(len(all))
-			byHash[h] = i
-			all = append(all, lineEntry{line: ln, end: int32(offsetIn(text, ln) + len(ln)), first: -1, last: -1})
+		if i, ok := byHash[h]; ok {
+			return i
 		}
+		if !contentLine(ln) {
+			byHash[h] = -1
+			return -1
+		}
+		i := int32(len(all))
+		byHash[h] = i
+		all = append(all, lineEntry{line: ln, end: int32(offsetIn(text, ln) + len(ln)), first: -1, last: -1})
 		return i
 	}
 	var filter lineFilter
 	if want != nil {
 		for k, text := range texts {
 			if want[k] {
-				ContentLines(text, func(ln string) { file(k, text, ln) })
+				candidateLines(text, func(ln string) { file(text, ln) })
 			}
 		}
 		filter = newLineFilter(all)
@@ -195,15 +204,16 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 		count := func(ln string) {
 			var i int32
 			if want == nil {
-				i = file(k, text, ln)
+				i = file(text, ln)
+			} else if lookup && !filter.has(ln) {
+				return
+			} else if j, ok := byHash[maphash.String(seed, ln)]; ok {
+				i = j
 			} else {
-				var ok bool
-				if lookup && !filter.has(ln) {
-					return
-				}
-				if i, ok = byHash[maphash.String(seed, ln)]; !ok {
-					return
-				}
+				return
+			}
+			if i < 0 {
+				return // not a content line
 			}
 			e := &all[i]
 			if e.last == int32(k) {
@@ -226,11 +236,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 			}
 			e.more = append(e.more, int32(k))
 		}
-		if lookup {
-			candidateLines(text, count)
-		} else {
-			ContentLines(text, count)
-		}
+		candidateLines(text, count)
 		c, ok := ix.callOf[ix.Results[k].ID]
 		if !ok {
 			continue
@@ -262,9 +268,9 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 	return q
 }
 
-// candidateLines calls fn with every line of text that could equal a
-// content line (ContentLines' trimming and length test, without the
-// letter count): for looking lines up among those already filed.
+// candidateLines calls fn with every line of text that could be a content
+// line: ContentLines without the letter count, which file runs once per
+// distinct line.
 func candidateLines(text string, fn func(line string)) {
 	for len(text) > 0 {
 		ln := text
