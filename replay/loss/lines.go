@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"math/bits"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -30,6 +31,12 @@ func ContentLines(text string, fn func(line string)) {
 			ln, text = text[:i], text[i+1:]
 		} else {
 			text = ""
+		}
+		// Stripping and trimming only shorten a line, and a line has at
+		// most as many runes as bytes: most lines of code and prose are
+		// rejected here without being looked at.
+		if len(ln) < minLineRunes {
+			continue
 		}
 		ln = strings.TrimSpace(stripLineNumber(ln))
 		if len(ln) < minLineRunes || !contentLine(ln) {
@@ -63,21 +70,52 @@ func stripLineNumber(s string) string {
 }
 
 // contentLine reports whether a trimmed line has minLineRunes characters
-// of which minLineAlnum are letters or digits. It stops as soon as both
-// hold, so a long line (minified JSON, a base64 blob) costs its first few
-// dozen bytes, not its length.
+// (runes as utf8.DecodeRuneInString steps them: an invalid byte is one
+// rune, and not a letter) of which minLineAlnum are letters or digits.
+//
+// Both counts only grow along the line, so the answer is "the whole line
+// has enough of both", and any prefix that has enough decides it. That
+// lets the scan take ASCII eight bytes at a time in any grouping (why:
+// this ran once per line of every tool result and was the largest single
+// cost of a replay), stop as soon as a prefix has enough, stop as soon as
+// the bytes left cannot supply the letters still missing, and refuse a
+// short non-ASCII line from a cheap rune count before classifying any
+// rune.
 func contentLine(s string) bool {
-	runes, alnum := 0, 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf { // ASCII, the common case, without decoding
-			if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+	if len(s) < minLineRunes { // runes <= bytes
+		return false
+	}
+	i, alnum := 0, 0
+	for ; i+8 <= len(s); i += 8 {
+		w := word64(s[i:])
+		if w&highBits != 0 {
+			break
+		}
+		alnum += asciiAlnum8(w)
+		if i+8 >= minLineRunes && alnum >= minLineAlnum { // all ASCII so far: runes == bytes
+			return true
+		}
+		if alnum+len(s)-i-8 < minLineAlnum { // each byte left is at most one letter
+			return false
+		}
+	}
+	runes := i // the words consumed were ASCII
+	if rest := len(s) - i; rest < utf8.UTFMax*(minLineRunes-runes) {
+		// Few enough bytes left that they may hold too few runes: count
+		// them (no decoding into classes) before classifying any.
+		if runes+utf8.RuneCountInString(s[i:]) < minLineRunes {
+			return false
+		}
+	}
+	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf {
+			if isASCIIAlnum(c) {
 				alnum++
 			}
 			i++
 		} else {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			r, size := decodeRune(s[i:])
+			if isAlnumRune(r) {
 				alnum++
 			}
 			i += size
@@ -86,6 +124,74 @@ func contentLine(s string) bool {
 		if runes >= minLineRunes && alnum >= minLineAlnum {
 			return true
 		}
+		if alnum+len(s)-i < minLineAlnum {
+			return false
+		}
 	}
 	return false
+}
+
+// highBits has the top bit of every byte of a word: a word of ASCII has
+// none of them set.
+const highBits = 0x8080808080808080
+
+// word64 is the little-endian word of s's first 8 bytes (the compiler
+// merges the byte loads into one).
+func word64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// asciiAlnum8 counts the ASCII letters and digits of a word of eight
+// ASCII bytes without a branch per byte. Adding 0x80-lo to a byte below
+// 0x80 sets its top bit exactly when the byte is >= lo, and no sum carries
+// into the next byte, so two additions test a range for all eight bytes
+// at once; setting bit 0x20 folds A-Z onto a-z.
+func asciiAlnum8(w uint64) int {
+	const ones = 0x0101010101010101
+	digit := (w + ones*(0x80-'0')) &^ (w + ones*(0x7f-'9'))
+	l := w | ones*0x20
+	letter := (l + ones*(0x80-'a')) &^ (l + ones*(0x7f-'z'))
+	return bits.OnesCount64((digit | letter) & highBits)
+}
+
+// isASCIIAlnum reports whether an ASCII byte is a letter or a digit.
+func isASCIIAlnum(c byte) bool {
+	return (c|0x20)-'a' < 26 || c-'0' < 10
+}
+
+// isAlnumRune is unicode.IsLetter(r) || unicode.IsDigit(r), answering the
+// large blocks that lines of CJK text, Hangul or box drawing are made of
+// with a comparison instead of two table searches. Each range is uniform
+// in the Unicode tables of this Go release; TestIsAlnumRune checks every
+// rune, so an upgrade that changes one fails there.
+func isAlnumRune(r rune) bool {
+	switch {
+	case r < 0x100: // Latin-1: the unicode package uses a direct table
+	case r <= 0x2c1: // Latin Extended, IPA
+		return true
+	case 0x2185 <= r && r <= 0x2bff, 0x2e30 <= r && r <= 0x3004: // arrows, math, box drawing, shapes, symbols, CJK punctuation
+		return false
+	case 0x3041 <= r && r <= 0x3096, 0x30a1 <= r && r <= 0x30fa: // kana
+		return true
+	case 0x3400 <= r && r <= 0x4dbf, 0x4e00 <= r && r <= 0xa48c, 0xac00 <= r && r <= 0xd7a3: // CJK, Yi, Hangul
+		return true
+	}
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// decodeRune is utf8.DecodeRuneInString with the three-byte sequences
+// (CJK, kana, Hangul, box drawing, arrows) decoded inline: the library's
+// out-of-line path was a quarter of the scan of such lines. A sequence
+// is taken here only if it is valid (continuation bytes, not overlong,
+// not a surrogate); anything else goes to the library.
+func decodeRune(s string) (rune, int) {
+	if len(s) >= 3 && s[0]&0xf0 == 0xe0 && s[1]&0xc0 == 0x80 && s[2]&0xc0 == 0x80 {
+		r := rune(s[0]&0x0f)<<12 | rune(s[1]&0x3f)<<6 | rune(s[2]&0x3f)
+		if r >= 0x800 && (r < 0xd800 || r > 0xdfff) {
+			return r, 3
+		}
+	}
+	return utf8.DecodeRuneInString(s)
 }
