@@ -1,7 +1,6 @@
 package loss
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
@@ -20,41 +19,112 @@ func resultText(b *corpus.Block) string {
 }
 
 // forEachString calls fn with every string value of a JSON document, in
-// document order (object keys sorted by encoding/json are not used: the
-// decoder walks tokens).
+// document order (object keys are not values), exactly as walking it with
+// json.Decoder.Token does (the old implementation, kept as the oracle in
+// jsonstr_test.go): a stream of several top-level values is walked value
+// after value, and the walk stops at the first syntax error, or at a
+// number too large for a float64 (the decoder fails to decode it), after
+// delivering the strings before it. A string without escapes shares raw's
+// memory.
+//
+// Why not the decoder: Token decodes every scalar through reflection and
+// was about a tenth of building a session's loss index.
 func forEachString(raw []byte, fn func(string)) {
-	if len(raw) == 0 {
-		return
+	// The decoder's token states, and the states to return to when the
+	// open arrays and objects close.
+	const (
+		top = iota
+		arrayStart
+		arrayValue
+		arrayComma
+		objectStart
+		objectKey
+		objectColon
+		objectValue
+		objectComma
+	)
+	valueAllowed := func(st int) bool {
+		return st == top || st == arrayStart || st == arrayValue || st == objectValue
 	}
-	d := json.NewDecoder(strings.NewReader(string(raw)))
-	inObject := []bool{}
-	expectKey := false
-	for {
-		t, err := d.Token()
-		if err != nil {
-			return
+	valueEnd := func(st int) int {
+		switch st {
+		case arrayStart, arrayValue:
+			return arrayComma
+		case objectValue:
+			return objectComma
 		}
-		switch v := t.(type) {
-		case json.Delim:
-			switch v {
-			case '{':
-				inObject = append(inObject, true)
-				expectKey = true
-			case '[':
-				inObject = append(inObject, false)
-				expectKey = false
+		return st
+	}
+	var stack []int
+	st := top
+	for i := skipSpace(raw, 0); i < len(raw); i = skipSpace(raw, i) {
+		switch c := raw[i]; c {
+		case '[', '{':
+			if !valueAllowed(st) {
+				return
+			}
+			stack = append(stack, st)
+			st = arrayStart
+			if c == '{' {
+				st = objectStart
+			}
+			i++
+		case ']', '}':
+			if c == ']' && st != arrayStart && st != arrayComma || c == '}' && st != objectStart && st != objectComma {
+				return
+			}
+			st = valueEnd(stack[len(stack)-1])
+			stack = stack[:len(stack)-1]
+			i++
+		case ':':
+			if st != objectColon {
+				return
+			}
+			st = objectValue
+			i++
+		case ',':
+			switch st {
+			case arrayComma:
+				st = arrayValue
+			case objectComma:
+				st = objectKey
 			default:
-				inObject = inObject[:len(inObject)-1]
-				expectKey = len(inObject) > 0 && inObject[len(inObject)-1]
+				return
 			}
-			continue
-		case string:
-			if !expectKey {
-				fn(v)
+			i++
+		case '"':
+			isKey := st == objectStart || st == objectKey
+			if !isKey && !valueAllowed(st) {
+				return
 			}
-		}
-		if len(inObject) > 0 && inObject[len(inObject)-1] {
-			expectKey = !expectKey
+			end, plain, ok := scanString(raw, i)
+			if !ok {
+				return
+			}
+			if isKey {
+				st = objectColon
+			} else {
+				fn(stringValue(raw[i:end], plain, true))
+				st = valueEnd(st)
+			}
+			i = end
+		default:
+			if !valueAllowed(st) {
+				return
+			}
+			var end int
+			var ok bool
+			if c == '-' || '0' <= c && c <= '9' {
+				end, ok = scanNumber(raw, i)
+				ok = ok && numberFits(raw[i:end])
+			} else {
+				end, ok = scanLiteral(raw, i)
+			}
+			if !ok {
+				return
+			}
+			st = valueEnd(st)
+			i = end
 		}
 	}
 }
