@@ -7,15 +7,15 @@
 // index per hidden result (signals.go).
 //
 // Files: family.go (tool-name families per agent and the subject of a
-// call), lines.go (distinctive and content lines), match.go (the two
-// multi-pattern matchers), index.go (the per-session index), signals.go
+// call), toolinput.go (the decoder of a call's arguments), jsonlex.go and
+// jsonstr.go (JSON strings), lines.go (distinctive and content lines),
+// match.go (the two multi-pattern matchers), index.go (the per-session index), signals.go
 // (hidden, unseen, needed, refetched, lost, refetch_tokens), tracker.go
 // (which request and stage of a replay first hid each result, and the
 // report per session, stage and compaction).
 package loss
 
 import (
-	"encoding/json"
 	"path"
 	"strings"
 )
@@ -103,8 +103,7 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 		s.Display = tool
 		return s
 	}
-	var in toolInput
-	_ = json.Unmarshal(args, &in) // arguments that are not an object leave every field empty
+	in := decodeToolInput(args) // arguments that are not an object leave every field empty
 	str := func(vals ...string) string {
 		for _, v := range vals {
 			if v != "" {
@@ -143,49 +142,6 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 		}
 	}
 	return s
-}
-
-// toolInput holds every input field a subject is read from, across agents.
-type toolInput struct {
-	FilePath      string          `json:"file_path"`
-	FilePathCamel string          `json:"filePath"`      // opencode
-	AbsolutePath  string          `json:"absolute_path"` // Gemini CLI read_file
-	NotebookPath  string          `json:"notebook_path"`
-	Path          string          `json:"path"`
-	Filename      string          `json:"filename"`
-	Input         string          `json:"input"`
-	Patch         string          `json:"patch"`
-	Pattern       string          `json:"pattern"`
-	Query         string          `json:"query"`
-	Regex         string          `json:"regex"`
-	Dir           string          `json:"dir"`
-	Directory     string          `json:"directory"`
-	Glob          string          `json:"glob"`
-	Include       string          `json:"include"`
-	URL           string          `json:"url"`
-	Command       json.RawMessage `json:"command"`
-	Cmd           json.RawMessage `json:"cmd"`
-}
-
-// shellCommand reads a command given as a string (Bash, smith and clai
-// bash: "command"; Codex exec_command: "cmd") or as an argv list (Codex
-// shell: ["bash","-lc","<script>"] gives the script, any other list its
-// words joined by spaces).
-func shellCommand(raws ...json.RawMessage) string {
-	for _, raw := range raws {
-		var one string
-		if json.Unmarshal(raw, &one) == nil && one != "" {
-			return one
-		}
-		var words []string
-		if json.Unmarshal(raw, &words) == nil && len(words) > 0 {
-			if len(words) == 3 && (words[1] == "-lc" || words[1] == "-c") {
-				return words[2]
-			}
-			return strings.Join(words, " ")
-		}
-	}
-	return ""
 }
 
 // patchPath is the first file an apply_patch names ("*** Update File: p",
