@@ -73,3 +73,23 @@ func BenchmarkUTF16Len(b *testing.B) {
 		}
 	}
 }
+
+// TestBMPSeq checks the inline sequence test against the library on every
+// three-byte string with a non-ASCII first byte.
+func TestBMPSeq(t *testing.T) {
+	for a := 0x80; a <= 0xff; a++ {
+		for b := range 256 {
+			for c := range 256 {
+				s := string([]byte{byte(a), byte(b), byte(c)})
+				r, size := utf8.DecodeRuneInString(s)
+				want := 0
+				if size > 1 && r < 0x10000 { // size 1: an invalid byte
+					want = size
+				}
+				if got := bmpSeq(s); got != want {
+					t.Fatalf("bmpSeq(%q) = %d, want %d", s, got, want)
+				}
+			}
+		}
+	}
+}
