@@ -75,56 +75,59 @@ func stripLineNumber(s string) string {
 //
 // Both counts only grow along the line, so the answer is "the whole line
 // has enough of both", and any prefix that has enough decides it. That
-// lets the scan take ASCII eight bytes at a time in any grouping (why:
-// this ran once per line of every tool result and was the largest single
-// cost of a replay), stop as soon as a prefix has enough, stop as soon as
-// the bytes left cannot supply the letters still missing, and refuse a
-// short non-ASCII line from a cheap rune count before classifying any
-// rune.
+// lets the scan count ASCII eight bytes at a time (a word that holds a
+// multi-byte rune gives its ASCII bytes before it at once), why: this ran
+// once per line of every tool result and was the largest single cost of
+// a replay. It stops as soon as a prefix has enough or the bytes left
+// cannot supply the letters still missing, and refuses a short non-ASCII
+// line from a cheap rune count before classifying any rune.
 func contentLine(s string) bool {
 	if len(s) < minLineRunes { // runes <= bytes
 		return false
 	}
-	i, alnum := 0, 0
-	for ; i+8 <= len(s); i += 8 {
-		w := word64(s[i:])
-		if w&highBits != 0 {
-			break
-		}
-		alnum += asciiAlnum8(w)
-		if i+8 >= minLineRunes && alnum >= minLineAlnum { // all ASCII so far: runes == bytes
-			return true
-		}
-		if alnum+len(s)-i-8 < minLineAlnum { // each byte left is at most one letter
-			return false
-		}
-	}
-	runes := i // the words consumed were ASCII
-	if rest := len(s) - i; rest < utf8.UTFMax*(minLineRunes-runes) {
-		// Few enough bytes left that they may hold too few runes: count
-		// them (no decoding into classes) before classifying any.
-		if runes+utf8.RuneCountInString(s[i:]) < minLineRunes {
-			return false
-		}
-	}
-	for i < len(s) {
-		if c := s[i]; c < utf8.RuneSelf {
+	runes, alnum := 0, 0
+	counted := false // whether the rune count of the rest was checked
+	for i := 0; i < len(s); {
+		if i+8 <= len(s) {
+			w := word64(s[i:])
+			k := 8 // ASCII bytes at the start of the word
+			if m := w & highBits; m != 0 {
+				k = bits.TrailingZeros64(m) / 8
+				w &= 1<<(8*k) - 1 // a zero byte is not a letter
+			}
+			alnum += asciiAlnum8(w)
+			runes += k
+			i += k
+		} else if c := s[i]; c < utf8.RuneSelf {
 			if isASCIIAlnum(c) {
 				alnum++
 			}
+			runes++
 			i++
-		} else {
+		}
+		for i < len(s) && s[i] >= utf8.RuneSelf { // a run of non-ASCII runes
+			if !counted && len(s)-i < utf8.UTFMax*(minLineRunes-runes) {
+				// Few enough bytes left that they may hold too few runes:
+				// count them (no classes) before classifying any.
+				counted = true
+				if runes+leadBytes(s[i:]) < minLineRunes && runes+utf8.RuneCountInString(s[i:]) < minLineRunes {
+					return false
+				}
+			}
 			r, size := decodeRune(s[i:])
 			if isAlnumRune(r) {
 				alnum++
 			}
+			runes++
 			i += size
+			if runes >= minLineRunes && alnum >= minLineAlnum { // a long CJK line stops here
+				return true
+			}
 		}
-		runes++
 		if runes >= minLineRunes && alnum >= minLineAlnum {
 			return true
 		}
-		if alnum+len(s)-i < minLineAlnum {
+		if alnum+len(s)-i < minLineAlnum { // each byte left is at most one letter
 			return false
 		}
 	}
@@ -179,6 +182,25 @@ func isAlnumRune(r rune) bool {
 		return true
 	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// leadBytes counts the bytes of s that are not UTF-8 continuation bytes
+// (10xxxxxx), eight at a time. Each rune utf8.DecodeRuneInString steps
+// over holds at most one, so this is at most the rune count, and equal
+// to it for valid UTF-8: when it already reaches the threshold the exact,
+// slower count is not needed.
+func leadBytes(s string) int {
+	n := 0
+	for ; len(s) >= 8; s = s[8:] {
+		w := word64(s)
+		n += 8 - bits.OnesCount64(w&^(w<<1)&highBits)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i]&0xc0 != 0x80 {
+			n++
+		}
+	}
+	return n
 }
 
 // decodeRune is utf8.DecodeRuneInString with the three-byte sequences
