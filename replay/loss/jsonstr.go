@@ -8,7 +8,8 @@ import (
 
 // resultText is the text of a tool result: its Text, or for a structured
 // result (clai's payload) the string values of the payload in order,
-// joined by newlines.
+// joined by newlines (a payload of one string without escapes gives a
+// string sharing the payload's memory).
 func resultText(b *corpus.Block) string {
 	if b.Text != "" || len(b.Payload) == 0 {
 		return b.Text

@@ -89,7 +89,7 @@ func contentLine(s string) bool {
 	counted := false // whether the rune count of the rest was checked
 	for i := 0; i < len(s); {
 		if i+8 <= len(s) {
-			w := word64(s[i:])
+			w := le64(s[i:])
 			k := 8 // ASCII bytes at the start of the word
 			if m := w & highBits; m != 0 {
 				k = bits.TrailingZeros64(m) / 8
@@ -138,14 +138,6 @@ func contentLine(s string) bool {
 // none of them set.
 const highBits = 0x8080808080808080
 
-// word64 is the little-endian word of s's first 8 bytes (the compiler
-// merges the byte loads into one).
-func word64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // asciiAlnum8 counts the ASCII letters and digits of a word of eight
 // ASCII bytes without a branch per byte. Adding 0x80-lo to a byte below
 // 0x80 sets its top bit exactly when the byte is >= lo, and no sum carries
@@ -192,7 +184,7 @@ func isAlnumRune(r rune) bool {
 func leadBytes(s string) int {
 	n := 0
 	for ; len(s) >= 8; s = s[8:] {
-		w := word64(s)
+		w := le64(s)
 		n += 8 - bits.OnesCount64(w&^(w<<1)&highBits)
 	}
 	for i := 0; i < len(s); i++ {
