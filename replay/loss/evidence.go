@@ -40,15 +40,17 @@ const contentShareCap = 8
 
 // fullEvidence is the evidence of every result, built once.
 func (ix *Index) fullEvidence() *evidence {
-	ix.fullOnce.Do(func() { ix.full = ix.buildEvidence(nil, 0) })
+	ix.fullOnce.Do(func() { ix.full = ix.buildEvidence(nil, 0, true) })
 	return ix.full
 }
 
 // evidenceFor is the evidence a list of hides needs. A shared index builds
 // it for every result once; otherwise it is built for the hidden results
-// alone, reading the agent's messages from the first hide on, unless they
-// hold most of the results' text (then the one-pass build of everything
-// costs less than two passes).
+// alone: only their subjects' names and distinctive lines are looked for,
+// in the agent's messages from the first hide on. Their content lines are
+// filed first and the other results' lines only looked up, unless the
+// hidden results hold most of the results' text (then filing every line in
+// one pass costs less than two passes).
 func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	ix.prepare()
 	if ix.shared || len(hides) == 0 {
@@ -71,10 +73,7 @@ func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	for k := range ix.Results {
 		total += ix.textLen(k)
 	}
-	if 2*wanted >= total {
-		return ix.fullEvidence()
-	}
-	return ix.buildEvidence(want, from)
+	return ix.buildEvidence(want, from, 2*wanted >= total)
 }
 
 // fullEvidenceIf is the full evidence when asked for, else an empty one
@@ -95,8 +94,9 @@ func (ix *Index) textLen(k int) int {
 
 // buildEvidence builds the evidence of the results marked in want (nil:
 // all), with the agent's messages read from unit from on (earlier ones
-// can need nothing the hides ask about). It needs prepare.
-func (ix *Index) buildEvidence(want []bool, from int32) *evidence {
+// can need nothing the hides ask about), filing every result's lines in
+// one pass when fileAll is set (indexLines). It needs prepare.
+func (ix *Index) buildEvidence(want []bool, from int32, fileAll bool) *evidence {
 	ev := &evidence{lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
 		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
 	wanted := func(k int) bool { return want == nil || want[k] }
@@ -116,7 +116,7 @@ func (ix *Index) buildEvidence(want []bool, from int32) *evidence {
 			ev.fetched[k] = mergeUnits(ev.fetched[k], us)
 		}
 	}
-	q := ix.indexLines(ev, want)
+	q := ix.indexLines(ev, want, fileAll || want == nil)
 	names.build()
 	ev.mentionUnits = make([][]int32, len(names.ids))
 	ix.scanUnits(ev, names, q, from)
@@ -139,16 +139,16 @@ type lineEntry struct {
 // at least three), and returns the matcher of their distinctive lines
 // (those in exactly one result) with the result each belongs to.
 //
-// For all results it is one pass that files every content line. For some,
-// it first files the wanted results' lines, then passes over every result
+// With fileAll it is one pass that files every content line. Otherwise it
+// first files the wanted results' lines, then passes over every result
 // looking each line up without filing new ones: a line no wanted result
 // holds can change none of their counts, so the other results' lines cost
 // a hash and a lookup, not the content-line test and a map entry each.
-func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
+func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines {
 	texts := make([]string, len(ix.Results))
 	size := 0
 	for k := range ix.Results {
-		if want == nil || want[k] {
+		if fileAll || want[k] {
 			r := &ix.Results[k]
 			texts[k] = resultText(&ix.Session.Messages[r.Msg].Blocks[r.Block])
 			size += len(texts[k])
@@ -184,7 +184,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 		return i
 	}
 	var filter lineFilter
-	if want != nil {
+	if !fileAll {
 		for k, text := range texts {
 			if want[k] {
 				candidateLines(text, func(ln string) { file(text, ln) })
@@ -195,7 +195,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 	shared := map[int32]int32{}
 	for k := range ix.Results {
 		text := texts[k]
-		lookup := want != nil && !want[k]
+		lookup := !fileAll && !want[k]
 		if lookup {
 			r := &ix.Results[k]
 			text = resultText(&ix.Session.Messages[r.Msg].Blocks[r.Block])
@@ -203,7 +203,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 		clear(shared)
 		count := func(ln string) {
 			var i int32
-			if want == nil {
+			if fileAll {
 				i = file(text, ln)
 			} else if lookup && !filter.has(ln) {
 				return
@@ -251,15 +251,17 @@ func (ix *Index) indexLines(ev *evidence, want []bool) *quoteLines {
 			}
 		}
 	}
+	// A distinctive line of a result not wanted is no quote anyone asks for.
+	distinctive := func(e *lineEntry) bool { return e.count == 1 && (want == nil || want[e.first]) }
 	distinct := 0
 	for i := range all {
-		if all[i].count == 1 {
+		if distinctive(&all[i]) {
 			distinct++
 		}
 	}
 	q := &quoteLines{m: newLineMatcher(distinct), owner: make([]int32, 0, distinct), end: make([]int32, 0, distinct)}
 	for i := range all { // first-filed order, so ids are deterministic
-		if e := &all[i]; e.count == 1 {
+		if e := &all[i]; distinctive(e) {
 			q.m.add(e.line)
 			q.owner = append(q.owner, e.first)
 			q.end = append(q.end, e.end)

@@ -62,16 +62,18 @@ func checkEvidenceAgrees(t *testing.T, name string, s *corpus.Session) (restrict
 			want[ix.byID[h.CallID]] = true
 			from = min(from, ix.unitAtOrAfter(h.At))
 		}
-		ev := ix.buildEvidence(want, from)
-		restricted++
-		for _, h := range hides {
-			got, exp := ix.signal(ev, h), full.signal(fev, h)
-			if got.Result.ID != exp.Result.ID {
-				t.Fatalf("%s/%s: %s: result %s, want %s", name, set, h.CallID, got.Result.ID, exp.Result.ID)
-			}
-			got.Result, exp.Result = nil, nil
-			if !reflect.DeepEqual(got, exp) {
-				t.Errorf("%s/%s: %s hidden at %d:\n got %+v\nwant %+v", name, set, h.CallID, h.At, *got, *exp)
+		for _, fileAll := range []bool{false, true} {
+			ev := ix.buildEvidence(want, from, fileAll)
+			restricted++
+			for _, h := range hides {
+				got, exp := ix.signal(ev, h), full.signal(fev, h)
+				if got.Result.ID != exp.Result.ID {
+					t.Fatalf("%s/%s: %s: result %s, want %s", name, set, h.CallID, got.Result.ID, exp.Result.ID)
+				}
+				got.Result, exp.Result = nil, nil
+				if !reflect.DeepEqual(got, exp) {
+					t.Errorf("%s/%s/fileAll=%v: %s hidden at %d:\n got %+v\nwant %+v", name, set, fileAll, h.CallID, h.At, *got, *exp)
+				}
 			}
 		}
 		if rep, frep := ix.Report(hides), full.Report(hides); !reflect.DeepEqual(rep.Counts, frep.Counts) {

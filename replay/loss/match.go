@@ -1,6 +1,9 @@
 package loss
 
-import "strings"
+import (
+	"sort"
+	"strings"
+)
 
 // The index looks for many strings in every message the agent wrote. Doing
 // that with one search per string would make the cost the product of the
@@ -9,57 +12,38 @@ import "strings"
 
 // nameMatcher finds every occurrence of a set of names (paths, patterns,
 // commands, URLs) in a text in one pass: an Aho-Corasick automaton over
-// bytes. Names are few and short (one or two per tool call), so the trie
-// is small.
+// bytes. Names are added first; build makes the trie from them in sorted
+// order, where each name shares its path with the one before it up to
+// their common prefix, so no node is ever looked up while building (a
+// command can be a whole script: the trie has a node per byte of the
+// names, and a map of edges made adding them the costly part).
 type nameMatcher struct {
-	root [256]int32       // transitions from the root (0: stay at the root)
-	edge map[uint64]int32 // node<<8 | byte -> child, for nodes other than the root, while adding
-	// After build, the same transitions flat: node n's children are
-	// kids[first[n]:first[n+1]], reached by byte via[child]. A node has one
-	// or a few children, so scanning them beats a map lookup per byte.
+	names []string         // by id
+	ids   map[string]int32 // name -> id
+	root  [256]int32       // transitions from the root (0: stay at the root)
+	// Node n's children are kids[first[n]:first[n+1]], reached by byte
+	// via[child]. A node has one or a few children, so scanning them beats
+	// a map lookup per byte.
 	first, kids []int32
 	via         []byte
-	fail        []int32          // longest proper suffix that is a trie node
-	out         []int32          // the name ending at a node, -1 if none
-	dict        []int32          // nearest node on the fail chain with a name, -1 if none
-	ids         map[string]int32 // name -> id
+	fail        []int32 // longest proper suffix that is a trie node
+	out         []int32 // the name ending at a node, -1 if none
+	dict        []int32 // nearest node on the fail chain with a name, -1 if none
 }
 
 func newNameMatcher() *nameMatcher {
-	return &nameMatcher{edge: map[uint64]int32{}, fail: []int32{0}, out: []int32{-1}, dict: []int32{-1}, ids: map[string]int32{}}
+	return &nameMatcher{ids: map[string]int32{}}
 }
 
-// add inserts a name and returns its id; adding a name twice returns the
-// first id. Names must be added before build.
+// add registers a name and returns its id; adding a name twice returns
+// the first id. Names must be added before build.
 func (m *nameMatcher) add(name string) int32 {
 	if id, ok := m.ids[name]; ok {
 		return id
 	}
-	id := int32(len(m.ids))
+	id := int32(len(m.names))
 	m.ids[name] = id
-	n := int32(0)
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		var next int32
-		if n == 0 {
-			next = m.root[c]
-		} else {
-			next = m.edge[uint64(n)<<8|uint64(c)]
-		}
-		if next == 0 {
-			next = int32(len(m.fail))
-			m.fail = append(m.fail, 0)
-			m.out = append(m.out, -1)
-			m.dict = append(m.dict, -1)
-			if n == 0 {
-				m.root[c] = next
-			} else {
-				m.edge[uint64(n)<<8|uint64(c)] = next
-			}
-		}
-		n = next
-	}
-	m.out[n] = id
+	m.names = append(m.names, name)
 	return id
 }
 
@@ -75,40 +59,74 @@ func (m *nameMatcher) step(n int32, c byte) int32 {
 	return m.root[c]
 }
 
-// build computes the fail and dictionary links, breadth first.
+// build makes the trie and computes the fail and dictionary links,
+// breadth first.
 func (m *nameMatcher) build() {
-	// Children of each node, flat (node n's are kids[first[n]:first[n+1]]),
-	// so that the trie's nodes cost no allocation each. Their order within
-	// a node does not matter: a child's fail link depends only on shallower
-	// nodes, which the breadth-first queue has all done.
-	first := make([]int32, len(m.fail)+1)
-	for k := range m.edge {
-		first[k>>8+1]++
+	order := make([]int32, len(m.names))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	for n := 1; n < len(first); n++ {
+	sort.Slice(order, func(i, j int) bool { return m.names[order[i]] < m.names[order[j]] })
+	parent := []int32{-1}
+	m.via, m.out = []byte{0}, []int32{-1}
+	path := []int32{0} // path[d]: the node at depth d of the previous name
+	prev := ""
+	for _, id := range order {
+		name := m.names[id]
+		l := 0
+		for l < len(prev) && l < len(name) && prev[l] == name[l] {
+			l++
+		}
+		path = path[:l+1]
+		n := path[l]
+		for i := l; i < len(name); i++ {
+			child := int32(len(parent))
+			parent = append(parent, n)
+			m.via = append(m.via, name[i])
+			m.out = append(m.out, -1)
+			if n == 0 {
+				m.root[name[i]] = child
+			}
+			path = append(path, child)
+			n = child
+		}
+		m.out[n] = id
+		prev = name
+	}
+	// Children of each node, flat, so that the trie's nodes cost no
+	// allocation each. Their order within a node does not matter: a
+	// child's fail link depends only on shallower nodes, which the
+	// breadth-first queue has all done.
+	nodes := len(parent)
+	first := make([]int32, nodes+1)
+	for _, p := range parent[1:] {
+		first[p+1]++
+	}
+	for n := 1; n <= nodes; n++ {
 		first[n] += first[n-1]
 	}
-	kids := make([]int32, len(m.edge))
-	fill := append([]int32(nil), first[:len(m.fail)]...)
-	via := make([]byte, len(m.fail))
-	for k, child := range m.edge {
-		p := k >> 8
-		kids[fill[p]] = child
+	kids := make([]int32, nodes-1)
+	fill := append([]int32(nil), first[:nodes]...)
+	for child := 1; child < nodes; child++ {
+		p := parent[child]
+		kids[fill[p]] = int32(child)
 		fill[p]++
-		via[child] = byte(k)
 	}
-	m.first, m.kids, m.via, m.edge = first, kids, via, nil
-	queue := make([]int32, 0, len(m.fail))
+	m.first, m.kids = first, kids
+	m.fail, m.dict = make([]int32, nodes), make([]int32, nodes)
+	m.dict[0] = -1
+	queue := make([]int32, 0, nodes)
 	for c := 0; c < 256; c++ {
 		if n := m.root[c]; n != 0 {
-			queue = append(queue, n) // fail = root, dict = -1
+			m.dict[n] = -1 // fail = root
+			queue = append(queue, n)
 		}
 	}
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
 		for _, child := range kids[first[n]:first[n+1]] {
-			f := m.step(m.fail[n], via[child])
+			f := m.step(m.fail[n], m.via[child])
 			m.fail[child] = f
 			if m.out[f] >= 0 {
 				m.dict[child] = f
