@@ -15,11 +15,17 @@ import (
 // result that needs a fixed number of decimals should round before
 // marshalling (see Round). NaN and infinities cannot be marshalled: use a
 // pointer (null) for "no value".
+//
+// The bytes are exactly those of a json.Encoder with SetEscapeHTML(false)
+// and SetIndent("", "  "), produced faster by marshalIndent (indent.go),
+// and reach w in one Write as the Encoder's did.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := marshalIndent(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // tablesJSON is the json rendering of plain tables, for commands that
