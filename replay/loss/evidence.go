@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"hash/maphash"
 	"math/bits"
-	"strings"
 	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
@@ -268,26 +267,6 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 		}
 	}
 	return q
-}
-
-// candidateLines calls fn with every line of text that could be a content
-// line: ContentLines without the letter count, which file runs once per
-// distinct line.
-func candidateLines(text string, fn func(line string)) {
-	for len(text) > 0 {
-		ln := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			ln, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
-		if len(ln) < minLineRunes {
-			continue // trimming only shortens it
-		}
-		if ln = strings.TrimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
-			fn(ln)
-		}
-	}
 }
 
 // lineFilter holds a cheap fingerprint of each filed line (its length and

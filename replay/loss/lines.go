@@ -25,6 +25,17 @@ const (
 // A line that occurs in exactly one tool result of a session is that
 // result's distinctive line (index.go counts them).
 func ContentLines(text string, fn func(line string)) {
+	candidateLines(text, func(ln string) {
+		if contentLine(ln) {
+			fn(ln)
+		}
+	})
+}
+
+// candidateLines calls fn with every line of text that could be a content
+// line: stripped and trimmed, of at least minLineRunes bytes, without the
+// letter count (the index runs it once per distinct line).
+func candidateLines(text string, fn func(line string)) {
 	for len(text) > 0 {
 		ln := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -38,11 +49,9 @@ func ContentLines(text string, fn func(line string)) {
 		if len(ln) < minLineRunes {
 			continue
 		}
-		ln = strings.TrimSpace(stripLineNumber(ln))
-		if len(ln) < minLineRunes || !contentLine(ln) {
-			continue
+		if ln = strings.TrimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
+			fn(ln)
 		}
-		fn(ln)
 	}
 }
 
