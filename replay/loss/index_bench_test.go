@@ -45,7 +45,7 @@ func BenchmarkSignalsReal(b *testing.B) {
 	ixs := make([]*Index, len(ss))
 	hides := make([][]Hide, len(ss))
 	for i, s := range ss {
-		ixs[i] = Build(s, Options{})
+		ixs[i] = Build(s, Options{Shared: true})
 		ixs[i].prepare()
 		ixs[i].fullEvidence()
 		for _, r := range ixs[i].Results {
