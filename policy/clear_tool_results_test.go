@@ -206,7 +206,7 @@ func TestClearToolResultsStageReport(t *testing.T) {
 	o := ctrCompact(t, ctr(t, "trigger_at=0,min_reclaim=0,keep=results,keep_value=3"), h, false)
 	// r1 400 + r2 800 + r3 200 characters become 3 stubs of 33.
 	want := StageReport{Name: "clear", BeforeTokens: 650, AfterTokens: 300, BlocksTouched: 3, BytesRemoved: 1400 - 3*33}
-	if len(o.Stages) != 1 || o.Stages[0] != want {
+	if len(o.Stages) != 1 || !reflect.DeepEqual(o.Stages[0], want) {
 		t.Fatalf("stages %+v, want %+v", o.Stages, want)
 	}
 	// Context 676 - 350 + 3 stubs of round(33/4) = 8 tokens.

@@ -137,6 +137,13 @@ type StageReport struct {
 	AfterTokens   int
 	BlocksTouched int
 	BytesRemoved  int64
+	// Hid lists the tool call ids whose results this stage hid (replaced
+	// by a marker, cut, or removed from the history), when the policy
+	// knows them exactly (recorded: the ids its recorded events name);
+	// nil otherwise. The loss tracker attributes a hidden result to the
+	// first stage that lists it, and infers the stage from how the result
+	// changed only for results no stage lists.
+	Hid []string
 }
 
 // Digest describes a rotation digest (clai's session_rotation_summary).

@@ -50,7 +50,8 @@ func recordedDef() Def {
 			{Name: "meter", Kind: Enum, Default: MeterChars4, Choices: []string{MeterChars4, MeterBytes4, MeterO200k},
 				Help: "how tokens_sent counts the history (chars4: Claude Code's own estimate)"},
 		},
-		New: newRecorded,
+		New:    newRecorded,
+		Stages: recordedStages(),
 	}
 }
 
@@ -109,18 +110,25 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	i := sort.Search(len(evs), func(i int) bool { return evs[i].at > lo })
 	out, units := h, at.Units
 	strategy := None
+	var reports stageReports
 	for ; i < len(evs) && evs[i].at <= at.Next; i++ {
 		e := evs[i]
+		t0 := p.meter.Tokens(units) + p.overhead
 		var st Strategy
-		out, units, st = p.apply(s, e, out, units, at.Next)
-		if st != None && (strategy == None || st == Summarized) {
+		var eff effect
+		out, units, st, eff = p.apply(s, e, out, units, at.Next)
+		if st == None {
+			continue
+		}
+		if strategy == None || st == Summarized {
 			strategy = st
 		}
+		reports.add(e.stage, t0, p.meter.Tokens(units)+p.overhead, eff)
 	}
 	if strategy == None {
 		return o
 	}
-	o.History, o.Strategy, o.Units = out, strategy, units
+	o.History, o.Strategy, o.Units, o.Stages = out, strategy, units, reports.list()
 	o.AfterTokens = p.meter.Tokens(units) + p.overhead
 	o.Removed = max(0, len(h)-len(out))
 	if strategy == Summarized {
@@ -137,8 +145,9 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 // recordedEvent is one recorded change of the working history, taking
 // effect before Session.Messages[at].
 type recordedEvent struct {
-	at int
-	c  *corpus.Compaction // nil: smith's recorded history
+	at    int
+	c     *corpus.Compaction // nil: smith's recorded history
+	stage string             // recordedStages
 }
 
 // recordedEvents lists a session's events by position.
@@ -147,11 +156,11 @@ func recordedEvents(s *corpus.Session) []recordedEvent {
 	for i := range s.Recorded.Compactions {
 		c := &s.Recorded.Compactions[i]
 		if c.AtMessage >= 0 {
-			evs = append(evs, recordedEvent{at: c.AtMessage, c: c})
+			evs = append(evs, recordedEvent{at: c.AtMessage, c: c, stage: recordedStage(c)})
 		}
 	}
 	if at := smithWrittenAt(s); at >= 0 {
-		evs = append(evs, recordedEvent{at: at})
+		evs = append(evs, recordedEvent{at: at, stage: RecordedHistory})
 	}
 	evs = append(evs, persistedClears(s)...)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at < evs[j].at })
@@ -172,7 +181,8 @@ func persistedClears(s *corpus.Session) []recordedEvent {
 		if !ok {
 			k = len(evs)
 			byAt[p.AtMessage] = k
-			evs = append(evs, recordedEvent{at: p.AtMessage, c: &corpus.Compaction{Strategy: "persisted", AtMessage: p.AtMessage, Index: -1}})
+			evs = append(evs, recordedEvent{at: p.AtMessage, c: &corpus.Compaction{Strategy: "persisted", AtMessage: p.AtMessage, Index: -1},
+				stage: RecordedPersisted})
 		}
 		evs[k].c.ClearedIDs = append(evs[k].c.ClearedIDs, p.ToolCallID)
 	}
@@ -228,38 +238,39 @@ func hasMain(s *corpus.Session) bool {
 }
 
 // apply performs one event on h; units is kept as the meter's sum over h.
-func (p *Recorded) apply(s *corpus.Session, e recordedEvent, h []corpus.Message, units int64, next int) ([]corpus.Message, int64, Strategy) {
+// The effect is what the event did, for its stage report.
+func (p *Recorded) apply(s *corpus.Session, e recordedEvent, h []corpus.Message, units int64, next int) ([]corpus.Message, int64, Strategy, effect) {
 	tail := tailSince(s, e.at, next, len(h))
 	switch {
 	case e.c == nil:
 		return p.replace(h, tail, s.Recorded.History, units)
 	case e.c.Clearing():
-		out, u := p.clear(s, h, e.c.ClearedIDs, units)
+		out, u, eff := p.clear(s, h, e.c.ClearedIDs, units)
 		if u == units && len(out) == len(h) {
-			return h, units, None
+			return h, units, None, effect{}
 		}
-		return out, u, Truncated
+		return out, u, Truncated, eff
 	case e.c.Strategy == "compacted":
 		return p.codexCompacted(s, e.c, h, tail, units)
 	}
 	sum, ok := compactionSummary(s, e.c)
 	if !ok {
-		return h, units, None
+		return h, units, None, effect{}
 	}
 	if from, to := indexByID(h, e.c.SourceFrom), indexByID(h, e.c.SourceTo); from >= 0 && to >= from {
 		// clai: the recorded window becomes the summary.
 		out := make([]corpus.Message, 0, len(h)-(to-from))
 		out = append(append(append(out, h[:from]...), sum), h[to+1:]...)
-		return out, units - p.sum(h[from:to+1]) + p.meter.Message(&sum), Summarized
+		return out, units - p.sum(h[from:to+1]) + p.meter.Message(&sum), Summarized, replaced(h[from:to+1], out[from:from+1])
 	}
 	return p.replace(h, tail, []corpus.Message{sum}, units)
 }
 
 // replace makes head + the last tail messages of h the history.
-func (p *Recorded) replace(h []corpus.Message, tail int, head []corpus.Message, units int64) ([]corpus.Message, int64, Strategy) {
+func (p *Recorded) replace(h []corpus.Message, tail int, head []corpus.Message, units int64) ([]corpus.Message, int64, Strategy, effect) {
 	out := make([]corpus.Message, 0, len(head)+tail)
 	out = append(append(out, head...), h[len(h)-tail:]...)
-	return out, p.sum(out), Summarized
+	return out, p.sum(out), Summarized, replaced(h[:len(h)-tail], head)
 }
 
 // tailSince counts the messages of h appended after position at (those
@@ -320,9 +331,9 @@ func indexByID(h []corpus.Message, id string) int {
 // codexCompacted: Codex rebuilds the history from its initial context and
 // the summary; the system and developer messages stay, the conversation
 // before the item becomes the summary.
-func (p *Recorded) codexCompacted(s *corpus.Session, c *corpus.Compaction, h []corpus.Message, tail int, units int64) ([]corpus.Message, int64, Strategy) {
+func (p *Recorded) codexCompacted(s *corpus.Session, c *corpus.Compaction, h []corpus.Message, tail int, units int64) ([]corpus.Message, int64, Strategy, effect) {
 	if c.Summary == "" {
-		return h, units, None
+		return h, units, None, effect{}
 	}
 	var head []corpus.Message
 	for i := range h[:len(h)-tail] {
@@ -336,13 +347,15 @@ func (p *Recorded) codexCompacted(s *corpus.Session, c *corpus.Compaction, h []c
 }
 
 // clear replaces the named tool results by the agent's marker (new block
-// slices: the loaded session is never written to).
-func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, units int64) ([]corpus.Message, int64) {
+// slices: the loaded session is never written to); the effect lists the
+// results it changed.
+func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, units int64) ([]corpus.Message, int64, effect) {
 	set := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		set[id] = true
 	}
 	var out []corpus.Message
+	var eff effect
 	for i := range h {
 		m := &h[i]
 		var nb []corpus.Block
@@ -359,6 +372,9 @@ func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, un
 				nb = append([]corpus.Block(nil), m.Blocks...)
 			}
 			nb[j].Text, nb[j].Payload = stub, nil
+			eff.touched++
+			eff.bytes += int64(len(b.Text) - len(stub) + len(b.Payload))
+			eff.hid = append(eff.hid, b.ToolCallID)
 		}
 		if nb == nil {
 			continue
@@ -371,9 +387,9 @@ func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, un
 		units += p.meter.Message(&out[i])
 	}
 	if out == nil {
-		return h, units
+		return h, units, eff
 	}
-	return out, units
+	return out, units, eff
 }
 
 // marker is the text a cleared result becomes.

@@ -164,7 +164,8 @@ func TestRealBoundarySessions(t *testing.T) {
 // labelled session of the phantom-reads investigation has results_lost > 0
 // exactly when its source folder ends in -bad. The counts equal those of
 // the recorded clears applied directly (TestRealLabelledSessions): the
-// policy hides each result at the request the recording says.
+// policy hides each result at the request the recording says, and under
+// the stage of the recorded event that hid it (sameHides).
 func TestRecordedPolicyTarget(t *testing.T) {
 	p, err := policy.New("recorded", nil)
 	if err != nil {
@@ -183,6 +184,7 @@ func TestRecordedPolicyTarget(t *testing.T) {
 			if (tr.Loss.Lost > 0) != (tc.label == "bad") {
 				t.Errorf("results_lost = %d for a -%s session", tr.Loss.Lost, tc.label)
 			}
+			sameHides(t, tr.Loss, recordedHides(s))
 		})
 	}
 	for _, tc := range boundarySessions {
@@ -195,6 +197,29 @@ func TestRecordedPolicyTarget(t *testing.T) {
 			if got := tr.Loss.Counts; got != tc.want {
 				t.Errorf("recorded policy: counts = %+v, want %+v", got, tc.want)
 			}
+			sameHides(t, tr.Loss, boundaryHides(s))
 		})
+	}
+}
+
+// sameHides checks that a replay hid exactly the results want lists, each
+// at the message and under the stage it names.
+func sameHides(t *testing.T, rep *loss.Report, want []loss.Hide) {
+	t.Helper()
+	type where struct {
+		at    int
+		stage string
+	}
+	got := map[string]where{}
+	for _, s := range rep.Signals {
+		got[s.Hide.CallID] = where{s.Hide.At, s.Hide.Stage}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d results hidden, want %d", len(got), len(want))
+	}
+	for _, h := range want {
+		if g, ok := got[h.CallID]; !ok || g != (where{h.At, h.Stage}) {
+			t.Errorf("%s hidden at message %d by %q (found %v), want at %d by %q", h.CallID, g.at, g.stage, ok, h.At, h.Stage)
+		}
 	}
 }

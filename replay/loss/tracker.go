@@ -72,10 +72,15 @@ func (ix *Index) NewTracker() *Tracker {
 // arrived before at and is not in h with its full text is hidden from
 // here on, unless an earlier call already hid it.
 //
-// Which stage hid a result is read from how it changed, since a stage
-// report says how many blocks it touched, not which. Thinking and
-// attachment stages never touch tool results and are skipped; of the
-// rest, in order:
+// Which stage hid a result is the first stage whose report lists it
+// (StageReport.Hid: the recorded policy knows the ids each recorded event
+// hid, and two events at one request, such as a microcompact boundary and
+// persisted outputs placed at the same request, hide different results
+// with the same kind of marker). For a result no report lists, which is
+// every result of the other policies, it is read from how it changed,
+// since their stage reports say how many blocks they touched, not which.
+// Thinking and attachment stages never touch tool results and are
+// skipped; of the rest, in order:
 //   - a result that left the history went with the last stage (the stages
 //     that drop messages, summary or rotation, run last in every policy);
 //   - when the outcome summarized, dropped or rotated, that last stage
@@ -128,6 +133,17 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 		text = names[:len(names)-1]
 	}
 	stageOf := map[int8]string{absent: drop, stubbed: text[0], cut: text[len(text)-1]}
+	var listed map[string]string // tool call id -> the first stage that lists it
+	for _, s := range stages {
+		for _, id := range s.Hid {
+			if listed == nil {
+				listed = map[string]string{}
+			}
+			if _, ok := listed[id]; !ok {
+				listed[id] = s.Name
+			}
+		}
+	}
 	for k := 0; k < t.arrived; k++ {
 		if t.hides[k].Request >= 0 {
 			continue
@@ -139,7 +155,11 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 		if how == whole {
 			continue
 		}
-		t.hides[k].Request, t.hides[k].At, t.hides[k].Stage, t.hides[k].Event = req, at, stageOf[how], ev
+		stage, ok := listed[t.ix.Results[k].ID]
+		if !ok {
+			stage = stageOf[how]
+		}
+		t.hides[k].Request, t.hides[k].At, t.hides[k].Stage, t.hides[k].Event = req, at, stage, ev
 		if how == cut {
 			t.hides[k].Kept = t.kept[k]
 		}

@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -67,5 +68,54 @@ func TestTrackerStrategyAsStage(t *testing.T) {
 	tr.Changed(1, at, 0, nil, nil, policy.Dropped)
 	if h := tr.Hides(); len(h) != 1 || h[0].Stage != "dropped" {
 		t.Errorf("hides = %+v", h)
+	}
+}
+
+// Stages that list the ids they hid (the recorded policy's) name the stage
+// of each: at one request a microcompact boundary and persisted outputs
+// both put a marker where a result was, so how the text changed cannot
+// tell them apart. A result two stages list is the first one's; a result
+// no stage lists falls back to the inference.
+func TestTrackerListedStages(t *testing.T) {
+	var b sessionBuilder
+	b.user("go")
+	b.call("r1", "read_file", `{"path":"a.go"}`, fileText("a.go", 3))
+	b.call("r2", "read_file", `{"path":"b.go"}`, fileText("b.go", 3))
+	b.call("r3", "bash", `{"command":"make all"}`, "built")
+	b.call("r4", "bash", `{"command":"make test"}`, "passed")
+	at := b.say("after the compaction")
+	msgs := b.s.Messages
+	marker := func(m corpus.Message) corpus.Message {
+		m.Blocks = slices.Clone(m.Blocks)
+		m.Blocks[0].Text = "<persisted-output>Tool result saved to: x\n\nUse Read to view</persisted-output>"
+		return m
+	}
+	// r1 and r2 become markers, r3 and r4 leave the history.
+	h := []corpus.Message{msgs[0], msgs[1], marker(msgs[2]), msgs[3], marker(msgs[4])}
+	run := func(stages []policy.StageReport) map[string]string {
+		tr := Build(&b.s, Options{}).NewTracker()
+		tr.Changed(1, at, 0, h, stages, policy.Summarized)
+		got := map[string]string{}
+		for _, hd := range tr.Hides() {
+			got[hd.CallID] = hd.Stage
+		}
+		return got
+	}
+	listed := []policy.StageReport{
+		{Name: "microcompact", BlocksTouched: 1, Hid: []string{"r1"}},
+		{Name: "persisted", BlocksTouched: 1, Hid: []string{"r2"}},
+		{Name: "compact", BlocksTouched: 6, Hid: []string{"r3", "r1"}},
+	}
+	want := map[string]string{"r1": "microcompact", "r2": "persisted", "r3": "compact", "r4": "compact"}
+	if got := run(listed); !maps.Equal(got, want) {
+		t.Errorf("with ids: %v, want %v", got, want)
+	}
+	// Without the ids, both markers go to the first text stage.
+	for i := range listed {
+		listed[i].Hid = nil
+	}
+	want["r2"] = "microcompact"
+	if got := run(listed); !maps.Equal(got, want) {
+		t.Errorf("inferred: %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus/realcorpus"
+	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/loss"
+)
+
+// recordedStageLoss is what `calib replay -p recorded` reports for each
+// session of corpus-real/claude-code that hid something: the stage of the
+// recorded events that hid its results (each of these sessions records one
+// kind) and its loss counts. The counts are those of the replay before the
+// recorded policy named its stages (they were filed under the strategies
+// "summarized" and "truncated" then): naming the stages moves no result.
+// Every other session hides nothing.
+var recordedStageLoss = []struct {
+	id    string
+	stage string
+	want  loss.Counts
+}{
+	// Claude Code 1.0.53: compact summaries (isCompactSummary).
+	{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "compact", loss.Counts{153, 1, 28, 27, 2, 8355}},
+	{"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "compact", loss.Counts{129, 1, 5, 25, 2, 12900}},
+	{"f67ab274-e83b-41ac-ac85-77488d6b5c28", "compact", loss.Counts{218, 2, 24, 24, 19, 21726}},
+	// Claude Code 2.1.9+: microcompact_boundary lines (every id they list
+	// has a persisted file; the boundary recorded the event).
+	{"b3533c53-3dba-422e-8f02-d0d42214ade0", "microcompact", loss.Counts{11, 0, 0, 5, 0, 40450}},
+	{"fc491683-57ba-4bbf-afd0-3362025e7aa7", "microcompact", loss.Counts{6, 0, 1, 1, 0, 7093}},
+	{"9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f", "microcompact", loss.Counts{6, 0, 5, 1, 4, 7093}},
+	{"b151f674-388c-48f0-9b04-0384f5a0bfb1", "microcompact", loss.Counts{6, 0, 0, 0, 0, 0}},
+	{"d9add9a6-f2cd-42f6-8ae9-135bf8af37ec", "microcompact", loss.Counts{6, 0, 5, 1, 4, 7093}},
+	// Claude Code 2.0.60–2.1.6: persisted outputs no boundary recorded,
+	// placed at cache breaks (the -bad sessions of the phantom-reads
+	// investigation).
+	{"504216d1-8285-4ec4-92be-0db8dc92a18a", "persisted", loss.Counts{24, 0, 10, 5, 9, 6530}},
+	{"b6240830-5041-465e-aad0-910c13cd9b6c", "persisted", loss.Counts{13, 0, 6, 3, 5, 22665}},
+	{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "persisted", loss.Counts{14, 0, 5, 2, 5, 7021}},
+	{"c172889a-aa67-452b-b5c9-81f1e500de7d", "persisted", loss.Counts{17, 0, 7, 6, 4, 5118}},
+}
+
+// `calib replay -p recorded` files every hidden result under the recorded
+// event that hid it: by_stage, the losses list and the compactions' stages
+// name only the recorded policy's stages, never an outcome strategy, and
+// the loss totals are those of the replay before the stages were named.
+func TestRealCorpusRecordedStages(t *testing.T) {
+	dir := realcorpus.Dir(t, "claude-code")
+	var rep struct {
+		Sessions []struct {
+			ID        string         `json:"id"`
+			Reclaimed map[string]int `json:"reclaimed_by_stage"`
+			Loss      struct {
+				loss.Counts
+				ByStage map[string]loss.Counts `json:"by_stage"`
+			} `json:"loss"`
+		} `json:"sessions"`
+		Events []struct {
+			Session string `json:"session"`
+			Stages  []struct {
+				Name      string       `json:"name"`
+				Reclaimed int          `json:"reclaimed_tokens"`
+				Touched   int          `json:"blocks_touched"`
+				Loss      *loss.Counts `json:"loss"`
+			} `json:"stages"`
+		} `json:"events"`
+		Losses []struct {
+			Session string `json:"session"`
+			Stage   string `json:"stage"`
+		} `json:"losses"`
+	}
+	runJSON(t, &rep, "replay", "-p", "recorded", dir)
+	def, err := policy.Lookup("recorded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for i, tc := range recordedStageLoss {
+		want[tc.id] = i
+	}
+	fromEvents := map[string]map[string]loss.Counts{}
+	for _, e := range rep.Events {
+		for _, st := range e.Stages {
+			if !slices.Contains(def.Stages, st.Name) {
+				t.Errorf("%s: compaction stage %q is not a declared stage of recorded %v", e.Session, st.Name, def.Stages)
+			}
+			if st.Touched == 0 || st.Reclaimed <= 0 || st.Loss == nil {
+				t.Errorf("%s: stage %s touched %d blocks, reclaimed %d tokens, loss %v: want a stage that did something, with its loss", e.Session, st.Name, st.Touched, st.Reclaimed, st.Loss)
+				continue
+			}
+			if fromEvents[e.Session] == nil {
+				fromEvents[e.Session] = map[string]loss.Counts{}
+			}
+			fromEvents[e.Session][st.Name] = fromEvents[e.Session][st.Name].Plus(*st.Loss)
+		}
+	}
+	seen := 0
+	for _, s := range rep.Sessions {
+		i, ok := want[s.ID]
+		if !ok {
+			if s.Loss.Counts != (loss.Counts{}) || len(s.Loss.ByStage) != 0 {
+				t.Errorf("%s: loss %+v by stage %v, want nothing hidden", s.ID, s.Loss.Counts, s.Loss.ByStage)
+			}
+			continue
+		}
+		seen++
+		tc := recordedStageLoss[i]
+		if s.Loss.Counts != tc.want {
+			t.Errorf("%s: loss %+v, want %+v", s.ID, s.Loss.Counts, tc.want)
+		}
+		if len(s.Loss.ByStage) != 1 || s.Loss.ByStage[tc.stage] != tc.want {
+			t.Errorf("%s: by_stage %v, want {%s: %+v}", s.ID, s.Loss.ByStage, tc.stage, tc.want)
+		}
+		if len(fromEvents[s.ID]) != 1 || fromEvents[s.ID][tc.stage] != tc.want {
+			t.Errorf("%s: the compactions' stage loss sums to %v, want {%s: %+v}", s.ID, fromEvents[s.ID], tc.stage, tc.want)
+		}
+		if len(s.Reclaimed) != 1 || s.Reclaimed[tc.stage] <= 0 {
+			t.Errorf("%s: reclaimed_by_stage %v, want only %s, > 0", s.ID, s.Reclaimed, tc.stage)
+		}
+	}
+	if seen != len(recordedStageLoss) {
+		t.Errorf("%d of the %d sessions that hide results were reported", seen, len(recordedStageLoss))
+	}
+	byStage := map[string]int{}
+	for _, l := range rep.Losses {
+		byStage[l.Stage]++
+	}
+	// The losses list (lost or refetched results) per stage, measured.
+	if w := map[string]int{"compact": 99, "microcompact": 16, "persisted": 39}; !maps.Equal(byStage, w) {
+		t.Errorf("losses per stage %v, want %v", byStage, w)
+	}
+}
