@@ -23,23 +23,29 @@ var recordedStageLoss = []struct {
 	want  loss.Counts
 }{
 	// Claude Code 1.0.53: compact summaries (isCompactSummary).
-	{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "compact", loss.Counts{153, 1, 28, 27, 2, 8355}},
-	{"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "compact", loss.Counts{129, 1, 5, 25, 2, 12900}},
-	{"f67ab274-e83b-41ac-ac85-77488d6b5c28", "compact", loss.Counts{218, 2, 24, 24, 19, 21726}},
+	{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "compact", counts(153, 1, 28, 27, 2, 8355)},
+	{"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "compact", counts(129, 1, 5, 25, 2, 12900)},
+	{"f67ab274-e83b-41ac-ac85-77488d6b5c28", "compact", counts(218, 2, 24, 24, 19, 21726)},
 	// Claude Code 2.1.9+: microcompact_boundary lines (every id they list
 	// has a persisted file; the boundary recorded the event).
-	{"b3533c53-3dba-422e-8f02-d0d42214ade0", "microcompact", loss.Counts{11, 0, 0, 5, 0, 40450}},
-	{"fc491683-57ba-4bbf-afd0-3362025e7aa7", "microcompact", loss.Counts{6, 0, 1, 1, 0, 7093}},
-	{"9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f", "microcompact", loss.Counts{6, 0, 5, 1, 4, 7093}},
-	{"b151f674-388c-48f0-9b04-0384f5a0bfb1", "microcompact", loss.Counts{6, 0, 0, 0, 0, 0}},
-	{"d9add9a6-f2cd-42f6-8ae9-135bf8af37ec", "microcompact", loss.Counts{6, 0, 5, 1, 4, 7093}},
+	{"b3533c53-3dba-422e-8f02-d0d42214ade0", "microcompact", counts(11, 0, 0, 5, 0, 40450)},
+	{"fc491683-57ba-4bbf-afd0-3362025e7aa7", "microcompact", counts(6, 0, 1, 1, 0, 7093)},
+	{"9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f", "microcompact", counts(6, 0, 5, 1, 4, 7093)},
+	{"b151f674-388c-48f0-9b04-0384f5a0bfb1", "microcompact", counts(6, 0, 0, 0, 0, 0)},
+	{"d9add9a6-f2cd-42f6-8ae9-135bf8af37ec", "microcompact", counts(6, 0, 5, 1, 4, 7093)},
 	// Claude Code 2.0.60–2.1.6: persisted outputs no boundary recorded,
 	// placed at cache breaks (the -bad sessions of the phantom-reads
 	// investigation).
-	{"504216d1-8285-4ec4-92be-0db8dc92a18a", "persisted", loss.Counts{24, 0, 10, 5, 9, 6530}},
-	{"b6240830-5041-465e-aad0-910c13cd9b6c", "persisted", loss.Counts{13, 0, 6, 3, 5, 22665}},
-	{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "persisted", loss.Counts{14, 0, 5, 2, 5, 7021}},
-	{"c172889a-aa67-452b-b5c9-81f1e500de7d", "persisted", loss.Counts{17, 0, 7, 6, 4, 5118}},
+	{"504216d1-8285-4ec4-92be-0db8dc92a18a", "persisted", counts(24, 0, 10, 5, 9, 6530)},
+	{"b6240830-5041-465e-aad0-910c13cd9b6c", "persisted", counts(13, 0, 6, 3, 5, 22665)},
+	{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "persisted", counts(14, 0, 5, 2, 5, 7021)},
+	{"c172889a-aa67-452b-b5c9-81f1e500de7d", "persisted", counts(17, 0, 7, 6, 4, 5118)},
+}
+
+// counts is a loss.Counts in its field order: hidden, unseen, needed,
+// refetched, lost, refetch tokens.
+func counts(hidden, unseen, needed, refetched, lost, refetchTokens int) loss.Counts {
+	return loss.Counts{Hidden: hidden, Unseen: unseen, Needed: needed, Refetched: refetched, Lost: lost, RefetchTokens: refetchTokens}
 }
 
 // `calib replay -p recorded` files every hidden result under the recorded
