@@ -23,6 +23,7 @@ type compareOptions struct {
 	perSession bool
 	jobs       int
 	cost       costFlags
+	columns    columnsFlag
 }
 
 type compareJSON struct {
@@ -69,11 +70,19 @@ each session's loss index; policy × session replays run in parallel and
 the report is the same for any --jobs.
 
 A policy that cannot replay a session's format is skipped for it, and the
-report says so. --plot DIR draws cost against loss, one point per policy.`,
+report says so. --plot DIR draws cost against loss, one point per policy.
+
+The text, markdown and github tables show the main cost and loss columns
+(` + compareDefaultColumns + `);
+--columns all shows every one, --columns NAMES the ones named, in that
+order. csv shows every column unless --columns is given; json always
+carries every metric.`,
 		Example: `  calib compare --demo
   calib compare ~/.claude/projects --policies opencode,gemini-cli,swe-agent
   calib compare sessions/ --per-session --format markdown --plot plots/
-  calib compare sessions/ --policies opencode,swe-agent --set opencode:prune.keep_value=30000`,
+  calib compare sessions/ --policies opencode,swe-agent --set opencode:prune.keep_value=30000
+  calib compare --demo --columns billed_tokens,results_lost,peak_tokens
+  calib compare --demo --columns all --format csv`,
 		GroupID: groupAnalysis,
 		Args:    pathArgs(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,6 +94,7 @@ report says so. --plot DIR draws cost against loss, one point per policy.`,
 	cmd.Flags().BoolVar(&o.perSession, "per-session", false, "also print one row per session and policy")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
 	addCostFlags(cmd, &o.cost)
+	addColumnsFlag(cmd, &o.columns, compareDefaultColumns+"; csv: all")
 	_ = cmd.RegisterFlagCompletionFunc("policies", func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return policy.Names(), cobra.ShellCompDirectiveNoFileComp
 	})
@@ -170,6 +180,10 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err != nil {
 		return err
 	}
+	cols, err := compareColumnChoice(o.columns, a.Format)
+	if err != nil {
+		return err
+	}
 	l, err := a.loadSessions(ctx, args)
 	if err != nil {
 		return err
@@ -245,7 +259,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	for _, k := range skipOrder {
 		out.Skipped = append(out.Skipped, compareSkipJSON{Policy: k[0], Format: k[1], Sessions: skipped[k]})
 	}
-	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions))}
+	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions), cols)}
 	for _, s := range out.Skipped {
 		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelWarning, Title: "policy skipped",
 			Message: fmt.Sprintf("%s cannot replay %s sessions: skipped for %d", s.Policy, s.Format, s.Sessions)})
@@ -286,8 +300,31 @@ func compareColumns(ps []comparePolicyJSON) []string {
 	return cols
 }
 
-func compareTables(out compareJSON, sessions int) []*report.Table {
-	cols := compareColumns(out.Policies)
+// compareDefaultColumns are the columns of compare's text, markdown and
+// github tables without --columns: the bill and the loss, in registry
+// order. All 25 are some 250 characters wide, more than a terminal.
+const compareDefaultColumns = "tokens_sent,compactions,billed_tokens,usd,cache_hit_rate,results_hidden,results_lost,refetch_tokens"
+
+// compareColumnChoice resolves --columns for compare before any work: the
+// default set for the tables people read, every column for csv (a
+// machine's input keeps its full, stable header), and only metrics a
+// plain replay produces.
+func compareColumnChoice(c columnsFlag, f report.Format) ([]string, error) {
+	var def []string
+	if f != report.CSV {
+		def = strings.Split(compareDefaultColumns, ",")
+	}
+	cols, err := c.resolve(def, nil)
+	if err != nil {
+		return nil, err
+	}
+	return cols, plainColumns(cols, "compare")
+}
+
+// compareTables are compare's tables with the metric columns chosen (nil:
+// every column the rows have, compareColumns).
+func compareTables(out compareJSON, sessions int, chosen []string) []*report.Table {
+	cols := pickColumns(compareColumns(out.Policies), chosen)
 	head := append([]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, labelColumns(cols)...)
 	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions), head...)
 	for _, p := range out.Policies {

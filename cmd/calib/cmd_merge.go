@@ -16,7 +16,7 @@ func newMergeCmd(a *app) *cobra.Command {
 exactly once, from the same policy, fixed parameters, grid and corpus, and
 complete; the merged report (in any --format) is byte-identical to the one
 a single run of the whole sweep prints. The view flags (--sort, --top,
---pareto, --per-session, --plot, --plot-metric) apply to the merged sets,
+--pareto, --per-session, --columns, --plot, --plot-metric) apply to the merged sets,
 as in sweep: write the shards without --top.`,
 		Example: `  calib sweep sessions/ -p smith-staged --grid compact_at=0.6..0.9:0.05 --shard 1/3 --format json > s1.json
   calib merge s1.json s2.json s3.json --format markdown
@@ -32,7 +32,8 @@ as in sweep: write the shards without --top.`,
 			view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
 			// The shards say what the sweep produced; names are checked here,
 			// before reading them.
-			if err := checkView(view, o.plotMetric, nil); err != nil {
+			cols, err := checkView(view, o.plotMetric, o.columns, nil)
+			if err != nil {
 				return err
 			}
 			parts := make([]*sweep.Report, len(args))
@@ -52,7 +53,7 @@ as in sweep: write the shards without --top.`,
 			if err != nil {
 				return &usageError{err}
 			}
-			return writeSweep(a, rep, o.perSession, o.plotMetric)
+			return writeSweep(a, rep, o.perSession, o.plotMetric, cols)
 		},
 	}
 	viewFlags(cmd, o)

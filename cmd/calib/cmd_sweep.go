@@ -38,6 +38,7 @@ type sweepOptions struct {
 	seed       uint64
 	compare    bool
 	cost       costFlags
+	columns    columnsFlag
 }
 
 func newSweepCmd(a *app) *cobra.Command {
@@ -61,13 +62,16 @@ before any work starts.
 The corpus is loaded once and shared by every job; jobs run on --jobs
 workers and the report is in grid order whatever the parallelism. Ctrl-C
 stops promptly, writes the rows finished so far and exits 130. --out FILE
-streams rows as JSON lines as they finish.
+streams rows as JSON lines as they finish. --columns NAMES keeps only the
+named metric columns of the tables, in that order (after set and the
+swept parameters); JSON always carries every metric.
 
 --shard k/n runs every n-th parameter set starting at the k-th, so a CI
 matrix or a batch array can split a large sweep; calib merge combines the
 shards' --format json reports into the report one run would have given.`,
 		Example: `  calib sweep --demo --policy smith-staged --grid compact_at=0.7,0.8,0.9 --grid window_turns=1..3
   calib sweep sessions/ -p smith-staged --grid old_result_bytes=256..4096:256 --sort tokens_sent --top 10
+  calib sweep --demo -p smith-staged --grid compact_at=0.7,0.8,0.9 --columns tokens_sent,billed_tokens,results_lost
   calib sweep sessions/ -p smith-staged --grid-file grid.json --shard 2/4 --format json > shard-2.json`,
 		GroupID: groupAnalysis,
 		Args:    pathArgs(a),
@@ -99,6 +103,7 @@ func viewFlags(cmd *cobra.Command, o *sweepOptions) {
 	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
 	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
 	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")
+	addColumnsFlag(cmd, &o.columns, "all")
 }
 
 // sweepPlan is a validated sweep, before the corpus is loaded.
@@ -109,6 +114,8 @@ type sweepPlan struct {
 	grid  sweep.Grid
 	shard sweep.Shard
 	view  sweep.View
+	// columns are the chosen metric columns (nil: all).
+	columns []string
 }
 
 func planSweep(o *sweepOptions) (*sweepPlan, error) {
@@ -169,7 +176,8 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	have := func(n metrics.Needs) bool {
 		return n == metrics.NeedsCompare && o.compare || n == metrics.NeedsRotation && def.Rotates
 	}
-	if err := checkView(view, o.plotMetric, have); err != nil {
+	cols, err := checkView(view, o.plotMetric, o.columns, have)
+	if err != nil {
 		return nil, err
 	}
 	// Every set of the shard is built once here, so a combination the
@@ -182,19 +190,20 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			}
 		}
 	}
-	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view}, nil
+	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols}, nil
 }
 
 // checkView validates the view flags sweep and merge share, before any
 // work: every metric must be in the registry and producible by the run.
-func checkView(v sweep.View, plotMetric string, have func(metrics.Needs) bool) error {
+// It returns the metric columns --columns chose (nil: all).
+func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(metrics.Needs) bool) ([]string, error) {
 	if err := v.Check(have); err != nil {
-		return &usageError{err}
+		return nil, &usageError{err}
 	}
 	if err := metrics.Check("--plot-metric", plotMetric, have); err != nil {
-		return &usageError{err}
+		return nil, &usageError{err}
 	}
-	return nil
+	return columns.resolve(nil, have)
 }
 
 func (pl *sweepPlan) header(sessions []*corpus.Session) sweep.Header {
@@ -299,7 +308,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	if err != nil {
 		return &usageError{err}
 	}
-	if err := writeSweep(a, rep, o.perSession, o.plotMetric); err != nil {
+	if err := writeSweep(a, rep, o.perSession, o.plotMetric, pl.columns); err != nil {
 		return err
 	}
 	if interrupted {
@@ -325,9 +334,10 @@ func boundHeap() {
 }
 
 // writeSweep prints a sweep report and its plots; merge uses it too, so a
-// merged report is byte-identical to a single run's.
-func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string) error {
-	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession)}
+// merged report is byte-identical to a single run's. columns are the
+// tables' metric columns (nil: all); JSON has every metric.
+func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string) error {
+	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession, columns)}
 	if err := a.write(doc); err != nil {
 		return err
 	}
@@ -347,8 +357,8 @@ func metricColumns(rows []sweep.Row, policy string) []string {
 	return metrics.Columns(sweep.MetricNames(rows), metrics.StageOrder(policy))
 }
 
-func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
-	mcols := metricColumns(rep.Sets, rep.Policy)
+func sweepTables(rep *sweep.Report, perSession bool, columns []string) []*report.Table {
+	mcols := pickColumns(metricColumns(rep.Sets, rep.Policy), columns)
 	title := fmt.Sprintf("Parameter sets (policy %s, %d of %d sets, %d sessions", rep.Policy, len(rep.Sets), rep.Points, len(rep.Sessions))
 	if rep.Shard != "1/1" {
 		title += ", shard " + rep.Shard
@@ -393,7 +403,7 @@ func sweepTables(rep *sweep.Report, perSession bool) []*report.Table {
 			cols = append(cols, report.TextCol(ax.Name))
 		}
 		cols = append(cols, report.TextCol("session"))
-		mc := metricColumns(rep.Rows, rep.Policy)
+		mc := pickColumns(metricColumns(rep.Rows, rep.Policy), columns)
 		for _, m := range mc {
 			cols = append(cols, report.NumCol(m))
 		}

@@ -2,8 +2,13 @@ package main
 
 import (
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -40,4 +45,106 @@ func metricCell(name string, v float64, ok bool) report.Cell {
 		return report.Int(int64(math.Round(v)))
 	}
 	return report.Float(v, m.Decimals)
+}
+
+// allColumns is the --columns value that shows every metric column.
+const allColumns = "all"
+
+// columnsFlag is --columns NAMES: which metric columns the tables show,
+// in the order given. It records whether it was given, so a command can
+// keep its own default (compare's short set) when it was not.
+type columnsFlag struct {
+	value string
+	given bool
+}
+
+func (c *columnsFlag) String() string { return c.value }
+func (c *columnsFlag) Type() string   { return "NAMES" }
+func (c *columnsFlag) Set(s string) error {
+	c.value, c.given = s, true
+	return nil
+}
+
+// addColumnsFlag registers --columns on cmd; def says what a table shows
+// without it.
+func addColumnsFlag(cmd *cobra.Command, c *columnsFlag, def string) {
+	cmd.Flags().Var(c, "columns", "metric columns of the tables, in this order: comma-separated `NAMES` from calib metrics (reclaimed_<stage> by full name), or all; "+
+		"the identifying columns always come first, and --format json always carries every metric (default: "+def+")")
+}
+
+// resolve validates --columns before any work, with the checker --sort
+// and --pareto use (metrics.Check; have as it takes it): every name must
+// be a metric the run produces, listed once, and the list not empty. It
+// returns the names in the order given, def when the flag was not given,
+// and nil (every column) for all.
+func (c *columnsFlag) resolve(def []string, have func(metrics.Needs) bool) ([]string, error) {
+	if !c.given {
+		return def, nil
+	}
+	if strings.TrimSpace(c.value) == allColumns {
+		return nil, nil
+	}
+	if strings.TrimSpace(c.value) == "" {
+		return nil, usageErrorf("--columns: no names given; list metric names (calib metrics lists them), e.g. --columns tokens_sent,billed_tokens, or all")
+	}
+	var cols []string
+	seen := map[string]bool{}
+	for _, n := range strings.Split(c.value, ",") {
+		n = strings.TrimSpace(n)
+		switch {
+		case n == "":
+			return nil, usageErrorf("--columns %s: empty name between commas", c.value)
+		case n == allColumns:
+			return nil, usageErrorf("--columns %s: all stands alone (it shows every column)", c.value)
+		case seen[n]:
+			// Refused rather than dropped: a name given twice is a typo
+			// for another one more often than not.
+			return nil, usageErrorf("--columns %s: %s is listed twice", c.value, n)
+		}
+		if err := metrics.Check("--columns", n, have); err != nil {
+			return nil, &usageError{err}
+		}
+		if err := checkStageColumn(n); err != nil {
+			return nil, err
+		}
+		seen[n] = true
+		cols = append(cols, n)
+	}
+	return cols, nil
+}
+
+// checkStageColumn refuses a reclaimed_<stage> whose stage no policy
+// declares (metrics.Check takes any suffix): a typo would otherwise be a
+// column left blank on every row.
+func checkStageColumn(name string) error {
+	m, _ := metrics.Lookup(name)
+	if !m.Family {
+		return nil
+	}
+	stages := metrics.StageOrder(policy.Names()...)
+	if stage := strings.TrimPrefix(name, m.Name); !slices.Contains(stages, stage) {
+		return usageErrorf("--columns %s: no policy has a stage %q (stages: %s; calib policies shows each policy's)", name, stage, strings.Join(stages, ", "))
+	}
+	return nil
+}
+
+// plainColumns refuses, before any work, a chosen column a plain replay
+// does not produce (replay and compare run no rotation chain and no
+// sweep --compare-recorded).
+func plainColumns(cols []string, command string) error {
+	for _, n := range cols {
+		if m, _ := metrics.Lookup(n); m.Needs != metrics.NeedsNothing {
+			return usageErrorf("--columns %s: %s reports plain-replay metrics only (%s needs calib sweep: calib metrics says what each needs)", n, command, n)
+		}
+	}
+	return nil
+}
+
+// pickColumns are the metric columns a table shows: the chosen ones
+// (resolve) or, when nil, every column the rows have (metrics.Columns).
+func pickColumns(present, chosen []string) []string {
+	if chosen == nil {
+		return present
+	}
+	return chosen
 }
