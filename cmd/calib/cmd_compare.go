@@ -180,7 +180,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	cols, err := compareColumnChoice(o.columns, a.Format)
+	cols, err := compareColumnChoice(o.columns, a.Format, defs)
 	if err != nil {
 		return err
 	}
@@ -308,8 +308,9 @@ const compareDefaultColumns = "tokens_sent,compactions,billed_tokens,usd,cache_h
 // compareColumnChoice resolves --columns for compare before any work: the
 // default set for the tables people read, every column for csv (a
 // machine's input keeps its full, stable header), and only metrics a
-// plain replay produces.
-func compareColumnChoice(c columnsFlag, f report.Format) ([]string, error) {
+// replay of the compared policies produces (digest figures when one of
+// them rotates; no agreement: compare takes no --compare-recorded).
+func compareColumnChoice(c columnsFlag, f report.Format, defs []policy.Def) ([]string, error) {
 	var def []string
 	if f != report.CSV {
 		def = strings.Split(compareDefaultColumns, ",")
@@ -318,7 +319,8 @@ func compareColumnChoice(c columnsFlag, f report.Format) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return cols, plainColumns(cols, "compare")
+	rotates := slices.ContainsFunc(defs, func(d policy.Def) bool { return d.Rotates })
+	return cols, producedColumns(cols, func(n metrics.Needs) bool { return n == metrics.NeedsRotation && rotates })
 }
 
 // compareTables are compare's tables with the metric columns chosen (nil:

@@ -27,6 +27,7 @@ type replayOptions struct {
 	lossDetail      bool
 	jobs            int
 	cost            costFlags
+	columns         columnsFlag
 }
 
 // policyFlags adds --policy and --set, shared by replay, sweep and
@@ -189,12 +190,16 @@ smith's compacted session.json, clai's stored digests (re-derived from the
 database's rows), Claude Code's cleared ids, and the request of every
 recorded full compaction.
 
+--columns NAMES keeps only the named metric columns of the sessions table,
+in that order (JSON always carries every metric).
+
 Exit status is 1 when a policy broke an invariant (a tool_use lost its
 result, a message was emptied, the current turn was rewritten, or a
 compaction was claimed that did not happen).`,
 		Example: `  calib replay --demo
   calib replay ~/.smith/sessions --policy smith-staged --set compact_at=0.7,window_turns=2
-  calib replay session/ --compare-recorded --format json`,
+  calib replay session/ --compare-recorded --format json
+  calib replay --demo --columns tokens_sent,compactions,results_lost`,
 		GroupID: groupAnalysis,
 		Args:    pathArgs(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -206,6 +211,7 @@ compaction was claimed that did not happen).`,
 	cmd.Flags().BoolVar(&o.lossDetail, "loss-detail", false, "list every hidden tool result the agent later lost or fetched back")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "sessions replayed at once (0: one per core)")
 	addCostFlags(cmd, &o.cost)
+	addColumnsFlag(cmd, &o.columns, "all")
 	return cmd
 }
 
@@ -216,6 +222,22 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	}
 	cs, err := newCostSetup(o.cost, res.cost)
 	if err != nil {
+		return err
+	}
+	cols, err := o.columns.resolve(nil, nil)
+	if err != nil {
+		return err
+	}
+	// auto may give a clai database clai-rotation, whose sessions have
+	// digest figures; agreement needs --compare-recorded.
+	rotates := o.policy == "auto"
+	if d, err := policy.Lookup(o.policy); err == nil {
+		rotates = d.Rotates
+	}
+	have := func(n metrics.Needs) bool {
+		return n == metrics.NeedsRotation && rotates || n == metrics.NeedsCompare && o.compareRecorded
+	}
+	if err := producedColumns(cols, have); err != nil {
 		return err
 	}
 	l, err := a.loadSessions(ctx, args)
@@ -306,7 +328,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
 			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
 	}
-	tables := append(replayTables(out, o.compareRecorded), costTables(costs)...)
+	tables := append(replayTables(out, o.compareRecorded, cols), costTables(costs)...)
 	if o.compareRecorded {
 		ca := cache.Summarize(costAgree)
 		out.CostAgreement = &ca
@@ -361,7 +383,9 @@ func distinctPolicies(rs []replayResult) []string {
 	return names
 }
 
-func replayTables(out replayJSON, compare bool) []*report.Table {
+// replayTables are replay's tables; chosen are the session table's metric
+// columns (nil: every column the sessions have).
+func replayTables(out replayJSON, compare bool, chosen []string) []*report.Table {
 	rows := make([]metrics.SessionRow, len(out.Sessions))
 	pols := make([]string, len(out.Sessions))
 	ids := make([]string, len(out.Sessions))
@@ -427,7 +451,7 @@ func replayTables(out replayJSON, compare bool) []*report.Table {
 			present = append(present, k)
 		}
 	}
-	mcols := metrics.Columns(present, stages)
+	mcols := pickColumns(metrics.Columns(present, stages), chosen)
 	cols = []report.Column{report.TextCol("session")}
 	if withPath {
 		cols = append(cols, report.TextCol("path"))

@@ -128,14 +128,22 @@ func checkStageColumn(name string) error {
 	return nil
 }
 
-// plainColumns refuses, before any work, a chosen column a plain replay
-// does not produce (replay and compare run no rotation chain and no
-// sweep --compare-recorded).
-func plainColumns(cols []string, command string) error {
+// producedColumns refuses, before any work, a chosen column that a replay
+// or compare run does not produce (have: as metrics.Check takes it). Their
+// flags are not sweep's, so metrics.Check's hints do not fit them. A
+// metric that only some rows have (a rotation policy's digest figures) is
+// blank in the others.
+func producedColumns(cols []string, have func(metrics.Needs) bool) error {
 	for _, n := range cols {
-		if m, _ := metrics.Lookup(n); m.Needs != metrics.NeedsNothing {
-			return usageErrorf("--columns %s: %s reports plain-replay metrics only (%s needs calib sweep: calib metrics says what each needs)", n, command, n)
+		m, _ := metrics.Lookup(n)
+		if m.Needs == metrics.NeedsNothing || have(m.Needs) {
+			continue
 		}
+		why := "digest metrics need a rotation policy (clai-rotation), and none of this run's rotates"
+		if m.Needs == metrics.NeedsCompare {
+			why = "agreement metrics need --compare-recorded (calib replay and calib sweep take it)"
+		}
+		return usageErrorf("--columns %s: %s", n, why)
 	}
 	return nil
 }
