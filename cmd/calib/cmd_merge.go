@@ -53,9 +53,30 @@ as in sweep: write the shards without --top.`,
 			if err != nil {
 				return &usageError{err}
 			}
+			if err := shardColumns(cols, rep); err != nil {
+				return err
+			}
 			return writeSweep(a, rep, o.perSession, o.plotMetric, cols)
 		},
 	}
 	viewFlags(cmd, o)
 	return cmd
+}
+
+// shardColumns refuses a chosen column no row of the merged shards has (a
+// metric their sweep did not produce, a stage their policy lacks): it
+// would be blank on every row.
+func shardColumns(cols []string, rep *sweep.Report) error {
+	have := map[string]bool{}
+	for _, rows := range [][]sweep.Row{rep.Sets, rep.Rows} {
+		for _, n := range sweep.MetricNames(rows) {
+			have[n] = true
+		}
+	}
+	for _, n := range cols {
+		if !have[n] {
+			return usageErrorf("--columns %s: no row of the shards has it (policy %s; calib metrics says what each metric needs)", n, rep.Policy)
+		}
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -179,6 +181,12 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	cols, err := checkView(view, o.plotMetric, o.columns, have)
 	if err != nil {
 		return nil, err
+	}
+	stages := metrics.StageOrder(def.Name)
+	for _, n := range cols {
+		if m, _ := metrics.Lookup(n); m.Family && !slices.Contains(stages, strings.TrimPrefix(n, m.Name)) {
+			return nil, usageErrorf("--columns %s: policy %s has no such stage (its stages: %s)", n, def.Name, strings.Join(stages, ", "))
+		}
 	}
 	// Every set of the shard is built once here, so a combination the
 	// policy rejects (compact_to not below compact_at) stops the sweep

@@ -129,8 +129,8 @@ func checkStageColumn(name string) error {
 }
 
 // producedColumns refuses, before any work, a chosen column that a replay
-// or compare run does not produce (have: as metrics.Check takes it). Their
-// flags are not sweep's, so metrics.Check's hints do not fit them. A
+// or compare run does not produce (have: as metrics.Check takes it).
+// Their flags are not sweep's, so metrics.Check's hints do not fit them. A
 // metric that only some rows have (a rotation policy's digest figures) is
 // blank in the others.
 func producedColumns(cols []string, have func(metrics.Needs) bool) error {
