@@ -14,11 +14,13 @@ import (
 )
 
 // ParetoPoint is one parameter set: its two metrics, its label (the set's
-// values) and whether it is on the Pareto front.
+// values), whether it is on the Pareto front and whether it is the marked
+// set (the policy's defaults, which a reader compares the front with).
 type ParetoPoint struct {
-	X, Y  float64
-	Label string
-	Front bool
+	X, Y   float64
+	Label  string
+	Front  bool
+	Marked bool
 }
 
 // Pareto is a scatter of every parameter set with the Pareto front drawn
@@ -32,6 +34,9 @@ type Pareto struct {
 	// RestName is the legend entry of the other points ("other sets" when
 	// empty); the count is appended.
 	RestName string
+	// MarkName is the legend entry of the ring drawn around the Marked
+	// points ("policy defaults (40000, 148500)"); no ring when empty.
+	MarkName string
 }
 
 // maxFrontLabels is how many front points are labeled at most; on a longer
@@ -117,6 +122,9 @@ func (c Pareto) Plot() (Chart, error) {
 			return Chart{}, err
 		}
 	}
+	if err := addMark(p, lg, c); err != nil {
+		return Chart{}, err
+	}
 	// 6% of margin on each side, more on the right for the labels.
 	p.X.Min, p.X.Max = xmin-0.06*xspan, xmax+0.12*xspan
 	p.Y.Min, p.Y.Max = ymin-0.08*yspan, ymax+0.08*yspan
@@ -159,4 +167,39 @@ func addFrontLabels(p *plot.Plot, pts plotter.XYs, texts []string, split float64
 		p.Add(lb)
 	}
 	return nil
+}
+
+// addMark rings the Marked points in black, drawn last so that the ring
+// shows whether the set is on the front or not.
+func addMark(p *plot.Plot, lg *legend, c Pareto) error {
+	var pts plotter.XYs
+	for _, pt := range c.Points {
+		if pt.Marked {
+			pts = append(pts, plotter.XY{X: pt.X, Y: pt.Y})
+		}
+	}
+	if c.MarkName == "" || len(pts) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return err
+	}
+	sc.GlyphStyle.Shape, sc.GlyphStyle.Color, sc.GlyphStyle.Radius = markRing{}, levelColor, vg.Points(7)
+	p.Add(sc)
+	lg.add(c.MarkName, sc)
+	return nil
+}
+
+// markRing is draw.RingGlyph with a line thick enough to see around a
+// filled front marker (RingGlyph's is 0.5 pt).
+type markRing struct{}
+
+func (markRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)})
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
+	p.Arc(pt, sty.Radius, 0, 2*math.Pi)
+	p.Close()
+	c.Stroke(p)
 }

@@ -93,6 +93,9 @@ func (c Timeline) Plot() (Chart, error) {
 			return Chart{}, err
 		}
 		low.Add(seen, hid)
+		if thumbs["seen whole"] == nil && lf.Hidden > lf.Arrived {
+			thumbs["seen whole"] = seen
+		}
 		if thumbs[name] == nil {
 			thumbs[name] = hid
 		}
@@ -103,7 +106,7 @@ func (c Timeline) Plot() (Chart, error) {
 			fetches = append(fetches, plotter.XY{X: lf.Refetched, Y: y})
 		}
 	}
-	for _, name := range []string{"lost", "fetched back", "never needed"} {
+	for _, name := range []string{"seen whole", "lost", "fetched back", "never needed"} {
 		if t := thumbs[name]; t != nil {
 			lg.add(name, t)
 		}

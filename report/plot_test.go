@@ -78,9 +78,9 @@ func sampleCharts(t *testing.T) map[string]Chart {
 	add("heat-map", c, err)
 
 	c, err = Pareto{Title: "Pareto front: tokens_sent vs results_mangled", XLabel: "tokens_sent", YLabel: "results_mangled",
-		FrontName: "Pareto front, labeled compact_at, window_turns", Points: []ParetoPoint{
+		FrontName: "Pareto front, labeled compact_at, window_turns", MarkName: "smith-staged defaults (0.8, 3)", Points: []ParetoPoint{
 			{X: 7401675, Y: 4, Label: "0.6, 3", Front: true}, {X: 7401675, Y: 4, Label: "0.6, 4", Front: true},
-			{X: 8629142, Y: 0, Label: "0.8, 3", Front: true}, {X: 7939380, Y: 43}, {X: 8966169, Y: 39}, {X: 8137237, Y: 4}}}.Plot()
+			{X: 8629142, Y: 0, Label: "0.8, 3", Front: true, Marked: true}, {X: 7939380, Y: 43}, {X: 8966169, Y: 39}, {X: 8137237, Y: 4}}}.Plot()
 	add("pareto", c, err)
 
 	low, high := make([]float64, len(x)), make([]float64, len(x))

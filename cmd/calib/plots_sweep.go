@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/calib-dev/calib/metrics"
+	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay/sweep"
 	"github.com/calib-dev/calib/report"
 )
@@ -86,9 +88,35 @@ func paretoChart(rep *sweep.Report) report.Pareto {
 		for i, p := range r.Params {
 			vals[i] = p.Value
 		}
-		c.Points = append(c.Points, report.ParetoPoint{X: r.Metrics[a], Y: r.Metrics[b], Label: strings.Join(vals, ", "), Front: r.Pareto})
+		pt := report.ParetoPoint{X: r.Metrics[a], Y: r.Metrics[b], Label: strings.Join(vals, ", "), Front: r.Pareto}
+		if atDefaults(rep, r.Params) {
+			pt.Marked, c.MarkName = true, fmt.Sprintf("%s defaults (%s)", rep.Policy, pt.Label)
+		}
+		c.Points = append(c.Points, pt)
 	}
 	return c
+}
+
+// atDefaults reports whether a set's swept values and the sweep's fixed
+// ones are all the policy's defaults (compared normalized: 0.80 is 0.8),
+// so the chart can show where the policy as shipped sits against the front.
+func atDefaults(rep *sweep.Report, set policy.Params) bool {
+	def, err := policy.Lookup(rep.Policy)
+	if err != nil {
+		return false
+	}
+	for _, p := range append(slices.Clone(rep.Fixed), set...) {
+		i := slices.IndexFunc(def.Specs, func(s policy.ParamSpec) bool { return s.Name == p.Name })
+		if i < 0 {
+			return false
+		}
+		v, err1 := def.Specs[i].Parse(p.Value)
+		d, err2 := def.Specs[i].Parse(def.Specs[i].Default)
+		if err1 != nil || err2 != nil || v != d {
+			return false
+		}
+	}
+	return true
 }
 
 // setKey identifies a set by the values of its first two swept parameters.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 
 	"testing"
 
@@ -124,6 +125,39 @@ func TestParetoChartLabels(t *testing.T) {
 	c := paretoChart(rep)
 	if c.FrontName != "Pareto front, labeled variant" || len(c.Points) != 2 || c.Points[0].Label != "legacy" || !c.Points[0].Front || c.Points[1].Front {
 		t.Errorf("pareto chart %+v", c)
+	}
+}
+
+// TestParetoChartDefaults: the set whose values are the policy's defaults
+// (compared normalized, and with the sweep's fixed values) is marked and
+// named in the legend; a fixed value off its default marks none.
+func TestParetoChartDefaults(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		fixed  policy.Params
+		marked []bool
+		legend string
+	}{
+		{"defaults in the grid", nil, []bool{false, true}, "smith-staged defaults (0.80, 3)"},
+		{"fixed off default", policy.Params{{Name: "window_turns", Value: "1"}}, []bool{false, false}, ""},
+		{"fixed at default", policy.Params{{Name: "window_turns", Value: "3"}}, []bool{false, true}, "smith-staged defaults (0.80, 3)"},
+	} {
+		rep := &sweep.Report{Header: sweep.Header{Policy: "smith-staged", Fixed: tt.fixed,
+			Grid: sweep.Grid{{Name: "compact_at", Values: []string{"0.6", "0.80"}}}}}
+		rep.View.Pareto = []string{"tokens_sent", "results_lost"}
+		for i, v := range []string{"0.6, 3", "0.80, 3"} {
+			ca, wt, _ := strings.Cut(v, ", ")
+			rep.Sets = append(rep.Sets, sweep.Row{Set: i, Params: policy.Params{{Name: "compact_at", Value: ca}, {Name: "window_turns", Value: wt}},
+				Metrics: map[string]float64{"tokens_sent": float64(1000 + i), "results_lost": float64(i)}})
+		}
+		c := paretoChart(rep)
+		var marked []bool
+		for _, p := range c.Points {
+			marked = append(marked, p.Marked)
+		}
+		if fmt.Sprint(marked) != fmt.Sprint(tt.marked) || c.MarkName != tt.legend {
+			t.Errorf("%s: marked %v, legend %q; want %v, %q", tt.name, marked, c.MarkName, tt.marked, tt.legend)
+		}
 	}
 }
 

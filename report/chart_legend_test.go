@@ -1,0 +1,68 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// svgText renders c as SVG, where every legend entry is a text element.
+func svgText(t *testing.T, c Chart, err error) string {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteSVG(&b, c); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// TestParetoMark: the ring around the marked set (the policy's defaults)
+// has its legend entry only when a point is marked and MarkName says what
+// it is.
+func TestParetoMark(t *testing.T) {
+	pts := func(marked bool) []ParetoPoint {
+		return []ParetoPoint{{X: 1, Y: 4, Label: "0.6, 3", Front: true}, {X: 3, Y: 7, Label: "0.8, 3", Marked: marked}}
+	}
+	tests := []struct {
+		name     string
+		markName string
+		marked   bool
+		want     bool
+	}{
+		{"marked and named", "smith-staged defaults (0.8, 3)", true, true},
+		{"defaults not in the grid", "smith-staged defaults (0.8, 3)", false, false},
+		{"no name", "", true, false},
+	}
+	for _, tt := range tests {
+		c, err := Pareto{Title: "front", XLabel: "tokens_sent", YLabel: "results_lost", FrontName: "Pareto front",
+			MarkName: tt.markName, Points: pts(tt.marked)}.Plot()
+		got := strings.Contains(svgText(t, c, err), ">smith-staged defaults (0.8, 3)<")
+		if got != tt.want {
+			t.Errorf("%s: legend names the defaults: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestTimelineSeenWhole: the thin grey line (the result before it was
+// hidden) is named in the legend, beside the fates, when some result was
+// seen whole for at least a request.
+func TestTimelineSeenWhole(t *testing.T) {
+	x, ctx := []float64{0, 1, 2, 3}, []float64{0, 10, 20, 30}
+	for _, tt := range []struct {
+		name string
+		life Life
+		want bool
+	}{
+		{"seen, then hidden", Life{Arrived: 0, Hidden: 2, Needed: -1, Refetched: -1}, true},
+		{"hidden on arrival (unseen)", Life{Arrived: 2, Hidden: 2, Needed: 3, Refetched: -1, Lost: true}, false},
+	} {
+		c, err := Timeline{Title: "t", X: x, Context: ctx, Lives: []Life{tt.life}}.Plot()
+		s := svgText(t, c, err)
+		if got := strings.Contains(s, ">seen whole<"); got != tt.want {
+			t.Errorf("%s: legend has \"seen whole\": %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
