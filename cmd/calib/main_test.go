@@ -24,7 +24,7 @@ import (
 	"github.com/calib-dev/calib/report"
 )
 
-var update = flag.Bool("update", false, "rewrite cmp targets inside testdata/script/*.txtar")
+var update = flag.Bool("update", false, "rewrite cmp targets inside testdata/script/*.txtar and the images in testdata/readme/")
 
 func TestMain(m *testing.M) {
 	// The test binary doubles as the calib executable inside scripts.
