@@ -24,6 +24,11 @@ type Cell struct {
 	i    int64
 	f    float64
 	prec int
+	// mark follows the value in text and markdown (a footnote marker);
+	// dash shows "-" there instead of the value. CSV and JSON keep the
+	// plain value, so a machine reads the number and a person its caveat.
+	mark string
+	dash bool
 }
 
 // Empty is an empty cell.
@@ -44,6 +49,31 @@ func Float(f float64, prec int) Cell { return Cell{kind: kindFloat, f: f, prec: 
 // It is a text cell, so it is right-aligned only in an explicit NumCol.
 func Percent(frac float64, prec int) Cell {
 	return Cell{kind: kindStr, s: FormatFloat(frac*100, prec) + "%"}
+}
+
+// Marked is c followed, in text and markdown, by a footnote marker
+// ("1.9731*"); the table's Notes explain it. CSV and JSON write the plain
+// value.
+func (c Cell) Marked(mark string) Cell {
+	c.mark = mark
+	return c
+}
+
+// Dashed is c shown as "-" in text and markdown (a value that stands for
+// nothing known, such as dollars with no price); CSV and JSON write the
+// plain value.
+func (c Cell) Dashed() Cell {
+	c.dash = true
+	return c
+}
+
+// shown is the cell as text and markdown print it: Format with its mark,
+// or "-" for a Dashed cell.
+func (c Cell) shown(thousands bool) string {
+	if c.dash {
+		return "-"
+	}
+	return c.Format(thousands) + c.mark
 }
 
 // IsNumber reports whether the cell holds a number.

@@ -6,7 +6,9 @@ import (
 )
 
 // WriteCSV writes each table as CSV (RFC 4180 via encoding/csv): a header
-// record, then one record per row, numbers without thousands separators.
+// record, then one record per row, numbers without thousands separators
+// and without the marks or dashes of text and markdown (Table.Notes are
+// not written).
 // Several tables are separated by one empty line; a command whose CSV is
 // meant for tools should print one table (or document the blocks).
 //
@@ -24,7 +26,7 @@ func WriteCSV(w io.Writer, tables ...*Table) error {
 		if err := cw.Write(t.Header()); err != nil {
 			return err
 		}
-		if err := cw.WriteAll(t.strings(false)); err != nil {
+		if err := cw.WriteAll(t.strings(false, false)); err != nil {
 			return err
 		}
 	}

@@ -49,6 +49,10 @@ type Table struct {
 	Title   string
 	Columns []Column
 	Rows    [][]Cell
+	// Notes are printed under the table by text and markdown, one line
+	// each: the footnotes of Marked and Dashed cells. CSV leaves them out
+	// (its cells are plain values).
+	Notes []string
 }
 
 // NewTable returns an empty table with the given columns.
@@ -102,13 +106,18 @@ func (t *Table) rightAligned() []bool {
 	return r
 }
 
-// strings renders every row; thousands selects "1,234" over "1234".
-func (t *Table) strings(thousands bool) [][]string {
+// strings renders every row; thousands selects "1,234" over "1234", and
+// shown the cells as people read them (marks, dashes) over plain values.
+func (t *Table) strings(thousands, shown bool) [][]string {
 	out := make([][]string, len(t.Rows))
 	for i, row := range t.Rows {
 		out[i] = make([]string, len(row))
 		for j, c := range row {
-			out[i][j] = c.Format(thousands)
+			if shown {
+				out[i][j] = c.shown(thousands)
+			} else {
+				out[i][j] = c.Format(thousands)
+			}
 		}
 	}
 	return out

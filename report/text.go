@@ -17,7 +17,7 @@ import (
 // spaces are trimmed from every line (the borderless renderer pads the last
 // column), so output diffs cleanly.
 func WriteText(w io.Writer, tables ...*Table) error {
-	return writeTables(w, tables, func(title string) string { return title + "\n" }, func(buf *bytes.Buffer, t *Table) error {
+	return writeTables(w, tables, func(title string) string { return title + "\n" }, func(note string) string { return note + "\n" }, func(buf *bytes.Buffer, t *Table) error {
 		tbl := tablewriter.NewTable(buf,
 			tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
 				Borders: tw.BorderNone,
@@ -39,10 +39,11 @@ func WriteText(w io.Writer, tables ...*Table) error {
 	})
 }
 
-// writeTables writes each table's title (through title) and body (through
-// body), separated by blank lines, then trims trailing spaces from every
-// line. Text and markdown differ only in those two.
-func writeTables(w io.Writer, tables []*Table, title func(string) string, body func(*bytes.Buffer, *Table) error) error {
+// writeTables writes each table's title (through title), body (through
+// body) and notes (each through note), separated by blank lines, then
+// trims trailing spaces from every line. Text and markdown differ only in
+// those three.
+func writeTables(w io.Writer, tables []*Table, title, note func(string) string, body func(*bytes.Buffer, *Table) error) error {
 	var buf bytes.Buffer
 	for i, t := range tables {
 		if i > 0 {
@@ -56,6 +57,9 @@ func writeTables(w io.Writer, tables []*Table, title func(string) string, body f
 		}
 		if err := body(&buf, t); err != nil {
 			return err
+		}
+		for _, n := range t.Notes {
+			buf.WriteString(note(sanitizeCell(n)))
 		}
 	}
 	return copyTrimmed(w, buf.Bytes())
@@ -83,7 +87,7 @@ func render(tbl *tablewriter.Table, t *Table, thousands bool) error {
 		hs[i] = s
 	}
 	tbl.Header(hs...)
-	rows := t.strings(thousands)
+	rows := t.strings(thousands, true)
 	for _, row := range rows {
 		for j := range row {
 			row[j] = sanitizeCell(row[j])

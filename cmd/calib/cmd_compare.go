@@ -37,13 +37,24 @@ type comparePolicyJSON struct {
 	Agent   string             `json:"agent,omitempty"`
 	Params  policy.Params      `json:"params"`
 	Metrics map[string]float64 `json:"metrics"`
+	// UnpricedModels are the models (sorted; "": none named) of the
+	// sessions its usd could not price (unpriced_sessions).
+	UnpricedModels []string `json:"unpriced_models,omitempty"`
 }
 
 type compareSessionJSON struct {
-	Session string             `json:"session"`
-	Format  string             `json:"format"`
-	Policy  string             `json:"policy"`
-	Metrics map[string]float64 `json:"metrics"`
+	Session        string             `json:"session"`
+	Format         string             `json:"format"`
+	Policy         string             `json:"policy"`
+	Metrics        map[string]float64 `json:"metrics"`
+	UnpricedModels []string           `json:"unpriced_models,omitempty"`
+}
+
+// compareRun is one policy's replay of one session: its metrics and, when
+// its usd could not be priced, the model.
+type compareRun struct {
+	metrics  map[string]float64
+	unpriced []string
 }
 
 // compareSkipJSON is a policy that cannot replay the sessions of a format.
@@ -218,20 +229,24 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		return err
 	}
 	bar := a.progress(len(jobs), "compare")
-	rows, _, err := replay.Map(ctx, len(jobs), o.jobs, func(ctx context.Context, i int) (map[string]float64, error) {
+	rows, _, err := replay.Map(ctx, len(jobs), o.jobs, func(ctx context.Context, i int) (compareRun, error) {
 		j := jobs[i]
 		t, err := replay.Run(ctx, l.Sessions[j.session], pols[j.policy], replay.Options{KeepFinal: true, Loss: lossIx[j.session]})
 		if err != nil {
-			return nil, err
+			return compareRun{}, err
 		}
 		m := metrics.SessionMetrics(t, nil, nil)
 		sc, err := cs.cost(t)
 		if err != nil {
-			return nil, err
+			return compareRun{}, err
 		}
 		maps.Copy(m, metrics.CostMetrics(sc))
-		return m, nil
-	}, func(int, map[string]float64) { _ = bar.Add(1) })
+		r := compareRun{metrics: m}
+		if !sc.Priced {
+			r.unpriced = []string{sc.Model}
+		}
+		return r, nil
+	}, func(int, compareRun) { _ = bar.Add(1) })
 	_ = bar.Finish()
 	if err != nil {
 		return err
@@ -239,11 +254,18 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 
 	out := compareJSON{Policies: []comparePolicyJSON{}, Skipped: []compareSkipJSON{}}
 	byPolicy := make([][]map[string]float64, len(defs))
+	unpriced := make([][]string, len(defs))
 	for i, j := range jobs {
-		byPolicy[j.policy] = append(byPolicy[j.policy], rows[i])
+		byPolicy[j.policy] = append(byPolicy[j.policy], rows[i].metrics)
+		for _, m := range rows[i].unpriced {
+			if !slices.Contains(unpriced[j.policy], m) {
+				unpriced[j.policy] = append(unpriced[j.policy], m)
+			}
+		}
 		if o.perSession {
 			s := l.Sessions[j.session]
-			out.Sessions = append(out.Sessions, compareSessionJSON{Session: s.ID, Format: string(s.Format), Policy: defs[j.policy].Name, Metrics: rows[i]})
+			out.Sessions = append(out.Sessions, compareSessionJSON{Session: s.ID, Format: string(s.Format), Policy: defs[j.policy].Name,
+				Metrics: rows[i].metrics, UnpricedModels: rows[i].unpriced})
 		}
 	}
 	violations := 0
@@ -254,12 +276,13 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		m := metrics.CombineSessions(byPolicy[pi])
 		m["sessions"] = float64(len(byPolicy[pi]))
 		violations += int(m["violations"])
-		out.Policies = append(out.Policies, comparePolicyJSON{Name: d.Name, Agent: d.Agent, Params: pols[pi].Params(), Metrics: m})
+		slices.Sort(unpriced[pi])
+		out.Policies = append(out.Policies, comparePolicyJSON{Name: d.Name, Agent: d.Agent, Params: pols[pi].Params(), Metrics: m, UnpricedModels: unpriced[pi]})
 	}
 	for _, k := range skipOrder {
 		out.Skipped = append(out.Skipped, compareSkipJSON{Policy: k[0], Format: k[1], Sessions: skipped[k]})
 	}
-	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions), cols)}
+	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions), csvUSDColumns(cols, a.Format))}
 	for _, s := range out.Skipped {
 		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelWarning, Title: "policy skipped",
 			Message: fmt.Sprintf("%s cannot replay %s sessions: skipped for %d", s.Policy, s.Format, s.Sessions)})
@@ -329,16 +352,32 @@ func compareTables(out compareJSON, sessions int, chosen []string) []*report.Tab
 	cols := pickColumns(compareColumns(out.Policies), chosen)
 	head := append([]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, labelColumns(cols)...)
 	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions), head...)
-	for _, p := range out.Policies {
-		t.AddRow(append([]report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}, metricCells(cols, p.Metrics)...)...)
+	rows := make([]usdRow, len(out.Policies))
+	for i, p := range out.Policies {
+		rows[i] = usdRow{p.Metrics, p.UnpricedModels}
 	}
+	notes := newUSDNotes(rows)
+	for i, p := range out.Policies {
+		cells := metricCells(cols, p.Metrics)
+		notes.mark(cols, cells, rows[i])
+		t.AddRow(append([]report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}, cells...)...)
+	}
+	t.Notes = notes.notes(cols)
 	tables := []*report.Table{t}
 	if len(out.Sessions) > 0 {
 		head := append([]report.Column{report.TextCol("session"), report.TextCol("policy")}, labelColumns(cols)...)
 		st := report.NewTable("Per session", head...)
-		for _, s := range out.Sessions {
-			st.AddRow(append([]report.Cell{report.Str(s.Session), report.Str(s.Policy)}, metricCells(cols, s.Metrics)...)...)
+		rows := make([]usdRow, len(out.Sessions))
+		for i, s := range out.Sessions {
+			rows[i] = usdRow{s.Metrics, s.UnpricedModels}
 		}
+		notes := newUSDNotes(rows)
+		for i, s := range out.Sessions {
+			cells := metricCells(cols, s.Metrics)
+			notes.mark(cols, cells, rows[i])
+			st.AddRow(append([]report.Cell{report.Str(s.Session), report.Str(s.Policy)}, cells...)...)
+		}
+		st.Notes = notes.notes(cols)
 		tables = append(tables, st)
 	}
 	if len(out.Skipped) > 0 {

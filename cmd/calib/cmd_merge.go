@@ -56,6 +56,16 @@ as in sweep: write the shards without --top.`,
 			if err := shardColumns(cols, rep); err != nil {
 				return err
 			}
+			// A set's usd covers the sessions with a price; every set
+			// covers the same ones, so the first partial set says it.
+			flags := usdRanked(rep.View, o.plotMetric, a.plotsWanted())
+			for _, r := range rep.Sets {
+				if c, ok := coverageOf(r.Metrics, r.UnpricedModels); ok && !r.Incomplete {
+					if err := refuseUSDRanking(flags, c); err != nil {
+						return err
+					}
+				}
+			}
 			return writeSweep(a, rep, o.perSession, o.plotMetric, cols)
 		},
 	}

@@ -328,7 +328,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
 			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
 	}
-	tables := append(replayTables(out, o.compareRecorded, cols), costTables(costs)...)
+	tables := append(replayTables(out, o.compareRecorded, csvUSDColumns(cols, a.Format)), costTables(costs)...)
 	if o.compareRecorded {
 		ca := cache.Summarize(costAgree)
 		out.CostAgreement = &ca
@@ -462,18 +462,37 @@ func replayTables(out replayJSON, compare bool, chosen []string) []*report.Table
 		cols = append(cols, report.TextCol("recorded"))
 	}
 	st := report.NewTable("Sessions (stage columns are tokens reclaimed; mangled/dropped are tool results; calib metrics explains each column)", cols...)
-	for _, s := range out.Sessions {
+	// The bill's metrics are the cost table's (out.Cost, one per session
+	// in the same order); a --columns naming one shows it here too, its
+	// usd marked as every usd cell is.
+	usd := make([]usdRow, len(out.Sessions))
+	for i, s := range out.Sessions {
+		usd[i].values = s.Metrics
+		if i < len(out.Cost) {
+			c := out.Cost[i]
+			usd[i].values = maps.Clone(s.Metrics)
+			maps.Copy(usd[i].values, c.Metrics)
+			if !c.Priced {
+				usd[i].models = []string{c.Model}
+			}
+		}
+	}
+	notes := newUSDNotes(usd)
+	for i, s := range out.Sessions {
 		cells := []report.Cell{report.Str(s.ID)}
 		if withPath {
 			cells = append(cells, report.Str(s.Path))
 		}
 		cells = append(cells, report.Str(s.Policy), report.Int(s.Messages), report.Int(s.Requests))
-		cells = append(cells, metricCells(mcols, s.Metrics)...)
+		mcells := metricCells(mcols, usd[i].values)
+		notes.mark(mcols, mcells, usd[i])
+		cells = append(cells, mcells...)
 		if compare {
 			cells = append(cells, report.Str(compareCell(s)))
 		}
 		st.AddRow(cells...)
 	}
+	st.Notes = notes.notes(mcols)
 	tables := []*report.Table{ev, st}
 	if out.Agreement != nil {
 		tables = append(tables, agreementTables(out.Agreement)...)

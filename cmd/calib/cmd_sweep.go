@@ -259,6 +259,9 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	if err := pl.cost.check(l.Sessions); err != nil {
 		return err
 	}
+	if err := refuseUSDRanking(usdRanked(pl.view, o.plotMetric, a.plotsWanted()), pl.cost.coverage(l.Sessions)); err != nil {
+		return err
+	}
 	boundHeap()
 	h := pl.header(l.Sessions)
 	sw := sweep.Plan{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
@@ -285,12 +288,16 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		m := metrics.SessionMetrics(t, agree, timing)
 		// The bill through the prompt-cache model; a model the --prices
 		// file does not price was refused before the sweep started.
+		row := sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
 		if sc, err := pl.cost.cost(t); err == nil {
 			for k, v := range metrics.CostMetrics(sc) {
 				m[k] = v
 			}
+			if !sc.Priced {
+				row.UnpricedModels = []string{sc.Model}
+			}
 		}
-		return sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
+		return row
 	}
 	done := func(j sweep.Job, r sweep.Row) {
 		stream.Add(r)
@@ -345,7 +352,7 @@ func boundHeap() {
 // merged report is byte-identical to a single run's. columns are the
 // tables' metric columns (nil: all); JSON has every metric.
 func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string) error {
-	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession, columns)}
+	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession, columns, a.Format)}
 	if err := a.write(doc); err != nil {
 		return err
 	}
@@ -365,8 +372,10 @@ func metricColumns(rows []sweep.Row, policy string) []string {
 	return metrics.Columns(sweep.MetricNames(rows), metrics.StageOrder(policy))
 }
 
-func sweepTables(rep *sweep.Report, perSession bool, columns []string) []*report.Table {
-	mcols := pickColumns(metricColumns(rep.Sets, rep.Policy), columns)
+// A usd over only some sessions is marked (usdNotes); CSV (format) gets
+// unpriced_sessions next to usd instead.
+func sweepTables(rep *sweep.Report, perSession bool, columns []string, format report.Format) []*report.Table {
+	mcols := csvUSDColumns(pickColumns(metricColumns(rep.Sets, rep.Policy), columns), format)
 	title := fmt.Sprintf("Parameter sets (policy %s, %d of %d sets, %d sessions", rep.Policy, len(rep.Sets), rep.Points, len(rep.Sessions))
 	if rep.Shard != "1/1" {
 		title += ", shard " + rep.Shard
@@ -393,8 +402,9 @@ func sweepTables(rep *sweep.Report, perSession bool, columns []string) []*report
 		cols = append(cols, report.TextCol("incomplete"))
 	}
 	sets := report.NewTable(title, cols...)
+	notes := newUSDNotes(usdRows(rep.Sets))
 	for _, r := range rep.Sets {
-		cells := sweepCells(r, rep, mcols)
+		cells := sweepCells(r, rep, mcols, notes)
 		if partial {
 			mark := ""
 			if r.Incomplete {
@@ -404,6 +414,7 @@ func sweepTables(rep *sweep.Report, perSession bool, columns []string) []*report
 		}
 		sets.AddRow(cells...)
 	}
+	sets.Notes = notes.notes(mcols)
 	tables := []*report.Table{sets}
 	if perSession {
 		cols := []report.Column{report.NumCol("set")}
@@ -411,31 +422,37 @@ func sweepTables(rep *sweep.Report, perSession bool, columns []string) []*report
 			cols = append(cols, report.TextCol(ax.Name))
 		}
 		cols = append(cols, report.TextCol("session"))
-		mc := pickColumns(metricColumns(rep.Rows, rep.Policy), columns)
+		mc := csvUSDColumns(pickColumns(metricColumns(rep.Rows, rep.Policy), columns), format)
 		for _, m := range mc {
 			cols = append(cols, report.NumCol(m))
 		}
 		t := report.NewTable("Per session", cols...)
+		notes := newUSDNotes(usdRows(rep.Rows))
 		for _, r := range rep.Rows {
 			cells := []report.Cell{report.Int(r.Set)}
 			for _, p := range r.Params {
 				cells = append(cells, report.Str(p.Value))
 			}
 			cells = append(cells, report.Str(r.Session))
-			cells = append(cells, metricCells(mc, r.Metrics)...)
+			mcells := metricCells(mc, r.Metrics)
+			notes.mark(mc, mcells, usdRow{r.Metrics, r.UnpricedModels})
+			cells = append(cells, mcells...)
 			t.AddRow(cells...)
 		}
+		t.Notes = notes.notes(mc)
 		tables = append(tables, t)
 	}
 	return tables
 }
 
-func sweepCells(r sweep.Row, rep *sweep.Report, mcols []string) []report.Cell {
+func sweepCells(r sweep.Row, rep *sweep.Report, mcols []string, notes *usdNotes) []report.Cell {
 	cells := []report.Cell{report.Int(r.Set)}
 	for _, p := range r.Params {
 		cells = append(cells, report.Str(p.Value))
 	}
-	cells = append(cells, metricCells(mcols, r.Metrics)...)
+	mcells := metricCells(mcols, r.Metrics)
+	notes.mark(mcols, mcells, usdRow{r.Metrics, r.UnpricedModels})
+	cells = append(cells, mcells...)
 	if len(rep.View.Pareto) == 2 {
 		mark := ""
 		if r.Pareto {
@@ -469,4 +486,13 @@ func closeStream(s *sweep.Stream, path string, complete bool) error {
 		return &outputError{fmt.Errorf("--out %s: %w (the file is incomplete)", path, err)}
 	}
 	return nil
+}
+
+// usdRows are sweep rows as usdNotes reads them.
+func usdRows(rows []sweep.Row) []usdRow {
+	out := make([]usdRow, len(rows))
+	for i, r := range rows {
+		out[i] = usdRow{r.Metrics, r.UnpricedModels}
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,6 +23,11 @@ type Row struct {
 	// corpus has (an interrupted sweep): it is listed after the ranked
 	// sets and never sorted, marked Pareto or counted by --top.
 	Incomplete bool `json:"incomplete,omitempty"`
+	// UnpricedModels are the models, sorted, of the sessions whose usd
+	// could not be priced (unpriced_sessions); "" is a session that names
+	// no model. Tables name them under a usd that covers only some
+	// sessions.
+	UnpricedModels []string `json:"unpriced_models,omitempty"`
 }
 
 // aggregate combines one parameter set's session rows (metrics.CombineSessions)
@@ -33,6 +39,14 @@ func aggregate(set int, params policy.Params, rows []Row) Row {
 	}
 	agg := Row{Set: set, Params: params, Metrics: metrics.CombineSessions(ms)}
 	agg.Metrics["sessions"] = float64(len(rows))
+	for _, r := range rows {
+		for _, m := range r.UnpricedModels {
+			if !slices.Contains(agg.UnpricedModels, m) {
+				agg.UnpricedModels = append(agg.UnpricedModels, m)
+			}
+		}
+	}
+	sort.Strings(agg.UnpricedModels)
 	return agg
 }
 
