@@ -152,3 +152,27 @@ func BenchmarkWriteText(b *testing.B) {
 		}
 	}
 }
+
+// TestMarksAndNotes: a Marked or Dashed cell and a table's Notes are for
+// people (text, markdown); CSV keeps the plain values and no notes, and
+// markdown escapes a note's leading marker so it is not a list item.
+func TestMarksAndNotes(t *testing.T) {
+	tb := NewTable("bill", TextCol("set"), NumCol("usd"))
+	tb.AddRow(Str("a"), Float(1234.5, 1).Marked("*"))
+	tb.AddRow(Str("b"), Float(0, 1).Dashed())
+	tb.Notes = []string{"* covers 2 of 5", "- none priced"}
+	want := map[Format]string{
+		Text:     "bill\nset       usd\na    1,234.5*\nb           -\n* covers 2 of 5\n- none priced\n",
+		Markdown: "### bill\n\n| set |     usd |\n|:----|--------:|\n| a   | 1234.5* |\n| b   |       - |\n\n\\* covers 2 of 5\n\n\\- none priced\n",
+		CSV:      "set,usd\na,1234.5\nb,0.0\n",
+	}
+	for f, w := range want {
+		var buf bytes.Buffer
+		if err := Write(&buf, f, Doc{Tables: []*Table{tb}}); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != w {
+			t.Errorf("%s:\n got %q\nwant %q", f, buf.String(), w)
+		}
+	}
+}

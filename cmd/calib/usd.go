@@ -85,7 +85,11 @@ func (c usdCoverage) note() string {
 	case c.unpriced >= c.total:
 		return fmt.Sprintf("usd unknown: none of the %d sessions has a price%s; give prices with --prices", c.total, c.why())
 	}
-	return fmt.Sprintf("usd covers %d of %d sessions: the other %d have no price%s; give prices with --prices", c.total-c.unpriced, c.total, c.unpriced, c.why())
+	have := "have"
+	if c.unpriced == 1 {
+		have = "has"
+	}
+	return fmt.Sprintf("usd covers %d of %d sessions: the other %d %s no price%s; give prices with --prices", c.total-c.unpriced, c.total, c.unpriced, have, c.why())
 }
 
 // usdRow is one table row's metrics and unpriced models.

@@ -37,3 +37,21 @@ func TestMarkParetoAndSort(t *testing.T) {
 		t.Fatal("agreement must sort high first, a row without it last")
 	}
 }
+
+// TestAggregateUnpricedModels: a set's unpriced models are its sessions',
+// each once, sorted, whatever the session order; unpriced_sessions sums.
+func TestAggregateUnpricedModels(t *testing.T) {
+	rows := []Row{
+		{Session: "a", Metrics: map[string]float64{"usd": 0, "unpriced_sessions": 1}, UnpricedModels: []string{"m2"}},
+		{Session: "b", Metrics: map[string]float64{"usd": 1.5, "unpriced_sessions": 0}},
+		{Session: "c", Metrics: map[string]float64{"usd": 0, "unpriced_sessions": 1}, UnpricedModels: []string{""}},
+		{Session: "d", Metrics: map[string]float64{"usd": 0, "unpriced_sessions": 1}, UnpricedModels: []string{"m2"}},
+	}
+	agg := aggregate(0, nil, rows)
+	if got := agg.UnpricedModels; len(got) != 2 || got[0] != "" || got[1] != "m2" {
+		t.Errorf("unpriced models = %q, want [\"\" \"m2\"]", got)
+	}
+	if agg.Metrics["unpriced_sessions"] != 3 || agg.Metrics["sessions"] != 4 || agg.Metrics["usd"] != 1.5 {
+		t.Errorf("metrics = %v, want unpriced_sessions 3 of 4 sessions, usd 1.5", agg.Metrics)
+	}
+}
