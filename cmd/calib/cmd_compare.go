@@ -87,7 +87,10 @@ The text, markdown and github tables show the main cost and loss columns
 (` + compareDefaultColumns + `);
 --columns all shows every one, --columns NAMES the ones named, in that
 order. csv shows every column unless --columns is given; json always
-carries every metric.`,
+carries every metric. A usd that covers only some of a row's sessions (a
+model without a price; --prices adds one) is marked, 1.9731*, with a
+footnote naming the models, and one that covers none is -; csv shows
+unpriced_sessions next to usd instead.`,
 		Example: `  calib compare --demo
   calib compare ~/.claude/projects --policies opencode,gemini-cli,swe-agent
   calib compare sessions/ --per-session --format markdown --plot plots/
@@ -325,7 +328,7 @@ func compareColumns(ps []comparePolicyJSON) []string {
 
 // compareDefaultColumns are the columns of compare's text, markdown and
 // github tables without --columns: the bill and the loss, in registry
-// order. All 25 are some 250 characters wide, more than a terminal.
+// order. All 26 are some 320 characters wide on the demo, more than a terminal.
 const compareDefaultColumns = "tokens_sent,compactions,billed_tokens,usd,cache_hit_rate,results_hidden,results_lost,refetch_tokens"
 
 // compareColumnChoice resolves --columns for compare before any work: the

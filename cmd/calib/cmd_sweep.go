@@ -66,7 +66,10 @@ workers and the report is in grid order whatever the parallelism. Ctrl-C
 stops promptly, writes the rows finished so far and exits 130. --out FILE
 streams rows as JSON lines as they finish. --columns NAMES keeps only the
 named metric columns of the tables, in that order (after set and the
-swept parameters); JSON always carries every metric.
+swept parameters); JSON always carries every metric. A usd that covers
+only some sessions (a model without a price; --prices adds one) is marked,
+1.9731*, with a footnote naming the models, and --sort, --pareto or
+--plot-metric usd is then refused; csv shows unpriced_sessions beside it.
 
 --shard k/n runs every n-th parameter set starting at the k-th, so a CI
 matrix or a batch array can split a large sweep; calib merge combines the
