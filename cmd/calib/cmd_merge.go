@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/calib-dev/calib/replay/sweep"
@@ -53,7 +55,11 @@ as in sweep: write the shards without --top.`,
 			if err != nil {
 				return &usageError{err}
 			}
-			if err := shardColumns(cols, rep); err != nil {
+			plot := ""
+			if a.plotsWanted() {
+				plot = o.plotMetric
+			}
+			if err := shardMetrics(rep, cols, vp, plot); err != nil {
 				return err
 			}
 			// A set's usd covers the sessions with a price; every set
@@ -73,20 +79,37 @@ as in sweep: write the shards without --top.`,
 	return cmd
 }
 
-// shardColumns refuses a chosen column no row of the merged shards has (a
-// metric their sweep did not produce, a stage their policy lacks): it
-// would be blank on every row.
-func shardColumns(cols []string, rep *sweep.Report) error {
+// shardMetrics refuses a metric that the chosen columns, the view flags
+// given (vp, nil when none) or the plot name and no row of the merged
+// shards has (a metric their sweep did not produce, such as agreement
+// without --compare-recorded, or a stage their policy lacks): a column
+// would be blank on every row, and a ranking would rank on nothing. The
+// names were checked against the registry before the shards were read.
+func shardMetrics(rep *sweep.Report, cols []string, vp *sweep.View, plotMetric string) error {
 	have := map[string]bool{}
 	for _, rows := range [][]sweep.Row{rep.Sets, rep.Rows} {
 		for _, n := range sweep.MetricNames(rows) {
 			have[n] = true
 		}
 	}
-	for _, n := range cols {
-		if !have[n] {
-			return usageErrorf("--columns %s: no row of the shards has it (policy %s; calib metrics says what each metric needs)", n, rep.Policy)
+	check := func(flag string, names ...string) error {
+		for _, n := range names {
+			if n != "" && !have[n] {
+				return usageErrorf("%s %s: no row of the shards has it (policy %s; calib metrics says what each metric needs)", flag, n, rep.Policy)
+			}
+		}
+		return nil
+	}
+	if err := check("--columns", cols...); err != nil {
+		return err
+	}
+	if vp != nil {
+		if err := check("--sort", strings.Split(vp.Sort, ",")...); err != nil {
+			return err
+		}
+		if err := check("--pareto", vp.Pareto...); err != nil {
+			return err
 		}
 	}
-	return nil
+	return check("--plot-metric", plotMetric)
 }
