@@ -21,10 +21,12 @@ var readmePlots = []struct {
 }{
 	{"sweep-pareto-real.png",
 		"calib sweep shared/corpus-real/claude-code/projects/ -p clear-tool-results --grid keep_value=10000,20000,40000,80000 " +
-			"--grid trigger_at=100000,148500,180000 --pareto billed_tokens,results_lost --plot plots/real-sweep",
+			"--grid trigger_at=100000,148500,180000 --pareto billed_tokens,results_lost " +
+			"--columns tokens_sent,billed_tokens,cache_breaks,results_hidden,results_needed,results_refetched,results_lost " +
+			"--format markdown --plot plots/real-sweep",
 		"sweep-pareto.png"},
 	{"sweep-pareto-demo.png",
-		"calib sweep --demo -p smith-staged --grid compact_at=0.6,0.7,0.8,0.9 --grid window_turns=1,3 --pareto tokens_sent,results_lost --plot plots/demo-sweep",
+		"calib sweep --demo -p smith-staged --grid compact_at=0.6,0.7,0.8,0.9 --grid window_turns=1,3 --pareto tokens_sent,results_lost --columns tokens_sent,results_lost --format markdown --plot plots/demo-sweep",
 		"sweep-pareto.png"},
 	{"loss-504216d1.png",
 		"calib replay shared/corpus-real/claude-code/projects/504216d1-8285-4ec4-92be-0db8dc92a18a -p recorded --plot plots/504216d1",
