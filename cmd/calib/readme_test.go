@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +19,9 @@ import (
 // writes it, stands in for the user's sessions); README placeholders are
 // expanded by readmeExpand. Synopsis lines (with PATH..., FILE...) are not
 // recipes and are skipped; a command line the test cannot map fails it.
+// Where the README shows a recipe's output right after it (a code block,
+// or a markdown table for --format markdown; see readmeShown), that output
+// must be what the recipe prints today, exactly (readmeCompareShown).
 func TestReadmeRecipes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every README recipe (about 10 s)")
@@ -38,8 +40,17 @@ func TestReadmeRecipes(t *testing.T) {
 		realCC = ""
 	}
 	t.Chdir(work)
+	shown := 0
 	for _, r := range recipes {
-		for _, run := range readmeExpand(t, r, realCC) {
+		runs := readmeExpand(t, r, realCC)
+		if r.shown.line != 0 && len(runs) > 0 {
+			shown++
+			if len(runs) != 1 || runs[0].stdout != "" {
+				t.Errorf("README.md:%d shows an output (line %d) for `%s`, whose standard output is not one run's: separate them with a sentence saying what the output is", r.line, r.shown.line, r.text)
+				r.shown = readmeShown{}
+			}
+		}
+		for _, run := range runs {
 			name := fmt.Sprintf("README.md:%d %s", r.line, strings.Join(run.args, " "))
 			code, out, errOut := runCalib(t, run.args...)
 			if why, ok := readmeKnownBroken[r.text]; ok {
@@ -58,9 +69,20 @@ func TestReadmeRecipes(t *testing.T) {
 			if run.stdout != "" {
 				writeRedirect(t, run.stdout, run.appendOut, out)
 			}
+			if r.shown.line != 0 {
+				readmeCompareShown(t, r, out)
+			}
 		}
 	}
+	t.Logf("%d shown outputs compared", shown)
+	if realCC != "" && shown < readmeShownMin {
+		t.Errorf("compared %d shown outputs, want at least %d: the extractor has lost some", shown, readmeShownMin)
+	}
 }
+
+// readmeShownMin is how many outputs README.md shows right after their
+// command, the real-log ones included.
+const readmeShownMin = 6
 
 // readmeKnownBroken lists README recipes that fail today, each with the
 // issue that fixes it. An entry that starts passing fails the test, so
@@ -69,31 +91,68 @@ var readmeKnownBroken = map[string]string{}
 
 // readmeRecipe is one command line from a README code block.
 type readmeRecipe struct {
-	line int    // README line where it starts
-	text string // the command from `calib`/`go run ./cmd/calib` on, continuations joined
+	line  int         // README line where it starts
+	text  string      // the command from `calib`/`go run ./cmd/calib` on, continuations joined
+	shown readmeShown // what the README shows as its output; zero when it shows none
 }
 
 var readmeCalib = regexp.MustCompile(`(?:go run \./cmd/calib|(?:^|[\s"])calib)\s+(\S.*)$`)
 
+// readmeBlock is one fenced code block of the README.
+type readmeBlock struct {
+	line  int      // README line of the opening fence
+	end   int      // README line of the closing fence
+	lines []string // the lines between the fences
+}
+
+// readmeBlocks splits md into its lines and its fenced code blocks.
+func readmeBlocks(md string) (lines []string, blocks []readmeBlock) {
+	lines = strings.Split(strings.TrimSuffix(md, "\n"), "\n")
+	var b *readmeBlock
+	for i, line := range lines {
+		if !strings.HasPrefix(strings.TrimSpace(line), "```") {
+			if b != nil {
+				b.lines = append(b.lines, line)
+			}
+			continue
+		}
+		if b == nil {
+			b = &readmeBlock{line: i + 1}
+			continue
+		}
+		b.end = i + 1
+		blocks = append(blocks, *b)
+		b = nil
+	}
+	return lines, blocks
+}
+
 // readmeCommands extracts the calib command lines of md's fenced code
-// blocks: lines ending in a backslash are joined with the next, comments
-// (" #") are cut, and a command quoted inside YAML ("sh", "-c", "calib
-// ...") ends at its closing quote.
+// blocks, and for a block of exactly one command the output the README
+// shows for it (readmeShownAfter).
 func readmeCommands(md string) []readmeRecipe {
+	lines, blocks := readmeBlocks(md)
 	var out []readmeRecipe
-	sc := bufio.NewScanner(strings.NewReader(md))
-	inBlock, n, start := false, 0, 0
+	for i, b := range blocks {
+		recipes := b.commands()
+		if len(recipes) == 1 {
+			recipes[0].shown = readmeShownAfter(lines, blocks[i+1:], b, recipes[0])
+		}
+		out = append(out, recipes...)
+	}
+	return out
+}
+
+// commands extracts the calib command lines of b: lines ending in a
+// backslash are joined with the next, comments (" #") are cut, and a
+// command quoted inside YAML ("sh", "-c", "calib ...") ends at its closing
+// quote.
+func (b readmeBlock) commands() []readmeRecipe {
+	var out []readmeRecipe
+	start := 0
 	var cont strings.Builder
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		if strings.HasPrefix(strings.TrimSpace(line), "```") {
-			inBlock = !inBlock
-			continue
-		}
-		if !inBlock {
-			continue
-		}
+	for i, line := range b.lines {
+		n := b.line + 1 + i
 		if cont.Len() == 0 {
 			start = n
 		}
@@ -307,9 +366,9 @@ func TestReadmeCommands(t *testing.T) {
 		"          command: [\"sh\", \"-c\", \"calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json\"]\n```\n"
 	got := readmeCommands(md)
 	want := []readmeRecipe{
-		{3, "go run ./cmd/calib replay --demo"},
-		{12, "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
-		{14, "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
+		{line: 3, text: "go run ./cmd/calib replay --demo"},
+		{line: 12, text: "calib digest-growth f.sqlite --rotations 50 --max-nesting 1 --format github"},
+		{line: 14, text: "calib sweep /corpus -p smith-staged > /out/shard-$JOB_COMPLETION_INDEX.json"},
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("readmeCommands:\n got %v\nwant %v", got, want)
