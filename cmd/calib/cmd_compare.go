@@ -353,35 +353,22 @@ func compareColumnChoice(c columnsFlag, f report.Format, defs []policy.Def) ([]s
 // every column the rows have, compareColumns).
 func compareTables(out compareJSON, sessions int, chosen []string) []*report.Table {
 	cols := pickColumns(compareColumns(out.Policies), chosen)
-	head := append([]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, labelColumns(cols)...)
-	t := report.NewTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions), head...)
+	ids := make([][]report.Cell, len(out.Policies))
 	rows := make([]usdRow, len(out.Policies))
 	for i, p := range out.Policies {
+		ids[i] = []report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}
 		rows[i] = usdRow{p.Metrics, p.UnpricedModels}
 	}
-	notes := newUSDNotes(rows)
-	for i, p := range out.Policies {
-		cells := metricCells(cols, p.Metrics)
-		notes.mark(cols, cells, rows[i])
-		t.AddRow(append([]report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}, cells...)...)
-	}
-	t.Notes = notes.notes(cols)
-	tables := []*report.Table{t}
+	tables := []*report.Table{metricTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions),
+		[]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, cols, ids, rows)}
 	if len(out.Sessions) > 0 {
-		head := append([]report.Column{report.TextCol("session"), report.TextCol("policy")}, labelColumns(cols)...)
-		st := report.NewTable("Per session", head...)
+		ids := make([][]report.Cell, len(out.Sessions))
 		rows := make([]usdRow, len(out.Sessions))
 		for i, s := range out.Sessions {
+			ids[i] = []report.Cell{report.Str(s.Session), report.Str(s.Policy)}
 			rows[i] = usdRow{s.Metrics, s.UnpricedModels}
 		}
-		notes := newUSDNotes(rows)
-		for i, s := range out.Sessions {
-			cells := metricCells(cols, s.Metrics)
-			notes.mark(cols, cells, rows[i])
-			st.AddRow(append([]report.Cell{report.Str(s.Session), report.Str(s.Policy)}, cells...)...)
-		}
-		st.Notes = notes.notes(cols)
-		tables = append(tables, st)
+		tables = append(tables, metricTable("Per session", []report.Column{report.TextCol("session"), report.TextCol("policy")}, cols, ids, rows))
 	}
 	if len(out.Skipped) > 0 {
 		sk := report.NewTable("Skipped (the policy cannot replay sessions of that format)", report.TextCol("policy"), report.TextCol("format"), report.NumCol("sessions"))
@@ -467,4 +454,19 @@ func compareScatter(out compareJSON, x string) report.Pareto {
 		c.Points = append(c.Points, report.ParetoPoint{X: p.Metrics[x], Y: ys[i], Label: p.Name, Front: front})
 	}
 	return c
+}
+
+// metricTable is a table of identifying cells (ids[i] for row i) followed
+// by the chosen metric columns, usd marked where it covers only some of
+// the row's sessions (usd.go).
+func metricTable(title string, idCols []report.Column, cols []string, ids [][]report.Cell, rows []usdRow) *report.Table {
+	t := report.NewTable(title, append(idCols, labelColumns(cols)...)...)
+	notes := newUSDNotes(rows)
+	for i, r := range rows {
+		cells := metricCells(cols, r.values)
+		notes.mark(cols, cells, r)
+		t.AddRow(append(ids[i], cells...)...)
+	}
+	t.Notes = notes.notes(cols)
+	return t
 }
