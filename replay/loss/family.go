@@ -18,6 +18,7 @@ package loss
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // Family groups the tools whose results have the same kind of subject.
@@ -90,6 +91,7 @@ type Subject struct {
 	// Mentions are the strings that name the subject: a path in its
 	// absolute and, under the session's cwd, its cwd-relative form; a
 	// pattern or command of at least minNameMention characters; a URL.
+	// Each is at most maxMentionBytes long (capMentions).
 	Mentions []string
 }
 
@@ -141,7 +143,31 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 			s.Mentions = []string{u}
 		}
 	}
+	s.Mentions = capMentions(s.Mentions)
 	return s
+}
+
+// maxMentionBytes is the longest name looked for. A later message that
+// holds the first 256 bytes of a command, pattern or URL names it; looking
+// for the whole of a long one (a heredoc script of kilobytes) would find
+// nothing more, and the name matcher keeps a trie node per byte of its
+// names, so uncapped names would make its memory a multiple of the
+// session's largest tool inputs.
+const maxMentionBytes = 256
+
+// capMentions cuts each mention to maxMentionBytes, at a UTF-8 character
+// boundary.
+func capMentions(ms []string) []string {
+	for i, m := range ms {
+		if len(m) > maxMentionBytes {
+			n := maxMentionBytes
+			for n > 0 && !utf8.RuneStart(m[n]) {
+				n--
+			}
+			ms[i] = m[:n]
+		}
+	}
+	return ms
 }
 
 // patchPath is the first file an apply_patch names ("*** Update File: p",

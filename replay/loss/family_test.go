@@ -1,9 +1,11 @@
 package loss
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestSubjectOf(t *testing.T) {
@@ -151,5 +153,26 @@ func TestForEachString(t *testing.T) {
 	forEachString([]byte(`{"a":"x","b":{"c":["y",1,"z"],"d":null},"e":"w"}`), func(s string) { got = append(got, s) })
 	if !slices.Equal(got, []string{"x", "y", "z", "w"}) {
 		t.Errorf("forEachString = %q", got)
+	}
+}
+
+// A long command is named by its first maxMentionBytes bytes, cut at a
+// character boundary; its key (the same call again) stays whole.
+func TestLongMentionsCapped(t *testing.T) {
+	script := "cat <<'EOF' > note.txt\n" + strings.Repeat("é", 300) + "\nEOF"
+	args, _ := json.Marshal(map[string]string{"command": script})
+	s := SubjectOf("Bash", args, "/p")
+	if s.Key != script {
+		t.Errorf("key cut: %d bytes, want %d", len(s.Key), len(script))
+	}
+	if len(s.Mentions) != 1 || len(s.Mentions[0]) > maxMentionBytes || !strings.HasPrefix(script, s.Mentions[0]) || !utf8.ValidString(s.Mentions[0]) {
+		t.Fatalf("mention %q: want a valid prefix of at most %d bytes", s.Mentions, maxMentionBytes)
+	}
+	if got := len(s.Mentions[0]); got != maxMentionBytes-1 { // 23 ASCII bytes, then 2-byte runes: byte 256 is mid-rune
+		t.Errorf("mention is %d bytes, want %d", got, maxMentionBytes-1)
+	}
+	short := SubjectOf("Bash", []byte(`{"command":"go test ./..."}`), "/p")
+	if len(short.Mentions) != 1 || short.Mentions[0] != "go test ./..." {
+		t.Errorf("short command's mention changed: %q", short.Mentions)
 	}
 }

@@ -130,6 +130,7 @@ func FuzzSubjectOf(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, tool string, args []byte, cwd string) {
 		got, want := SubjectOf(tool, args, cwd), oldSubjectOf(tool, args, cwd)
+		want.Mentions = capMentions(want.Mentions) // a rule of its own, not of the decoding
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("SubjectOf(%q, %q, %q) = %#v\nold gives %#v", tool, args, cwd, got, want)
 		}
