@@ -1,0 +1,212 @@
+package jsonscan
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// Decoding into the fields of a Go struct as encoding/json would, or
+// declining. The Gemini CLI and opencode readers decode their hot paths
+// with these and hand anything they decline to encoding/json, which stays
+// the reference for their warnings (its type errors are quoted in them):
+// a decoder here fails the Scanner (so the caller falls back) on a value of
+// another type, a key that matches a field only case-insensitively, a field
+// given twice, and, through StringEnd's rule, a string that is not valid
+// UTF-8 (encoding/json would replace it). Where it succeeds, it gives what
+// json.Unmarshal gives; each reader checks that in a differential fuzz test.
+
+// MaxDepth is encoding/json's nesting limit: a deeper value is invalid
+// JSON there, and the Scanner has no limit.
+const MaxDepth = 10000
+
+// TooDeep reports whether b could nest deeper than encoding/json allows
+// (counting brackets inside strings too, so it errs toward true). A
+// decoder that must agree with encoding/json declines such input.
+func TooDeep(b []byte) bool {
+	return len(b) > MaxDepth && bytes.Count(b, []byte{'{'})+bytes.Count(b, []byte{'['}) > MaxDepth
+}
+
+// Valid is json.Valid(b): by the Scanner when it accepts b (all it accepts
+// is valid JSON), else by encoding/json.
+func Valid(b []byte) bool {
+	if !TooDeep(b) {
+		s := Scanner{B: b}
+		if s.Skip() && s.End() {
+			return true
+		}
+	}
+	return json.Valid(b)
+}
+
+// Members reads an object into a struct whose JSON field names are names
+// (at most 64), calling fn with the index of each one present; fn must
+// consume the value. It fails on a field given twice, or on a key that
+// matches a field only case-insensitively (encoding/json would take it for
+// that field); other keys are skipped, validated.
+func Members(s *Scanner, names []string, fn func(k int) bool) bool {
+	if s.Peek() != '{' {
+		return s.Fail("expected an object")
+	}
+	var seen uint64
+	return s.Object(func(key []byte) bool {
+		for k, n := range names {
+			if string(key) == n {
+				if seen&(1<<k) != 0 {
+					return s.Fail("%s given twice", n)
+				}
+				seen |= 1 << k
+				return fn(k)
+			}
+		}
+		for _, n := range names {
+			if bytes.EqualFold(key, []byte(n)) {
+				return s.Fail("key %q matches %s only case-insensitively", key, n)
+			}
+		}
+		return s.Skip()
+	})
+}
+
+// Null consumes a null and reports true, or reports false when the next
+// value is not one.
+func (s *Scanner) Null() bool {
+	if s.Peek() != 'n' {
+		return false
+	}
+	s.Skip()
+	return true
+}
+
+// StringField reads a string field: null leaves it unset.
+func (s *Scanner) StringField(dst *string) bool {
+	if s.Null() {
+		return s.Err == nil
+	}
+	if s.Peek() != '"' {
+		return s.Fail("expected a string")
+	}
+	v, ok := s.Str()
+	*dst = v
+	return ok
+}
+
+// StringPtr reads a *string field: null is nil.
+func (s *Scanner) StringPtr(dst **string) bool {
+	if s.Null() {
+		*dst = nil
+		return s.Err == nil
+	}
+	var v string
+	if !s.StringField(&v) {
+		return false
+	}
+	*dst = &v
+	return true
+}
+
+// BoolField reads a bool field: null leaves it unset.
+func (s *Scanner) BoolField(dst *bool) bool {
+	switch s.Peek() {
+	case 'n':
+		return s.Skip()
+	case 't', 'f':
+		*dst = s.Bool()
+		return s.Err == nil
+	}
+	return s.Fail("expected true or false")
+}
+
+// number reads a number literal for a numeric field (null: nil).
+func (s *Scanner) number() ([]byte, bool) {
+	switch s.Peek() {
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return s.Raw()
+	}
+	return nil, s.Fail("expected a number")
+}
+
+// Int64Ptr reads a *int64 field: null is nil; a fraction, an exponent or
+// an overflow fails, as it is a type error in encoding/json.
+func (s *Scanner) Int64Ptr(dst **int64) bool {
+	if s.Null() {
+		*dst = nil
+		return s.Err == nil
+	}
+	lit, ok := s.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseInt(string(lit), 10, 64)
+	if err != nil {
+		return s.Fail("not an int64")
+	}
+	*dst = &v
+	return true
+}
+
+// Float64Field reads a float64 field: null leaves it unset; a number out
+// of range fails, as it is a type error in encoding/json.
+func (s *Scanner) Float64Field(dst *float64) bool {
+	if s.Null() {
+		return s.Err == nil
+	}
+	lit, ok := s.number()
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil {
+		return s.Fail("not a float64")
+	}
+	*dst = v
+	return true
+}
+
+// RawCopy reads any value as json.RawMessage holds it: a copy of its bytes
+// (null included).
+func RawCopy[T ~[]byte](s *Scanner, dst *T) bool {
+	v, ok := s.Raw()
+	*dst = T(bytes.Clone(v))
+	return ok
+}
+
+// List reads a slice-of-struct field: null is nil, [] is empty, a null
+// element is a zero element (all as encoding/json does); elem decodes an
+// object element.
+func List[T any](s *Scanner, dst *[]T, elem func(*T) bool) bool {
+	if s.Null() {
+		*dst = nil
+		return s.Err == nil
+	}
+	out := []T{}
+	ok := s.Array(func() bool {
+		out = append(out, *new(T))
+		if s.Null() {
+			return s.Err == nil
+		}
+		return elem(&out[len(out)-1])
+	})
+	*dst = out
+	return ok
+}
+
+// Ptr reads a pointer-to-struct field: null is nil, an object a new T
+// that fill decodes.
+func Ptr[T any](s *Scanner, dst **T, fill func(*T) bool) bool {
+	if s.Null() {
+		*dst = nil
+		return s.Err == nil
+	}
+	v := new(T)
+	*dst = v
+	return fill(v)
+}
+
+// Struct reads a struct-valued field: null leaves it unset.
+func Struct(s *Scanner, fill func() bool) bool {
+	if s.Null() {
+		return s.Err == nil
+	}
+	return fill()
+}
