@@ -14,9 +14,10 @@ import (
 // FuzzRead checks the reader against encoding/json on any input: it never
 // panics and returns one session; every warning names the file and a line
 // that exists; a JSONL line is reported as invalid JSON exactly when
-// encoding/json rejects it (the reader decodes with encoding/json, so a
-// line it takes as valid must be valid, and a valid line whose fields have
-// other types is reported as such, not as invalid JSON); and there are
+// encoding/json rejects it (the reader validates with jsonscan.Valid and
+// decodes with the scanner or encoding/json, so a line it takes as valid
+// must be valid, and a valid line whose fields have other types is
+// reported as such, not as invalid JSON); and there are
 // never more user messages than lines that say "type":"user". The seeds
 // (the testdata fixtures, written from the documented format, and edge
 // cases) run as part of go test.

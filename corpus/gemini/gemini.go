@@ -212,7 +212,7 @@ func (l *loader) line(n int, b []byte, final bool) {
 		l.warn(n, "expected a JSON object, got %s; line skipped", describe(t))
 		return
 	}
-	if !json.Valid(b) {
+	if !jsonscan.Valid(b) {
 		var v any
 		err := json.Unmarshal(b, &v)
 		if final {
@@ -344,9 +344,12 @@ func (l *loader) decode() {
 	for _, e := range l.entries {
 		raw := e.raw
 		e.raw = nil
-		if err := json.Unmarshal(raw, &e.m); err != nil {
-			l.typeError(e.line, err)
-			continue
+		if !scanMessage(raw, &e.m) {
+			e.m = message{}
+			if err := json.Unmarshal(raw, &e.m); err != nil {
+				l.typeError(e.line, err)
+				continue
+			}
 		}
 		switch {
 		case e.m.Type == nil:

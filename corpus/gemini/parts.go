@@ -39,14 +39,24 @@ type functionResult struct {
 }
 
 // parts decodes a PartListUnion: a string, one Part, or a list of strings
-// and Parts. A list of Parts (what the recorder writes) is decoded in one
-// pass; the raw elements, needed only for an unknown part, come from
-// element.
+// and Parts, by the scanner (scan.go) or, where it leaves the value to
+// encoding/json, by partsJSON. The raw elements, needed only for an unknown
+// part, come from element.
 func parts(raw json.RawMessage) ([]part, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 		return nil, nil
 	}
+	if ps, ok := scanParts(raw); ok {
+		return ps, nil
+	}
+	return partsJSON(raw)
+}
+
+// partsJSON is parts by encoding/json, for a trimmed raw that is neither
+// empty nor null. A list of Parts (what the recorder writes) is decoded in
+// one pass.
+func partsJSON(raw json.RawMessage) ([]part, error) {
 	if raw[0] == '[' {
 		var out []part
 		if json.Unmarshal(raw, &out) == nil {
@@ -157,22 +167,27 @@ func keys(raw json.RawMessage) string {
 // output (or error) string as the text, anything else as the raw payload.
 func resultBlock(id string, response json.RawMessage) corpus.Block {
 	b := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id}
-	var r struct {
-		Output *string `json:"output"`
-		Error  *string `json:"error"`
+	output, errText, ok, sure := scanResult(response)
+	if !sure {
+		var r struct {
+			Output *string `json:"output"`
+			Error  *string `json:"error"`
+		}
+		ok = json.Unmarshal(response, &r) == nil
+		output, errText = r.Output, r.Error
 	}
-	if json.Unmarshal(response, &r) == nil && (r.Output != nil || r.Error != nil) {
+	if ok && (output != nil || errText != nil) {
 		switch {
-		case r.Error != nil && r.Output == nil:
-			b.Text, b.IsError = *r.Error, true
-		case r.Error != nil:
-			b.Text, b.IsError = *r.Output, true
+		case errText != nil && output == nil:
+			b.Text, b.IsError = *errText, true
+		case errText != nil:
+			b.Text, b.IsError = *output, true
 		default:
-			b.Text = *r.Output
+			b.Text = *output
 		}
 		return b
 	}
-	b.Payload = response
+	b.Payload = bytes.Clone(response) // response may point into the record
 	return b
 }
 
@@ -204,7 +219,7 @@ func (l *loader) toolResults(e *entry) []corpus.Block {
 		ps, err := parts(res)
 		if err != nil {
 			l.warn(e.line, "tool call %s (%s): result is not a list of parts (%v); kept as raw payload", id, tc.Name, err)
-			out = append(out, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Payload: res, IsError: tc.Status == "error"})
+			out = append(out, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Payload: bytes.Clone(res), IsError: tc.Status == "error"})
 			continue
 		}
 		var res0 *corpus.Block
