@@ -89,6 +89,18 @@ func (b *builder) addUnknown(kind string, r *row) {
 // decode decodes a row's JSON data, warning (naming the row and what was
 // expected) when it cannot.
 func (b *builder) decode(r *row, kind string, v any) bool {
+	switch v := v.(type) {
+	case *info:
+		if scan(r.data, func(s *jsonscan.Scanner) bool { return scanInfo(s, v) }) {
+			return true
+		}
+		*v = info{}
+	case *part:
+		if scan(r.data, func(s *jsonscan.Scanner) bool { return scanPart(s, v) }) {
+			return true
+		}
+		*v = part{}
+	}
 	err := json.Unmarshal(r.data, v)
 	if err == nil {
 		return true

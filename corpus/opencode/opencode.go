@@ -76,20 +76,24 @@ type info struct {
 	Cost    float64         `json:"cost"`
 	Tokens  *tokens         `json:"tokens"`
 	Finish  string          `json:"finish"`
-	Model   *struct {
-		ProviderID string `json:"providerID"`
-		ModelID    string `json:"modelID"`
-	} `json:"model"`
+	Model   *modelRef       `json:"model"`
+}
+
+type modelRef struct {
+	ProviderID string `json:"providerID"`
+	ModelID    string `json:"modelID"`
 }
 
 type tokens struct {
-	Input     *int64 `json:"input"`
-	Output    *int64 `json:"output"`
-	Reasoning *int64 `json:"reasoning"`
-	Cache     *struct {
-		Read  *int64 `json:"read"`
-		Write *int64 `json:"write"`
-	} `json:"cache"`
+	Input     *int64       `json:"input"`
+	Output    *int64       `json:"output"`
+	Reasoning *int64       `json:"reasoning"`
+	Cache     *cacheTokens `json:"cache"`
+}
+
+type cacheTokens struct {
+	Read  *int64 `json:"read"`
+	Write *int64 `json:"write"`
 }
 
 // part is MessageV2.Part, every variant's fields.
@@ -132,10 +136,12 @@ type toolState struct {
 		End       float64 `json:"end"`
 		Compacted float64 `json:"compacted"`
 	} `json:"time"`
-	Attachments []struct {
-		Mime string `json:"mime"`
-		URL  string `json:"url"`
-	} `json:"attachments"`
+	Attachments []attachment `json:"attachments"`
+}
+
+type attachment struct {
+	Mime string `json:"mime"`
+	URL  string `json:"url"`
 }
 
 // row is a message or part as read from a table row or a file: where it
