@@ -20,9 +20,10 @@ import (
 // reference. So the fast path only ever agrees with encoding/json.
 
 type claiScan struct {
-	s   string
-	i   int
-	buf []byte // scratch for unescaping
+	s     string
+	i     int
+	buf   []byte // scratch for unescaping
+	depth int    // containers enclosing p.i
 }
 
 func (p *claiScan) ws() {
@@ -101,7 +102,21 @@ func (p *claiScan) skip() bool {
 
 // container steps over an object or array whose opening byte is at p.i;
 // elem steps over each member or element.
+//
+// Past jsonscan.MaxDepth (encoding/json's limit) it gives up, so that
+// encoding/json rejects the row: the scan recurses, and a content_json of
+// a few million '[' would otherwise overflow the stack and end the process.
 func (p *claiScan) container(close byte, elem func() bool) bool {
+	if p.depth >= jsonscan.MaxDepth {
+		return false
+	}
+	p.depth++
+	ok := p.elements(close, elem)
+	p.depth--
+	return ok
+}
+
+func (p *claiScan) elements(close byte, elem func() bool) bool {
 	p.i++
 	if p.next(close) {
 		return true

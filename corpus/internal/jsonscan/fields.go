@@ -16,10 +16,6 @@ import (
 // UTF-8 (encoding/json would replace it). Where it succeeds, it gives what
 // json.Unmarshal gives; each reader checks that in a differential fuzz test.
 
-// MaxDepth is encoding/json's nesting limit: a deeper value is invalid
-// JSON there, and the Scanner has no limit.
-const MaxDepth = 10000
-
 // TooDeep reports whether b could nest deeper than encoding/json allows
 // (counting brackets inside strings too, so it errs toward true). A
 // decoder that must agree with encoding/json declines such input.

@@ -25,7 +25,16 @@ type Scanner struct {
 	B   []byte
 	I   int
 	Err error
+	// depth is how many objects and arrays enclose the current byte.
+	depth int
 }
+
+// MaxDepth is the deepest nesting of objects and arrays a line may have:
+// encoding/json's own limit. The scanner descends by recursion, so without
+// it a line of a few million '[' (a corrupt or hostile file) would
+// overflow the stack and kill the process, losing the whole corpus; with
+// it the line fails like any other invalid one.
+const MaxDepth = 10000
 
 // ErrEnd is the error of a line that ends before its value does.
 var ErrEnd = errors.New("unexpected end of line")
@@ -302,7 +311,18 @@ func (s *Scanner) container(open, close byte, what string, elem func() bool) boo
 	if s.Peek() != open {
 		return s.Fail("expected %s", what)
 	}
+	if s.depth >= MaxDepth {
+		return s.Fail("nested deeper than %d levels", MaxDepth)
+	}
 	s.I++
+	s.depth++
+	ok := s.elements(close, elem)
+	s.depth--
+	return ok
+}
+
+// elements reads a container's members or elements after its opening byte.
+func (s *Scanner) elements(close byte, elem func() bool) bool {
 	if s.Peek() == close {
 		s.I++
 		return true
