@@ -66,6 +66,9 @@ type claiReader struct {
 	byID     map[string]*corpus.Session
 	// msgIndex maps a session's message id to its index in Messages.
 	msgIndex map[*corpus.Session]map[string]int
+	// unattached holds warnings about skipped rows whose session is not
+	// known; they go to the first session.
+	unattached []corpus.Warning
 }
 
 // claiTables are the tables a clai workspace database has; the first two
@@ -84,6 +87,7 @@ func (r *claiReader) load() ([]*corpus.Session, error) {
 	if len(r.sessions) == 0 {
 		return nil, fmt.Errorf("%w: the clai database has no rows in assistant_sessions", corpus.ErrNoSessions)
 	}
+	r.sessions[0].Warnings = append(r.sessions[0].Warnings, r.unattached...)
 	return r.sessions, nil
 }
 
@@ -178,9 +182,11 @@ func (r *claiReader) warn(s *corpus.Session, rowid int64, format string, args ..
 }
 
 // eachRow runs q and, for each row, scans it into dest and calls row. An
-// error of the query, of a row's scan or of the iteration is named by
-// label (the table); what a row holds is row's to judge.
-func (r *claiReader) eachRow(label, q string, dest []any, row func()) error {
+// error of the query or of the iteration is named by label (the table); a
+// row that does not scan is skipped with a warning (badRow; q's first
+// column is the rowid, column sidCol the row's session); what a row holds
+// is row's to judge.
+func (r *claiReader) eachRow(label, q string, sidCol int, dest []any, row func()) error {
 	rows, err := r.tx.QueryContext(r.ctx, q)
 	if err != nil {
 		return fmt.Errorf("%s: %w", label, err)
@@ -188,7 +194,10 @@ func (r *claiReader) eachRow(label, q string, dest []any, row func()) error {
 	defer rows.Close()
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return fmt.Errorf("%s: %w", label, err)
+			if err := r.badRow(label, rows, dest, sidCol, err); err != nil {
+				return err
+			}
+			continue
 		}
 		row()
 	}
@@ -210,7 +219,7 @@ func (r *claiReader) readSessions() error {
 		kind, title, ctxRaw sql.NullString
 		updated             sql.NullInt64
 	)
-	return r.eachRow("assistant_sessions", q, []any{&rowid, &id, &kind, &title, &ctxRaw, &created, &updated}, func() {
+	return r.eachRow("assistant_sessions", q, 1, []any{&rowid, &id, &kind, &title, &ctxRaw, &created, &updated}, func() {
 		s := &corpus.Session{ID: id, Format: corpus.FormatClai, Path: r.path}
 		s.Meta.Kind = claiUnquote(kind.String)
 		s.Meta.Title = title.String
@@ -241,7 +250,7 @@ func (r *claiReader) readLinks() error {
 	}
 	var rowid int64
 	var child, parent string
-	return r.eachRow("assistant_session_links", "SELECT rowid, child_session_id, parent_session_id FROM assistant_session_links ORDER BY rowid", []any{&rowid, &child, &parent}, func() {
+	return r.eachRow("assistant_session_links", "SELECT rowid, child_session_id, parent_session_id FROM assistant_session_links ORDER BY rowid", 1, []any{&rowid, &child, &parent}, func() {
 		s := r.byID[child]
 		if s == nil {
 			return // the link of a deleted session: nothing to attach it to
@@ -259,11 +268,12 @@ func (r *claiReader) readRuns() error {
 	if r.cols[t] == nil || !r.cols[t]["session_id"] {
 		return nil
 	}
-	q := fmt.Sprintf("SELECT session_id, %s, %s FROM assistant_runs ORDER BY %s, rowid",
+	q := fmt.Sprintf("SELECT rowid, session_id, %s, %s FROM assistant_runs ORDER BY %s, rowid",
 		r.col(t, "provider_id", "protocol_id"), r.col(t, "model_id"), r.col(t, "started_at"))
+	var rowid int64
 	var sid string
 	var provider, model sql.NullString
-	return r.eachRow("assistant_runs", q, []any{&sid, &provider, &model}, func() {
+	return r.eachRow("assistant_runs", q, 1, []any{&rowid, &sid, &provider, &model}, func() {
 		if s := r.byID[sid]; s != nil {
 			if provider.String != "" {
 				s.Meta.Provider = claiUnquote(provider.String)

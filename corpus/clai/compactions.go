@@ -29,7 +29,7 @@ func (r *claiReader) readCompactions() error {
 		provider, model, errText                         sql.NullString
 		inputCount, completed                            sql.NullInt64
 	)
-	if err := r.eachRow("assistant_compactions", q, []any{&rowid, &id, &sid, &trigger, &strategy, &status, &from, &to, &summary, &provider, &model, &inputCount, &created, &completed, &errText}, func() {
+	if err := r.eachRow("assistant_compactions", q, 2, []any{&rowid, &id, &sid, &trigger, &strategy, &status, &from, &to, &summary, &provider, &model, &inputCount, &created, &completed, &errText}, func() {
 		s := r.sessionOf(t, rowid, sid)
 		c := corpus.Compaction{
 			Index:         len(s.Recorded.Compactions),
@@ -124,7 +124,7 @@ func (r *claiReader) readToolCalls() error {
 		params, result                 []byte
 		started, completed             sql.NullInt64
 	)
-	return r.eachRow("assistant_tool_calls", q, []any{&rowid, &id, &run, &sid, &name, &params, &status, &result, &er, &started, &completed}, func() {
+	return r.eachRow("assistant_tool_calls", q, 3, []any{&rowid, &id, &run, &sid, &name, &params, &status, &result, &er, &started, &completed}, func() {
 		s := r.sessionOf(t, rowid, sid.String)
 		tc := corpus.ToolCall{ID: id.String, RunID: run.String, Name: name.String, Status: claiUnquote(status.String),
 			Params: params, Result: result, Error: er.String, Line: int(rowid)}

@@ -65,8 +65,12 @@ func (r *claiReader) readMessages() error {
 		var role sql.NullString
 		// Scanning into a string keeps the driver's value without another
 		// copy; decoded strings without escapes are substrings of it.
-		if scanErr = rows.Scan(&row.rowid, &row.id, &row.sessionID, &role, &row.content, &row.meta, &row.createdAt); scanErr != nil {
-			break
+		dest := []any{&row.rowid, &row.id, &row.sessionID, &role, &row.content, &row.meta, &row.createdAt}
+		if err := rows.Scan(dest...); err != nil {
+			if scanErr = r.badRow(t, rows, dest, 2, err); scanErr != nil {
+				break
+			}
+			continue
 		}
 		row.role = role.String
 		batch = append(batch, row)

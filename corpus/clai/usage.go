@@ -39,7 +39,7 @@ func (r *claiReader) readRunUsage() error {
 	var sid, raw string
 	var model sql.NullString
 	var started, completed sql.NullInt64
-	return r.eachRow("assistant_runs usage", q, []any{&rowid, &sid, &model, &raw, &started, &completed}, func() {
+	return r.eachRow("assistant_runs", q, 1, []any{&rowid, &sid, &model, &raw, &started, &completed}, func() {
 		s := r.byID[sid]
 		if s == nil {
 			return // a run of a deleted session
