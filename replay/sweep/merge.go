@@ -6,6 +6,9 @@ import (
 	"strings"
 )
 
+// maxMissingListed is how many missing shards an error names.
+const maxMissingListed = 10
+
 // Merge combines shard reports into the report one run would have
 // given. Every shard of one sweep must be present exactly once, with the
 // same header apart from the shard, and complete. view, when not nil, is
@@ -15,16 +18,17 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 		return nil, errors.New("merge: no shard files given")
 	}
 	first := parts[0]
-	n := 0
-	if _, err := fmt.Sscanf(first.Shard, "%d/%d", new(int), &n); err != nil || n < 1 {
-		return nil, fmt.Errorf("%s: shard %q is not k/n", names[0], first.Shard)
-	}
 	seen := map[int]string{}
 	var rows []Row
+	n := 0
 	for i, p := range parts {
-		var k, pn int
-		if _, err := fmt.Sscanf(p.Shard, "%d/%d", &k, &pn); err != nil {
-			return nil, fmt.Errorf("%s: shard %q is not k/n", names[i], p.Shard)
+		sh, err := ParseShard(p.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("%s: shard %q is not k/n with 1 <= k <= n", names[i], p.Shard)
+		}
+		k, pn := sh.K, sh.N
+		if i == 0 {
+			n = pn
 		}
 		if pn != n {
 			return nil, fmt.Errorf("%s is shard %s but %s is shard %s: they split the sweep differently", names[i], p.Shard, names[0], first.Shard)
@@ -44,14 +48,20 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 		}
 		rows = append(rows, p.Rows...)
 	}
-	var missing []string
-	for k := 1; k <= n; k++ {
-		if _, ok := seen[k]; !ok {
-			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+	if len(seen) < n {
+		// n comes from the file: list a few missing shards, never all of
+		// them (a damaged "1/1000000000000" would take hours and memory).
+		var missing []string
+		for k := 1; k <= n && len(missing) < maxMissingListed; k++ {
+			if _, ok := seen[k]; !ok {
+				missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+			}
 		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("merge: missing shard(s) %s", strings.Join(missing, ", "))
+		more := ""
+		if rest := n - len(seen) - len(missing); rest > 0 {
+			more = fmt.Sprintf(" and %d more", rest)
+		}
+		return nil, fmt.Errorf("merge: missing shard(s) %s%s", strings.Join(missing, ", "), more)
 	}
 	h := first.Header
 	h.Shard = "1/1"

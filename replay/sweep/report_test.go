@@ -76,6 +76,11 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		{"other corpus", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Corpus = "zzz" })}, "corpus abc vs zzz"},
 		{"other grid", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Grid[0].Values = []string{"9"} })}, "grids differ"},
 		{"none", nil, "no shard files"},
+		// A damaged shard count: before, listing every missing shard took
+		// hours and all memory; now a few are named and the rest counted.
+		{"huge split", []*Report{mk("1/1000000000000", nil)}, "missing shard(s) 2/1000000000000, 3/1000000000000, 4/1000000000000, 5/1000000000000, 6/1000000000000, 7/1000000000000, 8/1000000000000, 9/1000000000000, 10/1000000000000, 11/1000000000000 and 999999999989 more"},
+		{"k beyond n", []*Report{mk("3/2", nil)}, `f1: shard "3/2" is not k/n with 1 <= k <= n`},
+		{"trailing junk", []*Report{mk("1/2x", nil)}, `f1: shard "1/2x" is not k/n with 1 <= k <= n`},
 	}
 	for _, tt := range tests {
 		names := []string{"f1", "f2", "f3"}
