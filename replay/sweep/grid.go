@@ -80,7 +80,7 @@ func expandRange(s string) ([]string, error) {
 	a, err1 := strconv.ParseFloat(lo, 64)
 	b, err2 := strconv.ParseFloat(hi, 64)
 	st, err3 := strconv.ParseFloat(step, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
+	if err1 != nil || err2 != nil || err3 != nil || !finite(a) || !finite(b) {
 		return nil, fmt.Errorf("range %q: expected a..b or a..b:step with numbers", s)
 	}
 	if st <= 0 || math.IsInf(st, 0) || math.IsNaN(st) {
@@ -89,10 +89,13 @@ func expandRange(s string) ([]string, error) {
 	if b < a {
 		return nil, fmt.Errorf("range %q: the end is below the start", s)
 	}
-	n := int(math.Floor((b-a)/st+1e-9)) + 1
-	if n > 10_000_000 {
-		return nil, fmt.Errorf("range %q has %d values; use a larger step", s, n)
+	// Count in floats first: a tiny step (1e-300) or a wide range makes
+	// the count overflow int, which once made a negative slice length.
+	fn := math.Floor((b-a)/st+1e-9) + 1
+	if !(fn <= 10_000_000) {
+		return nil, fmt.Errorf("range %q has %.4g values; use a larger step", s, fn)
 	}
+	n := int(fn)
 	dec := max(decimals(lo), decimals(step))
 	out := make([]string, n)
 	for i := range n {
@@ -100,6 +103,8 @@ func expandRange(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
 
 func decimals(s string) int {
 	if i := strings.IndexByte(s, '.'); i >= 0 {

@@ -39,10 +39,15 @@ func TestParseAxisErrors(t *testing.T) {
 		"x=1..5:0":      "step must be positive",
 		"x=a..b":        "expected a..b or a..b:step with numbers",
 		"x=0..1e9:1e-3": "use a larger step",
-		"x=1,,3":        "an empty value",
-		"x=1,":          "an empty value",
-		"x=0.6,0.6":     "value 0.6 is given twice",
-		"x=1..3,2":      "value 2 is given twice",
+		// The count overflows int: this panicked (makeslice: len out of range).
+		"x=0.1..0.9:1e-300": `range "0.1..0.9:1e-300" has 8e+299 values; use a larger step`,
+		"x=-1e308..1e308":   "use a larger step",
+		"x=NaN..1":          "expected a..b or a..b:step with numbers",
+		"x=0..Inf:1":        "expected a..b or a..b:step with numbers",
+		"x=1,,3":            "an empty value",
+		"x=1,":              "an empty value",
+		"x=0.6,0.6":         "value 0.6 is given twice",
+		"x=1..3,2":          "value 2 is given twice",
 	} {
 		_, err := ParseAxis(in)
 		if err == nil || !strings.Contains(err.Error(), want) {
