@@ -564,3 +564,35 @@ func TestClaiDamagedFile(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestClaiEmptyFile: a workspace whose .clai/data.sqlite is empty (clai
+// created it and died) or shorter than a SQLite header fails alone with an
+// error saying so and what was expected (before: "reading the SQLite
+// header: EOF"), and costs no other input.
+func TestClaiEmptyFile(t *testing.T) {
+	good, _ := writeClai(t, claiSmall, 41)
+	for _, tc := range []struct {
+		data []byte
+		want string
+	}{
+		{nil, "not a SQLite database: the file is empty (0 bytes); expected a clai .clai/data.sqlite"},
+		{[]byte("SQLite"), "not a SQLite database: the file is 6 bytes, shorter than a SQLite header; expected a clai .clai/data.sqlite"},
+	} {
+		ws := t.TempDir()
+		bad := filepath.Join(ws, ".clai", "data.sqlite")
+		if err := os.MkdirAll(filepath.Dir(bad), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bad, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ss, err := load.Load([]string{ws, good}, corpus.Options{})
+		if len(ss) != 2 || ss[0].Path != good {
+			t.Errorf("the good database was not loaded: %d sessions", len(ss))
+		}
+		var fe *corpus.FileError
+		if !errors.As(err, &fe) || fe.Path != bad || err.Error() != bad+": "+tc.want {
+			t.Errorf("error %v\nwant %s: %s", err, bad, tc.want)
+		}
+	}
+}

@@ -21,6 +21,9 @@ func Explain(err error, busy time.Duration, o Owner) error {
 	if err == nil {
 		return nil
 	}
+	if errors.Is(err, errShort) {
+		return fmt.Errorf("%w; expected %s", err, o.File)
+	}
 	var se interface{ Code() int }
 	if !errors.As(err, &se) {
 		return err

@@ -27,6 +27,8 @@ func TestExplain(t *testing.T) {
 		{codeErr(14), "SQLite could not open the database read-only (check that the file and its -wal/-shm files are readable) (sqlite error)"},
 		{codeErr(1), "sqlite error"},
 		{plain, "other"},
+		{shortFile(0), "not a SQLite database: the file is empty (0 bytes); expected a tool.db"},
+		{shortFile(7), "not a SQLite database: the file is 7 bytes, shorter than a SQLite header; expected a tool.db"},
 	}
 	for _, tt := range tests {
 		got := Explain(tt.err, 2*time.Second, o)

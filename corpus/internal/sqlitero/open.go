@@ -7,6 +7,7 @@ package sqlitero
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -104,6 +105,18 @@ func Open(p string, busy time.Duration) (*DB, error) {
 	return c, nil
 }
 
+// errShort is a file too short to hold a SQLite header (an empty file a
+// crashed agent left, say); Explain names what was expected.
+var errShort = errors.New("not a SQLite database")
+
+// shortFile is errShort with the file's size.
+func shortFile(n int) error {
+	if n == 0 {
+		return fmt.Errorf("%w: the file is empty (0 bytes)", errShort)
+	}
+	return fmt.Errorf("%w: the file is %d bytes, shorter than a SQLite header", errShort, n)
+}
+
 // isWAL reports whether the database header says WAL mode (file format
 // read/write versions, bytes 18 and 19, are 2).
 func isWAL(p string) (bool, error) {
@@ -113,7 +126,10 @@ func isWAL(p string) (bool, error) {
 	}
 	defer f.Close()
 	var h [20]byte
-	if _, err := io.ReadFull(f, h[:]); err != nil {
+	if n, err := io.ReadFull(f, h[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return false, shortFile(n)
+		}
 		return false, fmt.Errorf("reading the SQLite header: %w", err)
 	}
 	return h[18] == 2 || h[19] == 2, nil
