@@ -19,6 +19,11 @@ import (
 //     file repeats every file read in toolUseResult, which is dropped), so
 //     streaming keeps their peak memory below the file size.
 
+// utf8BOM is the byte order mark some Windows editors write at the start
+// of a UTF-8 file. JSON has no place for it, so both splitters drop it
+// from the first line rather than lose that line as invalid JSON.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // ReadWhole reads a file into a buffer of exactly its size.
 func ReadWhole(p string) ([]byte, error) {
 	return os.ReadFile(p)
@@ -34,6 +39,7 @@ func ReadAll(r io.Reader) ([]byte, error) {
 // newline (a file cut off mid-write). Each line is capped (cap == len) so
 // that nothing can append past it into the next line.
 func ForEachLine(buf []byte, fn func(n int, line []byte, unterminated bool)) {
+	buf = bytes.TrimPrefix(buf, utf8BOM)
 	n := 0
 	for len(buf) > 0 {
 		n++
@@ -82,6 +88,9 @@ func StreamLines(r io.Reader, fn func(lineNo int, line []byte, final bool) error
 		}
 		if err != nil && err != io.EOF {
 			return err
+		}
+		if lineNo == 0 {
+			line = bytes.TrimPrefix(line, utf8BOM)
 		}
 		if len(line) > 0 {
 			lineNo++

@@ -52,3 +52,27 @@ func TestForEachLine(t *testing.T) {
 		}
 	}
 }
+
+// A UTF-8 byte order mark (Windows editors write one) is dropped from the
+// first line by both splitters, so that line is read rather than lost as
+// invalid JSON; anywhere else it stays, and the line is invalid as before.
+func TestSplittersDropLeadingBOM(t *testing.T) {
+	in := "\xef\xbb\xbf{\"a\":1}\r\n\xef\xbb\xbf{\"b\":2}\n"
+	want := []string{`{"a":1}`, "\xef\xbb\xbf{\"b\":2}"}
+	var whole []string
+	ForEachLine([]byte(in), func(n int, line []byte, _ bool) {
+		whole = append(whole, strings.TrimRight(string(line), "\r"))
+	})
+	var streamed []string
+	if err := StreamLines(strings.NewReader(in), func(n int, line []byte, _ bool) error {
+		streamed = append(streamed, string(line))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string][]string{"ForEachLine": whole, "StreamLines": streamed} {
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
