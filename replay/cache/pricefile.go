@@ -57,6 +57,12 @@ func ParsePrices(file string, r io.Reader) ([]Price, error) {
 	col := map[string]int{}
 	for i, h := range header {
 		h = strings.TrimSpace(h)
+		if i == 0 {
+			// A spreadsheet saved as "CSV UTF-8" starts with a byte
+			// order mark, which would make the first column unknown
+			// under a name that prints like "model".
+			h = strings.TrimPrefix(h, "\ufeff")
+		}
 		if !known(h) {
 			line, _ := cr.FieldPos(0)
 			return nil, &PriceFileError{File: file, Line: line, Field: h, Msg: "unknown column (expected: " + strings.Join(priceColumns, ",") + ")"}

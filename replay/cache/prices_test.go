@@ -62,6 +62,9 @@ func TestParsePrices(t *testing.T) {
 	if len(rows) != 2 || rows[0].Input != 4 || rows[0].Write1h != 8 || rows[1].Provider != OpenAI {
 		t.Fatalf("rows: %+v", rows)
 	}
+	if bom, err := ParsePrices("p.csv", strings.NewReader("\ufeff"+strings.TrimPrefix(good, "# my prices\n"))); err != nil || len(bom) != 2 {
+		t.Fatalf("a file starting with a byte order mark (Excel's CSV UTF-8): %v, %d rows", err, len(bom))
+	}
 	tab := NewPrices(BuiltinPrices(), rows)
 	if p, _ := tab.Lookup("claude-opus-4-5-20251101"); p.Input != 4 {
 		t.Fatalf("the file overrides the built-in row: %+v", p)
