@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -48,4 +50,54 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 		prev = m
 	}
 	return h
+}
+
+// BenchmarkClearStageWalk walks the presets with a clear stage over long
+// sessions that never give it anything to clear: plain text turns, and the
+// same with three small tool results early on (under every preset's keep
+// budget). Each checkpoint used to scan the whole history for the stage's
+// newest stub and hand it all to clear-tool-results' keep walk, so ns/msg
+// grew with the session (README, Speed: "Known quadratic case"); it should
+// be flat between the two sizes.
+func BenchmarkClearStageWalk(b *testing.B) {
+	for _, n := range []int{4000, 16000} {
+		for _, kind := range []string{"plain", "small-results"} {
+			h := plainHistory(n, kind == "small-results")
+			for _, name := range []string{"anthropic-context-editing", "gemini-cli", "opencode", "swe-agent"} {
+				b.Run(fmt.Sprintf("%s/%s/msgs=%d", name, kind, n), func(b *testing.B) {
+					p, err := New(name, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for b.Loop() {
+						walkFast(p, h)
+					}
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h)), "ns/msg")
+				})
+			}
+		}
+	}
+}
+
+// plainHistory is n messages of alternating user and assistant text of 48
+// characters (12 chars4 tokens each: anthropic-context-editing's clear
+// stage starts running past 100,000 tokens, about 8,300 messages), with
+// three small tool steps after the first turn when results is set.
+func plainHistory(n int, results bool) []corpus.Message {
+	text := strings.Repeat("plain turn ", 5)[:48]
+	h := make([]corpus.Message, 0, n)
+	for i := 0; len(h) < n; i++ {
+		id := strconv.Itoa(i)
+		h = append(h, corpus.Message{ID: "u" + id, Role: corpus.RoleUser, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}})
+		if results && i == 0 {
+			for k := range 3 {
+				cid := "c" + strconv.Itoa(k)
+				h = append(h,
+					corpus.Message{ID: "a" + cid, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: cid, ToolName: "bash", Args: []byte(`{"command":"ls"}`)}}},
+					corpus.Message{ID: "t" + cid, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: cid, ToolName: "bash", Text: strings.Repeat("file.go\n", 25)}}})
+			}
+		}
+		h = append(h, corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}})
+	}
+	return h[:n]
 }
