@@ -136,10 +136,13 @@ func globalSpecs(window int, meter string) []ParamSpec {
 }
 
 // compState is the history a checkpoint's stages pass along: the messages,
-// their meter units (the running sum the replay keeps) and the reports.
+// their meter units and count (the running sums the replay keeps, as
+// Composed.Measure defines them) and the reports.
 type compState struct {
 	h      []corpus.Message
 	units  int64
+	count  int64
+	weigh  *clearStage // what count sums (Composed.weigh), nil: messages
 	g      globals
 	in     []corpus.Message // the history Compact was handed
 	stages []StageReport
@@ -152,9 +155,30 @@ type compState struct {
 
 func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.overhead }
 
-// set replaces the history by out, whose units are known.
+// set replaces the history by out, whose units are known; its count is
+// recounted (a summary or a dropped middle, rare and already O(n)).
 func (st *compState) set(out []corpus.Message, units int64) {
-	st.h, st.units = out, units
+	st.setCounted(out, units, weighAll(st.weigh, out))
+}
+
+// setCounted replaces the history by out, whose units and count are known.
+func (st *compState) setCounted(out []corpus.Message, units, count int64) {
+	st.h, st.units, st.count = out, units, count
+}
+
+// weighAll is the count Composed.Measure gives msgs, for the clear stage
+// c (nil: one per message).
+func weighAll(c *clearStage, msgs []corpus.Message) int64 {
+	if c == nil {
+		return int64(len(msgs))
+	}
+	var n int64
+	for i := range msgs {
+		for j := range msgs[i].Blocks {
+			n += c.weigh(&msgs[i].Blocks[j])
+		}
+	}
+	return n
 }
 
 // Composed is a policy built from stages.
@@ -164,6 +188,9 @@ type Composed struct {
 	g       globals
 	stages  []composedStage
 	minTrig int // smallest token threshold of a token-triggered stage, for reports
+	// weigh is the first clear stage, whose uncleared results Measure
+	// counts (nil: Measure counts messages).
+	weigh *clearStage
 }
 
 type composedStage struct {
@@ -180,13 +207,27 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 
-// Measure is the message's units in the preset's meter, and 1 (the
-// messages a message-count trigger reads).
-func (p *Composed) Measure(m *corpus.Message) (int64, int64) { return p.g.meter.Message(m), 1 }
+// Measure is the message's units in the preset's meter, and its count:
+// with a clear stage, that stage's weight of the message's uncleared tool
+// results (clearStage.weigh), which lets the stage see in O(1) that it has
+// nothing to clear; otherwise 1 (a message-count trigger reads the
+// history's length).
+func (p *Composed) Measure(m *corpus.Message) (int64, int64) {
+	if p.weigh == nil {
+		return p.g.meter.Message(m), 1
+	}
+	var units, count int64
+	for i := range m.Blocks {
+		b := &m.Blocks[i]
+		units += p.g.meter.Block(b)
+		count += p.weigh.weigh(b)
+	}
+	return units, count
+}
 
 // Compact runs the stages whose triggers fire, in order.
 func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	st := &compState{h: h, in: h, units: at.Units, g: p.g, strategy: None}
+	st := &compState{h: h, in: h, units: at.Units, count: at.Count, weigh: p.weigh, g: p.g, strategy: None}
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
 	for _, s := range p.stages {
@@ -204,7 +245,7 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if len(st.stages) == 0 {
 		return o
 	}
-	o.History, o.Units, o.Count = st.h, st.units, int64(len(st.h))
+	o.History, o.Units, o.Count = st.h, st.units, st.count
 	o.AfterTokens = st.tokens()
 	o.Stages = st.stages
 	o.Strategy = st.strategy
@@ -255,13 +296,15 @@ type cow struct {
 	in, h   []corpus.Message
 	owned   map[int]bool
 	units   int64
+	count   int64
+	weigh   *clearStage
 	meter   *Meter
 	touched int
 	bytes   int64
 }
 
 func newCow(st *compState) *cow {
-	return &cow{in: st.h, h: st.h, units: st.units, meter: st.g.meter}
+	return &cow{in: st.h, h: st.h, units: st.units, count: st.count, weigh: st.weigh, meter: st.g.meter}
 }
 
 func (c *cow) setBlock(i, j int, b corpus.Block) {
@@ -275,6 +318,9 @@ func (c *cow) setBlock(i, j int, b corpus.Block) {
 	}
 	old := &c.h[i].Blocks[j]
 	c.units += c.meter.Block(&b) - c.meter.Block(old)
+	if c.weigh != nil {
+		c.count += c.weigh.weigh(&b) - c.weigh.weigh(old)
+	}
 	c.bytes += smithBytes(old) - smithBytes(&b)
 	c.touched++
 	*old = b
@@ -287,7 +333,7 @@ func (c *cow) done(st *compState) *StageReport {
 		return nil
 	}
 	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: c.touched, BytesRemoved: c.bytes}
-	st.set(c.h, c.units)
+	st.setCounted(c.h, c.units, c.count)
 	r.AfterTokens = st.tokens()
 	return r
 }

@@ -46,7 +46,7 @@ func clearStageKind() stageKind {
 const clearSentinel = "\x00calib-cleared\x00"
 
 type clearStage struct {
-	inner        Policy
+	inner        *ClearToolResults
 	stub         string
 	perResult    bool
 	stubPrefix   string
@@ -84,10 +84,47 @@ func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%sstub: %w", v.prefix, err)
 	}
-	if c.inner, err = newClearToolResults(vals); err != nil {
+	inner2, err := newClearToolResults(vals)
+	if err != nil {
 		return nil, err
 	}
+	c.inner = inner2.(*ClearToolResults)
 	return c, nil
+}
+
+// weigh is a block's share of the history's count when the stage is its
+// preset's first (Composed.Measure): a tool result the inner rule would
+// not take for a stub weighs its units under keep=tokens and 1 under the
+// other keep rules; anything else weighs 0. Exempt tools are counted too,
+// so the sum bounds what the inner rule's view (a part of the history)
+// holds, and under a per-result stub, whose rendered stubs the inner
+// rule counts as results, every result is counted.
+func (c *clearStage) weigh(b *corpus.Block) int64 {
+	if b.Kind != corpus.KindToolResult || c.inner.stub.matches(b.Text) {
+		return 0
+	}
+	if c.inner.keep == KeepTokens {
+		return c.inner.meter.Block(b)
+	}
+	return 1
+}
+
+// nothingToClear reports whether the inner rule, given any part of a
+// history whose count (the sum of weigh) is n, keeps every result: at most
+// keep_value results under keep=results; under keep=tokens, results that
+// all fit the budget (every newer-first partial sum is at most n) or whose
+// clearing could not reclaim min_reclaim; none at all otherwise.
+func (c *clearStage) nothingToClear(n int64) bool {
+	switch p := c.inner; {
+	case n == 0:
+		return true
+	case p.keep == KeepResults:
+		return n <= int64(p.keepValue)
+	case p.keep == KeepTokens:
+		t := p.meter.Tokens(n)
+		return t <= p.keepValue || t < p.minReclaim
+	}
+	return false
 }
 
 func (c *clearStage) isStub(text string) bool {
@@ -102,6 +139,13 @@ func (c *clearStage) render(b *corpus.Block) string {
 }
 
 func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
+	// The history's count bounds every part of it the inner rule could
+	// see: when even that leaves nothing to clear, the checkpoint costs
+	// O(1), not a scan of the session (a long session that never gives
+	// the stage anything to clear was quadratic).
+	if st.weigh == c && c.nothingToClear(st.count) {
+		return nil
+	}
 	h := st.h
 	end := len(h)
 	if c.protectTurns > 0 {

@@ -82,6 +82,9 @@ func (p preset) build(v Values) (Policy, error) {
 			return nil, err
 		}
 		c.stages = append(c.stages, composedStage{name: s.name, trig: t, run: r})
+		if cs, ok := r.(*clearStage); ok && c.weigh == nil {
+			c.weigh = cs
+		}
 		if th := t.threshold(g.window); th > 0 && (c.minTrig == 0 || th < c.minTrig) {
 			c.minTrig = th
 		}
