@@ -23,6 +23,8 @@ func TestClearStageShortcutAgrees(t *testing.T) {
 	}{
 		{"gemini-cli", nil},
 		{"gemini-cli", map[string]string{"mask.keep_value": "2000", "mask.min_reclaim": "1000", "mask.protect_turns": "0"}},
+		{"gemini-cli", map[string]string{"mask.keep_value": "2000", "mask.min_reclaim": "0", "mask.protect_turns": "0", "mask.exempt_tools": ""}},
+		{"gemini-cli", map[string]string{"mask.keep_value": "0", "mask.min_reclaim": "3000", "mask.protect_turns": "0", "mask.exempt_tools": ""}},
 		{"gemini-cli", map[string]string{"mask.keep": KeepTurns, "mask.keep_value": "2", "mask.min_reclaim": "0"}},
 		{"gemini-cli", map[string]string{"mask.keep": KeepSteps, "mask.keep_value": "3", "mask.min_reclaim": "500"}},
 		{"opencode", nil},
@@ -85,7 +87,7 @@ func TestClearStageShortcutAgrees(t *testing.T) {
 // stretches of text turns between them.
 func mixedSession(seed uint64, n int) []corpus.Message {
 	r := rand.New(rand.NewPCG(seed, 7))
-	sizes := []int{3, 40, 400, 8000, 60000}
+	sizes := []int{3, 40, 400, 800, 2000, 8000, 60000}
 	tools := []string{"bash", "read", "skill"}
 	stubs := []string{"[cleared]", "Old environment output: (3 lines omitted)", ClaudeCodeStub}
 	var h []corpus.Message
@@ -119,4 +121,43 @@ func mixedSession(seed uint64, n int) []corpus.Message {
 		}
 	}
 	return h[:n]
+}
+
+// TestClearStageShortcutBoundaries puts the history's count right at and
+// around the budgets the shortcut reads (keep=tokens' keep_value and
+// min_reclaim, in chars4 tokens): either side, the stage must decide as
+// clear-tool-results does.
+func TestClearStageShortcutBoundaries(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		set  map[string]string
+		old  int // tokens of the older result; the newer one holds 100
+	}{
+		{"keep_value", map[string]string{"mask.keep_value": "2000", "mask.min_reclaim": "0"}, 1900},
+		{"min_reclaim", map[string]string{"mask.keep_value": "0", "mask.min_reclaim": "3000"}, 2900},
+	} {
+		set := map[string]string{"mask.protect_turns": "0", "mask.exempt_tools": ""}
+		for k, v := range tt.set {
+			set[k] = v
+		}
+		fast := presetPolicy(t, "gemini-cli", set)
+		slow := *fast.(*Composed)
+		slow.weigh = nil
+		cleared := map[bool]int{}
+		for d := range 25 { // the results and their tool names from 2 tokens short of the boundary to 4 over
+			h := []corpus.Message{puser("u", "go")}
+			h = append(h, step("c1", "bash", chars4Text(tt.old-4)+strings.Repeat("x", d))...)
+			h = append(h, step("c2", "bash", chars4Text(100))...)
+			h = append(h, passt("a", "done"), puser("u2", "next"))
+			of, os := fast.Compact(h, sums(fast, h)), slow.Compact(h, sums(&slow, h))
+			of.Count, os.Count = 0, 0
+			if !reflect.DeepEqual(of, os) {
+				t.Fatalf("%s, %d chars over %d tokens: with the count's shortcut %+v\nwithout %+v", tt.name, d, tt.old-4, of, os)
+			}
+			cleared[of.Strategy != None]++
+		}
+		if cleared[true] == 0 || cleared[false] == 0 {
+			t.Errorf("%s: cleared %d times of %d: the sizes do not straddle the boundary", tt.name, cleared[true], cleared[true]+cleared[false])
+		}
+	}
 }

@@ -58,7 +58,9 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 // budget). Each checkpoint used to scan the whole history for the stage's
 // newest stub and hand it all to clear-tool-results' keep walk, so ns/msg
 // grew with the session (README, Speed: "Known quadratic case"); it should
-// be flat between the two sizes.
+// be flat between the two sizes. anthropic-context-editing's is not yet:
+// its clear-thinking stage scans the history from the start for droppable
+// thinking at every request (firstDroppableThinking).
 func BenchmarkClearStageWalk(b *testing.B) {
 	for _, n := range []int{4000, 16000} {
 		for _, kind := range []string{"plain", "small-results"} {
