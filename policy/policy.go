@@ -36,7 +36,8 @@ type Policy interface {
 	// (bytes for smith, rendered chars for clai, context tokens for
 	// clear-tool-results), count a second quantity: 1 for a message that
 	// counts towards a message-count threshold (smith, clai), the
-	// uncleared result tokens or results for clear-tool-results.
+	// uncleared result tokens or results for clear-tool-results and for
+	// a preset with a clear stage (Composed.Measure).
 	Measure(m *corpus.Message) (units, count int64)
 	// Compact decides at one checkpoint. h is the working history; it must
 	// not be modified (return a new slice that shares unchanged messages).
