@@ -158,7 +158,7 @@ func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.ov
 // set replaces the history by out, whose units are known; its count is
 // recounted (a summary or a dropped middle, rare and already O(n)).
 func (st *compState) set(out []corpus.Message, units int64) {
-	st.setCounted(out, units, weighAll(st.weigh, out))
+	st.setCounted(out, units, weighAll(st.weigh, st.g.meter, out))
 }
 
 // setCounted replaces the history by out, whose units and count are known.
@@ -167,15 +167,17 @@ func (st *compState) setCounted(out []corpus.Message, units, count int64) {
 }
 
 // weighAll is the count Composed.Measure gives msgs, for the clear stage
-// c (nil: one per message).
-func weighAll(c *clearStage, msgs []corpus.Message) int64 {
+// c (nil: one per message) in the preset's meter m.
+func weighAll(c *clearStage, m *Meter, msgs []corpus.Message) int64 {
 	if c == nil {
 		return int64(len(msgs))
 	}
 	var n int64
 	for i := range msgs {
 		for j := range msgs[i].Blocks {
-			n += c.weigh(&msgs[i].Blocks[j])
+			if b := &msgs[i].Blocks[j]; b.Kind == corpus.KindToolResult {
+				n += c.weigh(b, m.Block(b))
+			}
 		}
 	}
 	return n
@@ -219,8 +221,9 @@ func (p *Composed) Measure(m *corpus.Message) (int64, int64) {
 	var units, count int64
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
-		units += p.g.meter.Block(b)
-		count += p.weigh.weigh(b)
+		u := p.g.meter.Block(b)
+		units += u
+		count += p.weigh.weigh(b, u)
 	}
 	return units, count
 }
@@ -317,9 +320,10 @@ func (c *cow) setBlock(i, j int, b corpus.Block) {
 		c.owned[i] = true
 	}
 	old := &c.h[i].Blocks[j]
-	c.units += c.meter.Block(&b) - c.meter.Block(old)
+	nu, ou := c.meter.Block(&b), c.meter.Block(old)
+	c.units += nu - ou
 	if c.weigh != nil {
-		c.count += c.weigh.weigh(&b) - c.weigh.weigh(old)
+		c.count += c.weigh.weigh(&b, nu) - c.weigh.weigh(old, ou)
 	}
 	c.bytes += smithBytes(old) - smithBytes(&b)
 	c.touched++

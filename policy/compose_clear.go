@@ -98,13 +98,16 @@ func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 // other keep rules; anything else weighs 0. Exempt tools are counted too,
 // so the sum bounds what the inner rule's view (a part of the history)
 // holds, and under a per-result stub, whose rendered stubs the inner
-// rule counts as results, every result is counted.
-func (c *clearStage) weigh(b *corpus.Block) int64 {
+// rule counts as results, every result is counted. units is b's units in
+// the preset's meter, which the inner rule measures with too (same name,
+// same options): the caller has them, and measuring twice would double
+// the meter's cost.
+func (c *clearStage) weigh(b *corpus.Block, units int64) int64 {
 	if b.Kind != corpus.KindToolResult || c.inner.stub.matches(b.Text) {
 		return 0
 	}
 	if c.inner.keep == KeepTokens {
-		return c.inner.meter.Block(b)
+		return units
 	}
 	return 1
 }

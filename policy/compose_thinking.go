@@ -44,7 +44,7 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	}
 	out := make([]corpus.Message, 0, len(st.h))
 	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
-	count := st.count - weighAll(st.weigh, st.h[lo:from]) + weighAll(st.weigh, w.msgs)
+	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
 	st.setCounted(out, st.units-before+w.total, count)
 	r.AfterTokens = st.tokens()
 	return r
