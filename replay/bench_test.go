@@ -14,18 +14,6 @@ import (
 	"github.com/calib-dev/calib/replay/cache"
 )
 
-// benchSession is a tool-heavy smith session of about n messages.
-func benchSession(b *testing.B, n int) *corpus.Session {
-	b.Helper()
-	p := synth.ToolHeavy
-	p.Turns = 1
-	var msgs []corpus.Message
-	for seed := uint64(1); len(msgs) < n; seed++ {
-		msgs = append(msgs, synth.Smith(p, seed)...)
-	}
-	return &corpus.Session{ID: fmt.Sprintf("bench-%d", n), Format: corpus.FormatSmithTranscript, Messages: msgs[:n]}
-}
-
 // BenchmarkReplay replays smith-staged at its defaults over sessions of
 // 1k, 10k and 100k messages and reports the time per message: the replay
 // is linear when ns/msg stays flat.
@@ -33,7 +21,7 @@ func benchSession(b *testing.B, n int) *corpus.Session {
 //	go test ./replay -run '^$' -bench BenchmarkReplay$ -benchtime 3x
 func BenchmarkReplay(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 100_000} {
-		s := benchSession(b, n)
+		s := synth.ToolHeavySession(n)
 		p, err := policy.New("smith-staged", nil)
 		if err != nil {
 			b.Fatal(err)
@@ -95,7 +83,7 @@ func BenchmarkReplayVsLoad(b *testing.B) {
 //
 //	go test ./replay -run '^$' -bench BenchmarkCostOverReplay -benchtime 3x
 func BenchmarkCostOverReplay(b *testing.B) {
-	s := benchSession(b, 10_000)
+	s := synth.ToolHeavySession(10_000)
 	p, err := policy.New("smith-staged", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -126,7 +114,7 @@ func BenchmarkCostOverReplay(b *testing.B) {
 //	go test ./replay -run '^$' -bench BenchmarkReplayEveryRequest -benchtime 1x -count 3
 func BenchmarkReplayEveryRequest(b *testing.B) {
 	for _, n := range []int{1_000, 4_000, 16_000} {
-		s := benchSession(b, n)
+		s := synth.ToolHeavySession(n)
 		p, err := policy.New("swe-agent", nil)
 		if err != nil {
 			b.Fatal(err)

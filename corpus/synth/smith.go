@@ -72,6 +72,19 @@ func Smith(p Profile, seed uint64) []corpus.Message {
 	return msgs
 }
 
+// ToolHeavySession is a tool-heavy smith session of exactly n messages:
+// one-turn ToolHeavy sessions of seeds 1, 2, ... run together and cut at
+// n. The replay, loss and sweep benchmarks measure cost per message on it.
+func ToolHeavySession(n int) *corpus.Session {
+	p := ToolHeavy
+	p.Turns = 1
+	var msgs []corpus.Message
+	for seed := uint64(1); len(msgs) < n; seed++ {
+		msgs = append(msgs, Smith(p, seed)...)
+	}
+	return &corpus.Session{ID: fmt.Sprintf("bench-%d", n), Format: corpus.FormatSmithTranscript, Messages: msgs[:n]}
+}
+
 func (g *smithGen) id() string { return randHex(g.r, 16) }
 
 func (g *smithGen) msg(role corpus.Role, blocks ...corpus.Block) corpus.Message {

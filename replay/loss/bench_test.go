@@ -15,18 +15,6 @@ import (
 	"github.com/calib-dev/calib/replay/loss"
 )
 
-// benchSession is a tool-heavy smith session of about n messages (the
-// replay benchmark's corpus).
-func benchSession(n int) *corpus.Session {
-	p := synth.ToolHeavy
-	p.Turns = 1
-	var msgs []corpus.Message
-	for seed := uint64(1); len(msgs) < n; seed++ {
-		msgs = append(msgs, synth.Smith(p, seed)...)
-	}
-	return &corpus.Session{ID: fmt.Sprintf("bench-%d", n), Format: corpus.FormatSmithTranscript, Messages: msgs[:n]}
-}
-
 // BenchmarkLoss replays sessions of 1k, 10k and 100k messages through
 // smith-staged and clear-tool-results, without and with the loss signals
 // (index, tracker, report). The target: signals cost at most 30% on top of
@@ -37,7 +25,7 @@ func benchSession(n int) *corpus.Session {
 func BenchmarkLoss(b *testing.B) {
 	for _, pol := range []string{"smith-staged", "clear-tool-results"} {
 		for _, n := range []int{1_000, 10_000, 100_000} {
-			s := benchSession(n)
+			s := synth.ToolHeavySession(n)
 			p, err := policy.New(pol, nil)
 			if err != nil {
 				b.Fatal(err)
@@ -70,7 +58,7 @@ func BenchmarkLoss(b *testing.B) {
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkBuild -benchtime 3x
 func BenchmarkBuild(b *testing.B) {
-	s := benchSession(10_000)
+	s := synth.ToolHeavySession(10_000)
 	var bytes int64
 	for i := range s.Messages {
 		for _, bl := range s.Messages[i].Blocks {

@@ -11,18 +11,6 @@ import (
 	"github.com/calib-dev/calib/replay"
 )
 
-// benchSession is a tool-heavy smith session of n messages.
-func benchSession(b *testing.B, n int) *corpus.Session {
-	b.Helper()
-	p := synth.ToolHeavy
-	p.Turns = 1
-	var msgs []corpus.Message
-	for seed := uint64(1); len(msgs) < n; seed++ {
-		msgs = append(msgs, synth.Smith(p, seed)...)
-	}
-	return &corpus.Session{ID: fmt.Sprintf("bench-%d", n), Format: corpus.FormatSmithTranscript, Messages: msgs[:n]}
-}
-
 // BenchmarkSweepWorkers runs the same 16-point sweep on 1 and 2 workers;
 // the ratio of their ns/op is the parallel speed-up.
 //
@@ -30,7 +18,7 @@ func benchSession(b *testing.B, n int) *corpus.Session {
 func BenchmarkSweepWorkers(b *testing.B) {
 	var sessions []*corpus.Session
 	for i := range 8 {
-		s := benchSession(b, 2000)
+		s := synth.ToolHeavySession(2000)
 		s.ID = fmt.Sprintf("s%d", i)
 		sessions = append(sessions, s)
 	}
