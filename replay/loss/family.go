@@ -99,13 +99,23 @@ type Subject struct {
 // JSON arguments. cwd is the session's working directory ("" if unknown),
 // used to make relative paths absolute and absolute ones cwd-relative.
 func SubjectOf(tool string, args []byte, cwd string) Subject {
+	return subjectOf(tool, args, cwd, func(args []byte) (toolInput, string) {
+		in := decodeToolInput(args) // arguments that are not an object leave every field empty
+		return in, shellCommand(in.Command, in.Cmd)
+	})
+}
+
+// subjectOf is SubjectOf with the decoding of the arguments (their fields
+// and the shell command) given: the differential test decodes them the old
+// way, with encoding/json, and shares the rest.
+func subjectOf(tool string, args []byte, cwd string, decode func([]byte) (toolInput, string)) Subject {
 	s := Subject{Family: FamilyOf(tool), Tool: tool}
 	if s.Family == FamilyOther {
 		s.Key = tool + "\x00" + string(args)
 		s.Display = tool
 		return s
 	}
-	in := decodeToolInput(args) // arguments that are not an object leave every field empty
+	in, command := decode(args)
 	str := func(vals ...string) string {
 		for _, v := range vals {
 			if v != "" {
@@ -131,7 +141,7 @@ func SubjectOf(tool string, args []byte, cwd string) Subject {
 			s.Mentions = []string{pat}
 		}
 	case FamilyShell:
-		c := strings.TrimSpace(shellCommand(in.Command, in.Cmd))
+		c := strings.TrimSpace(command)
 		s.Key, s.Display = c, c
 		if len([]rune(c)) >= minNameMention {
 			s.Mentions = []string{c}
