@@ -52,8 +52,11 @@ func (ix *Index) fullEvidence() *evidence {
 // one pass costs less than two passes).
 func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	ix.prepare()
-	if ix.shared || len(hides) == 0 {
-		return ix.fullEvidenceIf(len(hides) > 0)
+	switch {
+	case len(hides) == 0:
+		return &evidence{} // a report with no hides reads nothing
+	case ix.shared:
+		return ix.fullEvidence()
 	}
 	want := make([]bool, len(ix.Results))
 	from := int32(len(ix.units))
@@ -73,15 +76,6 @@ func (ix *Index) evidenceFor(hides []Hide) *evidence {
 		total += ix.textLen(k)
 	}
 	return ix.buildEvidence(want, from, 2*wanted >= total)
-}
-
-// fullEvidenceIf is the full evidence when asked for, else an empty one
-// (a report with no hides reads nothing).
-func (ix *Index) fullEvidenceIf(ok bool) *evidence {
-	if !ok {
-		return &evidence{}
-	}
-	return ix.fullEvidence()
 }
 
 // textLen is the length of a result's text, for choosing how to build.
