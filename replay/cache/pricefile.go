@@ -5,10 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
 )
+
+// MaxPriceFileBytes caps a --prices file at 1 MiB: about 10,000 rows of
+// 100 bytes, where a price table lists the few dozen models a corpus
+// uses (the built-in one has 12). Without a cap, a million-row file
+// (65 MB) held 693 MB while calib built its table; under it, parsing
+// keeps a few MB. A bigger file is refused before a row is parsed.
+const MaxPriceFileBytes = 1 << 20
 
 // priceColumns are the columns of a --prices file, in the order calib
 // writes them. date and source are optional; every price is required.
@@ -26,7 +34,10 @@ type PriceFileError struct {
 
 func (e *PriceFileError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d", e.File, e.Line)
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
 	if e.Model != "" {
 		fmt.Fprintf(&b, ": model %q", e.Model)
 	}
@@ -42,9 +53,41 @@ func (e *PriceFileError) Error() string {
 // row per model, prices in USD per million tokens. Providers without a
 // write premium (openai, gemini) give their input price as the write
 // prices. Lines starting with # are comments.
+//
+// A file over MaxPriceFileBytes is refused: up front from its size when r
+// can say it (an *os.File), else when reading passes the cap (a pipe).
 func ParsePrices(file string, r io.Reader) ([]Price, error) {
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxPriceFileBytes {
+			return nil, priceFileTooBig(file, fi.Size())
+		}
+	}
+	lr := &io.LimitedReader{R: r, N: MaxPriceFileBytes + 1}
+	rows, err := parsePrices(file, lr)
+	if lr.N <= 0 {
+		return nil, priceFileTooBig(file, -1)
+	}
+	return rows, err
+}
+
+// priceFileTooBig is the refusal of a price file over the cap; size is -1
+// when only "more than the cap" is known.
+func priceFileTooBig(file string, size int64) error {
+	what := fmt.Sprintf("more than %d bytes", MaxPriceFileBytes)
+	if size >= 0 {
+		what = fmt.Sprintf("%d bytes", size)
+	}
+	return &PriceFileError{File: file, Msg: fmt.Sprintf("%s, over the %d-byte (1 MiB) limit of a price table; "+
+		"a price table lists the models your logs use (the built-in one has %d rows): keep only their rows",
+		what, MaxPriceFileBytes, len(BuiltinPrices()))}
+}
+
+func parsePrices(file string, r io.Reader) ([]Price, error) {
 	cr := csv.NewReader(r)
 	cr.Comment = '#'
+	// A record's fields are copied into the Price kept, so the reader
+	// may reuse one slice for every row.
+	cr.ReuseRecord = true
 	cr.FieldsPerRecord = -1
 	cr.TrimLeadingSpace = true
 	header, err := cr.Read()

@@ -2,7 +2,11 @@ package cache
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -89,5 +93,44 @@ func TestParsePrices(t *testing.T) {
 		if err == nil || !errors.As(err, &pe) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want a PriceFileError containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestParsePricesCap: a price file over MaxPriceFileBytes is refused with
+// its size and the limit, from the size alone for a file (the rows after
+// the header are not valid CSV, so a parse would fail differently) and
+// after reading past the cap for a stream; a table just under the cap
+// loads.
+func TestParsePricesCap(t *testing.T) {
+	head := "model,provider,input,cache_write_5m,cache_write_1h,cache_read,output\n"
+	big := head + strings.Repeat("\"", MaxPriceFileBytes)
+	path := filepath.Join(t.TempDir(), "big.csv")
+	if err := os.WriteFile(path, []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	_, err = ParsePrices("big.csv", fh)
+	want := fmt.Sprintf("big.csv: %d bytes, over the 1048576-byte (1 MiB) limit of a price table; ", len(big))
+	var pe *PriceFileError
+	if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "keep only their rows") {
+		t.Errorf("file over the cap: %v, want a PriceFileError starting %q", err, want)
+	}
+
+	_, err = ParsePrices("-", io.MultiReader(strings.NewReader(priceTable(1)), strings.NewReader(strings.Repeat("#\n", MaxPriceFileBytes))))
+	want = "-: more than 1048576 bytes, over the 1048576-byte (1 MiB) limit"
+	if !errors.As(err, &pe) || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("stream over the cap: %v, want a PriceFileError starting %q", err, want)
+	}
+
+	in := priceTable(10_000)
+	if len(in) > MaxPriceFileBytes {
+		t.Fatalf("the fixture is %d bytes, over the cap", len(in))
+	}
+	if rows, err := ParsePrices("p.csv", strings.NewReader(in)); err != nil || len(rows) != 10_000 {
+		t.Errorf("10,000 rows under the cap: %d rows, %v", len(rows), err)
 	}
 }
