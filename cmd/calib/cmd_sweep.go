@@ -161,12 +161,15 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			return nil, &usageError{err}
 		}
 		g = append(g, ax)
-	}
-	if err := g.Validate(def, fixed); err != nil {
-		return nil, &usageError{err}
+		if err := sweep.CheckRows(g.Points(), 1); err != nil {
+			return nil, &usageError{err}
+		}
 	}
 	if n := g.Points(); n > sweep.MaxPoints && !o.yes {
 		return nil, usageErrorf("the grid has %s parameter sets; a sweep that size runs for hours: use coarser steps, split it with --shard k/n, or pass --yes", report.FormatInt(n))
+	}
+	if err := g.Validate(def, fixed); err != nil {
+		return nil, &usageError{err}
 	}
 	var sh sweep.Shard
 	if o.shard != "" {
@@ -258,6 +261,9 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	l, err := a.loadSessions(ctx, args)
 	if err != nil {
 		return err
+	}
+	if err := sweep.CheckRows(pl.grid.Points(), len(l.Sessions)); err != nil {
+		return &usageError{err}
 	}
 	if err := pl.cost.check(l.Sessions); err != nil {
 		return err

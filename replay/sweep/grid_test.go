@@ -40,7 +40,7 @@ func TestParseAxisErrors(t *testing.T) {
 		"x=a..b":        "expected a..b or a..b:step with numbers",
 		"x=0..1e9:1e-3": "use a larger step",
 		// The count overflows int: this panicked (makeslice: len out of range).
-		"x=0.1..0.9:1e-300": `range "0.1..0.9:1e-300" has 8e+299 values; use a larger step`,
+		"x=0.1..0.9:1e-300": `range "0.1..0.9:1e-300" has 8e+299 values; a sweep holds at most 1,000,000 rows: use a larger step`,
 		"x=-1e308..1e308":   "use a larger step",
 		"x=NaN..1":          "expected a..b or a..b:step with numbers",
 		"x=0..Inf:1":        "expected a..b or a..b:step with numbers",
