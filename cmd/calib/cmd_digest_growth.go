@@ -244,22 +244,13 @@ func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, b
 	return r.GrowthRow, fmt.Sprintf("session %s: the baseline's chain is variant %q and this run's %q; compared anyway", row.ID, r.Variant, row.Variant), true
 }
 
-// maxRotations bounds --rotations. A legacy chain's digest grows linearly,
-// so the work grows with the square of the rotations and the memory
-// linearly: measured on the demo (5 sessions, 2 cores), 200 rotations take
-// 27 s and 0.74 GB peak.
-const maxRotations = 500
-
 // checkGrowthFlags refuses values no gate or chain can honour, before any
 // work.
 func checkGrowthFlags(o *growthOptions) error {
+	if err := replay.CheckRotations(o.rotations); err != nil {
+		return &usageError{err}
+	}
 	switch {
-	case o.rotations < 0:
-		return usageErrorf("--rotations %d: expected 0 (as recorded) or more", o.rotations)
-	case o.rotations > maxRotations:
-		f := float64(o.rotations) / 200
-		return usageErrorf("--rotations %d: at most %d; a legacy digest grows with every rotation, so the time grows with the square of the chain and the memory with its length (the demo takes 27 s and 0.74 GB at 200 rotations; %d would take about %.0f min and %.1f GB)",
-			o.rotations, maxRotations, o.rotations, 27*f*f/60, 0.74*f)
 	case o.gates.MaxDigestBytes < 0:
 		return usageErrorf("--max-digest-bytes %d: expected a size in bytes (0: off)", o.gates.MaxDigestBytes)
 	case o.gates.MaxGrowthBytes < 0:

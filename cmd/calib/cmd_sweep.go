@@ -133,6 +133,9 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			return nil, err
 		}
 	}
+	if err := replay.CheckRotations(o.rotations); err != nil {
+		return nil, &usageError{err}
+	}
 	fixed, err := policy.ParseSet(o.set)
 	if err != nil {
 		return nil, &usageError{fmt.Errorf("--set %w", err)}
