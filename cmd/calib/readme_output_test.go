@@ -11,12 +11,14 @@ import (
 // readmeShown is the output README.md shows for a recipe: the fenced block
 // right after the recipe's own block (only blank lines between, and no
 // calib command in it), or, for a recipe with --format markdown, the
-// markdown table right after it. TestReadmeRecipes compares it with what
-// the recipe prints (readmeCompareShown).
+// markdown table right after it, or an excerpt: a block after a single
+// paragraph that calls it one ("an excerpt:"). TestReadmeRecipes compares
+// it with what the recipe prints (readmeCompareShown).
 type readmeShown struct {
-	line  int    // README line of its first line; 0: the README shows no output
-	text  string // its lines, each without trailing spaces, without trailing blank lines
-	table bool   // a markdown table: compared with the first table the recipe prints
+	line    int    // README line of its first line; 0: the README shows no output
+	text    string // its lines, each without trailing spaces, without trailing blank lines
+	table   bool   // a markdown table: compared with the first table the recipe prints
+	excerpt bool   // an excerpt: compared line by line with some of what the recipe prints (readmeExcerptDiff)
 }
 
 // readmeShownAfter returns what the README shows as the output of r, the
@@ -38,10 +40,31 @@ func readmeShownAfter(lines []string, next []readmeBlock, b readmeBlock, r readm
 		}
 		return readmeShown{line: next[0].line + 1, text: readmeTrim(next[0].lines)}
 	}
+	if len(next) > 0 && len(next[0].commands()) == 0 && readmeExcerptIntro(lines[i:next[0].line-1]) {
+		return readmeShown{line: next[0].line + 1, text: readmeTrim(next[0].lines), excerpt: true}
+	}
 	if !strings.HasPrefix(lines[i], "|") || !strings.Contains(r.text, "--format markdown") {
 		return readmeShown{}
 	}
 	return readmeShown{line: i + 1, text: readmeTrim(readmeTable(lines[i:])), table: true}
+}
+
+// readmeExcerptIntro reports whether prose, the lines between a recipe's
+// block and the next block, is one paragraph that introduces that block as
+// an excerpt of the recipe's output.
+func readmeExcerptIntro(prose []string) bool {
+	for len(prose) > 0 && strings.TrimSpace(prose[len(prose)-1]) == "" {
+		prose = prose[:len(prose)-1]
+	}
+	if len(prose) == 0 {
+		return false
+	}
+	for _, l := range prose {
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "|") {
+			return false
+		}
+	}
+	return strings.Contains(strings.Join(prose, " "), "an excerpt")
 }
 
 // readmeTable returns the markdown table lines starts with: its lines up
@@ -87,6 +110,9 @@ func readmeCompareShown(t *testing.T, r readmeRecipe, stdout string) {
 // above it and any later table.
 func readmeShownDiff(shown readmeShown, stdout string) (what string, d []byte) {
 	got := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if shown.excerpt {
+		return "output (as an excerpt)", readmeExcerptDiff(shown, got)
+	}
 	what = "output"
 	if shown.table {
 		what = "first markdown table"
@@ -101,6 +127,30 @@ func readmeShownDiff(shown readmeShown, stdout string) (what string, d []byte) {
 		return what, nil
 	}
 	return what, diff.Diff(fmt.Sprintf("README.md:%d", shown.line), []byte(shown.text+"\n"), "printed", []byte(printed+"\n"))
+}
+
+// readmeExcerptDiff compares an excerpt with the lines a recipe printed:
+// each excerpt line other than "..." (a gap), with a trailing "..." (the
+// rest of the line left out) cut, must start a printed line, the lines
+// found in order. It returns nil when they are, else the excerpt with the
+// first line not found marked, and the printed lines.
+func readmeExcerptDiff(shown readmeShown, printed []string) []byte {
+	j := 0
+	for n, l := range strings.Split(shown.text, "\n") {
+		if strings.TrimSpace(l) == "..." {
+			continue
+		}
+		want := strings.TrimRight(strings.TrimSuffix(l, "..."), " ")
+		for j < len(printed) && !strings.HasPrefix(strings.TrimRight(printed[j], " "), want) {
+			j++
+		}
+		if j == len(printed) {
+			return fmt.Appendf(nil, "--- README.md:%d (an excerpt)\nREADME.md:%d: %q starts no printed line after the lines matched before it; printed:\n%s\n",
+				shown.line, shown.line+n, want, readmeTrim(printed))
+		}
+		j++
+	}
+	return nil
 }
 
 // The shown output of a recipe is the block or --format markdown table
@@ -130,6 +180,12 @@ func TestReadmeShown(t *testing.T) {
 		{"table without --format markdown",
 			fence + "\ncalib compare --demo\n" + fence + "\n| a | b |\n|---|---|\n",
 			[]readmeShown{{}}},
+		{"an excerpt",
+			fence + "\ncalib replay --demo\n" + fence + "\nprints rows; an excerpt:\n\n" + fence + "\nsession ...\n...\n" + fence + "\n",
+			[]readmeShown{{line: 7, text: "session ...\n...", excerpt: true}}},
+		{"prose that is not an excerpt's",
+			fence + "\ncalib replay --demo\n" + fence + "\nOn another corpus:\n" + fence + "\nsession\n" + fence + "\n",
+			[]readmeShown{{}}},
 		{"block at the end",
 			fence + "\ncalib policies\n" + fence + "\n\n",
 			[]readmeShown{{}}},
@@ -152,6 +208,7 @@ func TestReadmeShown(t *testing.T) {
 func TestReadmeShownDiff(t *testing.T) {
 	text := readmeShown{line: 40, text: "set  billed\n  3  2,018,059"}
 	table := readmeShown{line: 7, text: "| a | b |\n|---|---|\n| 1 | 2 |", table: true}
+	excerpt := readmeShown{line: 9, text: "session  a ...\ns1  1  2 ...\n...\ns2  4", excerpt: true}
 	for _, tc := range []struct {
 		name   string
 		shown  readmeShown
@@ -165,6 +222,9 @@ func TestReadmeShownDiff(t *testing.T) {
 		{"first table", table, "### Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n### Skipped\n\n| c |\n|---|\n", true},
 		{"not the second table", readmeShown{line: 7, text: "| c |\n|---|", table: true}, "| a | b |\n|---|---|\n\n| c |\n|---|\n", false},
 		{"a row changed", table, "| a | b |\n|---|---|\n| 1 | 3 |\n", false},
+		{"excerpt: lines in order, cut ends", excerpt, "Title\nsession  a  b  c\ns1  1  2  3\ns2  4  5  6\nTotal\n", true},
+		{"excerpt: a figure changed", excerpt, "Title\nsession  a  b  c\ns1  1  9  3\ns2  4  5  6\n", false},
+		{"excerpt: lines out of order", excerpt, "s2  4  5  6\nsession  a  b  c\ns1  1  2  3\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, d := readmeShownDiff(tc.shown, tc.stdout)
