@@ -95,7 +95,8 @@ type agreementSummary struct {
 }
 
 // The agreement report on the Claude Code 2.1.x logs: at the defaults (what
-// those logs show), every recorded microcompact is reproduced exactly; the
+// those logs show), every recorded microcompact is reproduced exactly (the
+// two top-level logs, and all six boundaries as README's table shows); the
 // published keep-5 figures miss one id each time.
 func TestRealCorpusAgreement(t *testing.T) {
 	dir := realcorpus.Dir(t, "claude-code")
@@ -109,6 +110,19 @@ func TestRealCorpusAgreement(t *testing.T) {
 	want := agreementSummary{Events: 3, Exact: 3, MeanJaccard: 1, Checkpoints: 17, TriggerAgreement: 1}
 	if rep.Agreement == nil || rep.Agreement.Summary != want {
 		t.Errorf("defaults: agreement %+v, want %+v", rep.Agreement, want)
+	}
+
+	// README's table of the six 2.1.x boundaries: the two top-level logs
+	// and the four main logs of projects/ that have one.
+	six := append([]string(nil), files...)
+	for _, id := range []string{"03aa9bb5-a3e8-4390-8f41-00dda0d7f947", "b151f674-388c-48f0-9b04-0384f5a0bfb1", "9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f", "d9add9a6-f2cd-42f6-8ae9-135bf8af37ec"} {
+		six = append(six, filepath.Join(dir, "projects", id, id+".jsonl"))
+	}
+	rep.Agreement = nil
+	runJSON(t, &rep, append([]string{"replay", "--compare-recorded"}, six...)...)
+	want = agreementSummary{Events: 6, Exact: 6, MeanJaccard: 1, Checkpoints: 40, TriggerAgreement: 1}
+	if rep.Agreement == nil || rep.Agreement.Summary != want {
+		t.Errorf("defaults, six boundaries: agreement %+v, want %+v", rep.Agreement, want)
 	}
 
 	rep.Agreement = nil
