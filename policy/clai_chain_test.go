@@ -241,7 +241,7 @@ func TestClaiCompactOutcome(t *testing.T) {
 		var units int64
 		var counted int64
 		for i := range o.History {
-			u, c := pol.Measure(&o.History[i])
+			u, c, _ := pol.Measure(&o.History[i])
 			units += u
 			counted += c
 		}

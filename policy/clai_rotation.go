@@ -275,11 +275,11 @@ func (c *claiRotation) Checkpoint(prev, next *corpus.Message) bool {
 // render_content_parts with the 4 000/8 000 caps plus 16. Compaction
 // summaries weigh nothing and do not count (the digest is excluded from the
 // trigger, specs §2.2).
-func (c *claiRotation) Measure(m *corpus.Message) (int64, int64) {
+func (c *claiRotation) Measure(m *corpus.Message) (int64, int64, int64) {
 	if claiIsSummary(m) {
-		return 0, 0
+		return 0, 0, 0
 	}
-	return int64(claiContentLen(m.Blocks, claiSummaryToolCall, claiSummaryToolResult) + 16), 1
+	return int64(claiContentLen(m.Blocks, claiSummaryToolCall, claiSummaryToolResult) + 16), 1, 0
 }
 
 // ClaiShouldAutoCompact is should_auto_compact over a view with no tool
@@ -422,7 +422,7 @@ func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 			continue
 		}
 		hist = append(hist, h[i])
-		u, _ := c.Measure(&h[i])
+		u, _, _ := c.Measure(&h[i])
 		units += u
 		counted++
 	}

@@ -70,7 +70,7 @@ func claiRun(t testing.TB, p Policy, msgs []corpus.Message, maxRotations int) []
 			}
 		}
 		working = append(working, *m)
-		u, c := p.Measure(m)
+		u, c, _ := p.Measure(m)
 		units += u
 		counted += c
 		prev = m
@@ -120,7 +120,7 @@ func TestClaiShouldAutoCompact(t *testing.T) {
 			var units int64
 			var counted int64
 			for i := range tt.view {
-				u, c := pol.Measure(&tt.view[i])
+				u, c, _ := pol.Measure(&tt.view[i])
 				units += u
 				counted += c
 			}
@@ -181,11 +181,11 @@ func TestClaiCheckpointAndMeasure(t *testing.T) {
 	if pol.Checkpoint(nil, &u) || !pol.Checkpoint(&u, &a) || pol.Checkpoint(&a, &u) {
 		t.Errorf("clai checks right after a user message is stored (the run start), and only then")
 	}
-	if n, c := pol.Measure(&a); n != 5+16 || c != 1 {
+	if n, c, _ := pol.Measure(&a); n != 5+16 || c != 1 {
 		t.Errorf("Measure(assistant hello) = %d, %d; want 21, 1", n, c)
 	}
 	s := corpus.Message{Role: corpus.RoleSystem, Source: claiCompactionSource, Blocks: claiText("digest")}
-	if n, c := pol.Measure(&s); n != 0 || c != 0 {
+	if n, c, _ := pol.Measure(&s); n != 0 || c != 0 {
 		t.Errorf("a summary must weigh nothing and not count")
 	}
 }

@@ -138,7 +138,7 @@ func (p *ClaudeCode) Stub() string { return p.mc[1].Stub() }
 
 // Measure is microcompact's: chars4 context units (its trigger reads the
 // context, so the second sum is 0).
-func (p *ClaudeCode) Measure(m *corpus.Message) (int64, int64) { return p.mc[1].Measure(m) }
+func (p *ClaudeCode) Measure(m *corpus.Message) (int64, int64, int64) { return p.mc[1].Measure(m) }
 
 // versionAtLeast compares a dotted version with min; an unknown version
 // counts as the newest.
@@ -222,7 +222,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	}
 	var units, count int64
 	for i := range out {
-		u, c := p.Measure(&out[i])
+		u, c, _ := p.Measure(&out[i])
 		units += u
 		count += c
 	}

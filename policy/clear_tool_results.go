@@ -204,7 +204,7 @@ func (p *ClearToolResults) IsStub(text string) bool { return p.stub.matches(text
 // checkpoint that does not trigger is O(1) for every trigger kind while the
 // outcome still reports whole-context tokens. A result whose text is the
 // stub is cleared and not counted again.
-func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64) {
+func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64, int64) {
 	ctx := p.meter.Message(m)
 	var trig int64
 	if p.trigger == TriggerResultTokens || p.trigger == TriggerResultCount {
@@ -220,7 +220,7 @@ func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64) {
 			}
 		}
 	}
-	return ctx, trig
+	return ctx, trig, 0
 }
 
 // fires applies the trigger: trig is the running sum of the result

@@ -78,7 +78,7 @@ func ctrCompactIn(t *testing.T, p Policy, h []corpus.Message, s *corpus.Session,
 	snapshot := ctrDeepCopy(h)
 	var counted int64
 	for i := range h {
-		_, c := p.Measure(&h[i])
+		_, c, _ := p.Measure(&h[i])
 		counted += c
 	}
 	o := p.Compact(h, Checkpoint{Raw: len(h), Units: units(p, h), Count: counted, Force: force, Session: s})
@@ -298,7 +298,7 @@ func TestClearToolResultsStubIdempotent(t *testing.T) {
 	}
 	var trig int64
 	for i := range o.History {
-		_, c := p.Measure(&o.History[i])
+		_, c, _ := p.Measure(&o.History[i])
 		trig += c
 	}
 	if trig != 300 {

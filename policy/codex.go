@@ -84,7 +84,9 @@ func (p *Codex) Checkpoint(prev, next *corpus.Message) bool { return next.Role =
 
 // Measure is bytes of every block (the bytes4 meter's units); no second
 // sum.
-func (p *Codex) Measure(m *corpus.Message) (int64, int64) { return p.meter.Message(m), 0 }
+func (p *Codex) Measure(m *corpus.Message) (int64, int64, int64) {
+	return p.meter.Message(m), 0, 0
+}
 
 // threshold is the auto-compact limit for a history: explicit, or 90% of
 // the window (explicit, else the newest recorded model_context_window,

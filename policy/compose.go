@@ -136,16 +136,18 @@ func globalSpecs(window int, meter string) []ParamSpec {
 }
 
 // compState is the history a checkpoint's stages pass along: the messages,
-// their meter units and count (the running sums the replay keeps, as
-// Composed.Measure defines them) and the reports.
+// their meter units, count and thinking (the running sums the replay
+// keeps, as Composed.Measure defines them) and the reports.
 type compState struct {
-	h      []corpus.Message
-	units  int64
-	count  int64
-	weigh  *clearStage // what count sums (Composed.weigh), nil: messages
-	g      globals
-	in     []corpus.Message // the history Compact was handed
-	stages []StageReport
+	h        []corpus.Message
+	units    int64
+	count    int64
+	thinking int64
+	weigh    *clearStage // what count sums (Composed.weigh), nil: messages
+	thinks   bool        // whether thinking sums droppableThinking (Composed.thinks)
+	g        globals
+	in       []corpus.Message // the history Compact was handed
+	stages   []StageReport
 	// strategy is set by a stage that summarizes or drops (Truncated
 	// otherwise); removed and summ go to the outcome.
 	strategy Strategy
@@ -155,15 +157,17 @@ type compState struct {
 
 func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.overhead }
 
-// set replaces the history by out, whose units are known; its count is
-// recounted (a summary or a dropped middle, rare and already O(n)).
+// set replaces the history by out, whose units are known; its count and
+// thinking are recounted (a summary or a dropped middle, rare and already
+// O(n)).
 func (st *compState) set(out []corpus.Message, units int64) {
-	st.setCounted(out, units, weighAll(st.weigh, st.g.meter, out))
+	st.setCounted(out, units, weighAll(st.weigh, st.g.meter, out), thinkingAll(st.thinks, out))
 }
 
-// setCounted replaces the history by out, whose units and count are known.
-func (st *compState) setCounted(out []corpus.Message, units, count int64) {
-	st.h, st.units, st.count = out, units, count
+// setCounted replaces the history by out, whose units, count and thinking
+// are known.
+func (st *compState) setCounted(out []corpus.Message, units, count, thinking int64) {
+	st.h, st.units, st.count, st.thinking = out, units, count, thinking
 }
 
 // weighAll is the count Composed.Measure gives msgs, for the clear stage
@@ -193,6 +197,9 @@ type Composed struct {
 	// weigh is the first clear stage, whose uncleared results Measure
 	// counts (nil: Measure counts messages).
 	weigh *clearStage
+	// thinks is set when a stage drops thinking: Measure then counts the
+	// messages it could drop thinking from (droppableThinking).
+	thinks bool
 }
 
 type composedStage struct {
@@ -213,24 +220,29 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 // with a clear stage, that stage's weight of the message's uncleared tool
 // results (clearStage.weigh), which lets the stage see in O(1) that it has
 // nothing to clear; otherwise 1 (a message-count trigger reads the
-// history's length).
-func (p *Composed) Measure(m *corpus.Message) (int64, int64) {
-	if p.weigh == nil {
-		return p.g.meter.Message(m), 1
+// history's length). With a thinking stage, thinking is 1 for a message
+// that stage could drop thinking from (droppableThinking), which lets it
+// see in O(1) whether any such message lies before its window.
+func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
+	if p.thinks && droppableThinking(m) {
+		thinking = 1
 	}
-	var units, count int64
+	if p.weigh == nil {
+		return p.g.meter.Message(m), 1, thinking
+	}
 	for i := range m.Blocks {
 		b := &m.Blocks[i]
 		u := p.g.meter.Block(b)
 		units += u
 		count += p.weigh.weigh(b, u)
 	}
-	return units, count
+	return units, count, thinking
 }
 
 // Compact runs the stages whose triggers fire, in order.
 func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	st := &compState{h: h, in: h, units: at.Units, count: at.Count, weigh: p.weigh, g: p.g, strategy: None}
+	st := &compState{h: h, in: h, units: at.Units, count: at.Count, thinking: at.Thinking,
+		weigh: p.weigh, thinks: p.thinks, g: p.g, strategy: None}
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
 	for _, s := range p.stages {
@@ -248,7 +260,7 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if len(st.stages) == 0 {
 		return o
 	}
-	o.History, o.Units, o.Count = st.h, st.units, st.count
+	o.History, o.Units, o.Count, o.Thinking = st.h, st.units, st.count, st.thinking
 	o.AfterTokens = st.tokens()
 	o.Stages = st.stages
 	o.Strategy = st.strategy
@@ -294,20 +306,25 @@ func lookupStageKind(kind string) stageKind {
 // cow is a copy-on-write rewrite of a few blocks of a history: the slice
 // is copied on the first write, a message's blocks on the first write to
 // it, and the units follow block by block (every meter is a sum over
-// blocks), so a stage that touches k blocks costs O(k) measures.
+// blocks), so a stage that touches k blocks costs O(k) measures. The
+// thinking sum is a message's, not a block's: a written message's share
+// leaves it on the first write and comes back, measured again, in done.
 type cow struct {
-	in, h   []corpus.Message
-	owned   map[int]bool
-	units   int64
-	count   int64
-	weigh   *clearStage
-	meter   *Meter
-	touched int
-	bytes   int64
+	in, h    []corpus.Message
+	owned    map[int]bool
+	units    int64
+	count    int64
+	thinking int64
+	weigh    *clearStage
+	thinks   bool
+	meter    *Meter
+	touched  int
+	bytes    int64
 }
 
 func newCow(st *compState) *cow {
-	return &cow{in: st.h, h: st.h, units: st.units, count: st.count, weigh: st.weigh, meter: st.g.meter}
+	return &cow{in: st.h, h: st.h, units: st.units, count: st.count, thinking: st.thinking,
+		weigh: st.weigh, thinks: st.thinks, meter: st.g.meter}
 }
 
 func (c *cow) setBlock(i, j int, b corpus.Block) {
@@ -316,6 +333,7 @@ func (c *cow) setBlock(i, j int, b corpus.Block) {
 		c.owned = map[int]bool{}
 	}
 	if !c.owned[i] {
+		c.thinking -= thinkingAll(c.thinks, c.h[i:i+1])
 		c.h[i].Blocks = append([]corpus.Block(nil), c.h[i].Blocks...)
 		c.owned[i] = true
 	}
@@ -336,8 +354,11 @@ func (c *cow) done(st *compState) *StageReport {
 	if c.touched == 0 {
 		return nil
 	}
+	for i := range c.owned {
+		c.thinking += thinkingAll(c.thinks, c.h[i:i+1])
+	}
 	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: c.touched, BytesRemoved: c.bytes}
-	st.setCounted(c.h, c.units, c.count)
+	st.setCounted(c.h, c.units, c.count, c.thinking)
 	r.AfterTokens = st.tokens()
 	return r
 }

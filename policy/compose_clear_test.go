@@ -62,15 +62,15 @@ func TestClearStageShortcutAgrees(t *testing.T) {
 						}
 						if of.Strategy != None {
 							changed++
-							hf, atf.Units, atf.Count = of.History, of.Units, cf
-							hs, ats.Units, ats.Count = os.History, os.Units, cs
+							hf, atf.Units, atf.Count, atf.Thinking = of.History, of.Units, cf, of.Thinking
+							hs, ats.Units, ats.Count, ats.Thinking = os.History, os.Units, cs, os.Thinking
 						}
 					}
 					hf, hs = append(hf, *m), append(hs, *m)
-					u, c := fast.Measure(m)
-					atf.Units, atf.Count = atf.Units+u, atf.Count+c
-					u, c = slow.Measure(m)
-					ats.Units, ats.Count = ats.Units+u, ats.Count+c
+					u, c, k := fast.Measure(m)
+					atf.Units, atf.Count, atf.Thinking = atf.Units+u, atf.Count+c, atf.Thinking+k
+					u, c, k = slow.Measure(m)
+					ats.Units, ats.Count, ats.Thinking = ats.Units+u, ats.Count+c, ats.Thinking+k
 					prev = m
 				}
 				if changed == 0 {

@@ -24,11 +24,30 @@ func thinkingStageKind() stageKind {
 
 type thinkingStage struct{ keep int }
 
+// run drops the thinking of every droppable message before the window (the
+// last keep_turns real user turns). The history's thinking sum (Measure's
+// third, kept by the replay and by every stage's rewrite) counts the
+// droppable messages of the whole history, so the stage reads only the
+// window and, when the sum says some lie before it, back from the window
+// to the oldest of them: a checkpoint costs the window and what it drops,
+// not the session. Without the sum a pure stage could not skip that read
+// and stay exact: Units and Count do not change when a message before the
+// window gains droppable thinking, and under --compare-recorded the stage
+// is handed the recorded history, not its own earlier output.
 func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
+	if st.thinking == 0 {
+		return nil // the common case: nothing droppable anywhere
+	}
 	from := windowStart(st.h, t.keep)
-	lo := firstDroppableThinking(st.h[:from])
-	if lo < 0 {
-		return nil // the common case: nothing to measure
+	lo := from
+	for need := st.thinking - thinkingAll(true, st.h[from:]); need > 0 && lo > 0; {
+		lo--
+		if droppableThinking(&st.h[lo]) {
+			need--
+		}
+	}
+	if lo == from {
+		return nil // all of it is in the window
 	}
 	// Only [lo, from) can change: smith's stage runs on that part, so a
 	// checkpoint measures the thinking since the last one, not the session.
@@ -45,26 +64,37 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	out := make([]corpus.Message, 0, len(st.h))
 	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
 	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
-	st.setCounted(out, st.units-before+w.total, count)
+	thinking := st.thinking - thinkingAll(true, st.h[lo:from]) + thinkingAll(true, w.msgs)
+	st.setCounted(out, st.units-before+w.total, count, thinking)
 	r.AfterTokens = st.tokens()
 	return r
 }
 
-// firstDroppableThinking is the index of the first message holding
-// thinking beside other content (what dropStaleThinking removes), -1 when
-// none does.
-func firstDroppableThinking(h []corpus.Message) int {
-	for i := range h {
-		bs := h[i].Blocks
-		think := 0
-		for k := range bs {
-			if bs[k].Kind == corpus.KindThinking || bs[k].Kind == corpus.KindRedactedThinking {
-				think++
-			}
-		}
-		if think > 0 && think < len(bs) {
-			return i
+// droppableThinking reports whether m holds thinking beside other content
+// (what dropStaleThinking removes: thinking that is all a message holds
+// stays, since providers reject an assistant message with no content).
+func droppableThinking(m *corpus.Message) bool {
+	think := 0
+	for k := range m.Blocks {
+		if kind := m.Blocks[k].Kind; kind == corpus.KindThinking || kind == corpus.KindRedactedThinking {
+			think++
 		}
 	}
-	return -1
+	return think > 0 && think < len(m.Blocks)
+}
+
+// thinkingAll is the thinking sum Composed.Measure gives msgs: the number
+// of droppable messages when the preset has a thinking stage (thinks), 0
+// otherwise.
+func thinkingAll(thinks bool, msgs []corpus.Message) int64 {
+	if !thinks {
+		return 0
+	}
+	var n int64
+	for i := range msgs {
+		if droppableThinking(&msgs[i]) {
+			n++
+		}
+	}
+	return n
 }

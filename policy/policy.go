@@ -31,14 +31,17 @@ type Policy interface {
 	// before next is appended (prev is the raw message before it, nil at
 	// the start of the session).
 	Checkpoint(prev, next *corpus.Message) bool
-	// Measure is a message's contribution to the two running sums a
-	// trigger reads, both in the policy's own units: units is its weight
+	// Measure is a message's contribution to the running sums a trigger
+	// or a stage reads, in the policy's own units: units is its weight
 	// (bytes for smith, rendered chars for clai, context tokens for
 	// clear-tool-results), count a second quantity: 1 for a message that
 	// counts towards a message-count threshold (smith, clai), the
 	// uncleared result tokens or results for clear-tool-results and for
-	// a preset with a clear stage (Composed.Measure).
-	Measure(m *corpus.Message) (units, count int64)
+	// a preset with a clear stage (Composed.Measure). thinking is 1 for a
+	// message holding thinking beside other content under a preset with a
+	// thinking stage (what that stage may drop), 0 otherwise: with it the
+	// stage sees in O(1) that nothing before its window is droppable.
+	Measure(m *corpus.Message) (units, count, thinking int64)
 	// Compact decides at one checkpoint. h is the working history; it must
 	// not be modified (return a new slice that shares unchanged messages).
 	Compact(h []corpus.Message, at Checkpoint) Outcome
@@ -50,10 +53,11 @@ type Checkpoint struct {
 	Request int // 0-based request number in the session
 	Raw     int // number of raw messages appended so far
 	Turn    int // 1-based real-turn number (user messages that are not synthetic)
-	// Units and Count are the sums of Measure over h, kept incrementally
-	// by the replay.
-	Units int64
-	Count int64
+	// Units, Count and Thinking are the sums of Measure over h, kept
+	// incrementally by the replay.
+	Units    int64
+	Count    int64
+	Thinking int64
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session
@@ -101,10 +105,11 @@ type Outcome struct {
 	Exhausted     bool
 	// Removed is how many messages left the front of the history.
 	Removed int
-	// Units and Count are the sums of Measure over History, so the
-	// replay need not re-measure after a compaction.
-	Units int64
-	Count int64
+	// Units, Count and Thinking are the sums of Measure over History, so
+	// the replay need not re-measure after a compaction.
+	Units    int64
+	Count    int64
+	Thinking int64
 	// Digest is set by rotation policies.
 	Digest *Digest
 	// Summarizer names the summarizer used, when a summary was written,
@@ -119,7 +124,7 @@ type Outcome struct {
 // trigger, target and ceiling.
 func untouched(h []corpus.Message, at Checkpoint, before int) Outcome {
 	return Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before,
-		Units: at.Units, Count: at.Count}
+		Units: at.Units, Count: at.Count, Thinking: at.Thinking}
 }
 
 // settled is o with its verdict against its own figures: the target is

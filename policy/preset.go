@@ -85,6 +85,9 @@ func (p preset) build(v Values) (Policy, error) {
 		if cs, ok := r.(*clearStage); ok && c.weigh == nil {
 			c.weigh = cs
 		}
+		if _, ok := r.(*thinkingStage); ok {
+			c.thinks = true
+		}
 		if th := t.threshold(g.window); th > 0 && (c.minTrig == 0 || th < c.minTrig) {
 			c.minTrig = th
 		}

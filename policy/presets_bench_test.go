@@ -40,13 +40,14 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 		if p.Checkpoint(prev, m) {
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
-				h, at.Units, at.Count = o.History, o.Units, o.Count
+				h, at.Units, at.Count, at.Thinking = o.History, o.Units, o.Count, o.Thinking
 			}
 		}
 		h = append(h, *m)
-		u, c := p.Measure(m)
+		u, c, k := p.Measure(m)
 		at.Units += u
 		at.Count += c
+		at.Thinking += k
 		prev = m
 	}
 	return h

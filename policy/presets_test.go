@@ -41,9 +41,10 @@ func step(id, tool, result string) []corpus.Message {
 func sums(p Policy, h []corpus.Message) Checkpoint {
 	var at Checkpoint
 	for i := range h {
-		u, c := p.Measure(&h[i])
+		u, c, k := p.Measure(&h[i])
 		at.Units += u
 		at.Count += c
+		at.Thinking += k
 	}
 	return at
 }

@@ -88,13 +88,15 @@ func (p *Recorded) Checkpoint(prev, next *corpus.Message) bool {
 }
 
 // Measure counts the meter's units; there is no trigger to count towards.
-func (p *Recorded) Measure(m *corpus.Message) (units, count int64) { return p.meter.Message(m), 0 }
+func (p *Recorded) Measure(m *corpus.Message) (units, count, thinking int64) {
+	return p.meter.Message(m), 0, 0
+}
 
 // Compact applies the recorded events in (previous request, at.Next].
 func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	before := p.meter.Tokens(at.Units) + p.overhead
 	o := Outcome{History: h, Strategy: None, BeforeTokens: before, AfterTokens: before, ReachedTarget: true,
-		Units: at.Units, Count: at.Count}
+		Units: at.Units, Count: at.Count, Thinking: at.Thinking}
 	s := at.Session
 	if s == nil || at.Next < 0 || at.Next > len(s.Messages) {
 		return o

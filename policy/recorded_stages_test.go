@@ -36,7 +36,7 @@ func outcomesRecorded(t *testing.T, s *corpus.Session, set map[string]string) ma
 			req++
 		}
 		h = append(h, *m)
-		u, _ := pol.Measure(m)
+		u, _, _ := pol.Measure(m)
 		units += u
 		prev = m
 	}

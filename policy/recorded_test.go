@@ -35,7 +35,7 @@ func walkRecorded(t *testing.T, s *corpus.Session, set map[string]string) [][]co
 			sent = append(sent, h)
 		}
 		h = append(h, *m)
-		u, _ := pol.Measure(m)
+		u, _, _ := pol.Measure(m)
 		units += u
 		prev = m
 	}

@@ -77,7 +77,7 @@ func BenchmarkSmithReplay(b *testing.B) {
 						work, u = o.History, o.Units
 					}
 					work = append(work, h[i])
-					m, _ := p.Measure(&h[i])
+					m, _, _ := p.Measure(&h[i])
 					u += m
 				}
 			}

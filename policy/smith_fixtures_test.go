@@ -93,7 +93,7 @@ func legacy(t testing.TB, set string) Policy { return newPolicy(t, "smith-legacy
 func units(p Policy, h []corpus.Message) int64 {
 	var n int64
 	for i := range h {
-		u, _ := p.Measure(&h[i])
+		u, _, _ := p.Measure(&h[i])
 		n += u
 	}
 	return n

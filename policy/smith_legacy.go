@@ -60,7 +60,9 @@ func (p *SmithLegacy) Params() Params { return p.params }
 func (p *SmithLegacy) Checkpoint(prev, next *corpus.Message) bool { return smithCheckpoint(prev, next) }
 
 // Measure is the snapshot's estimate: text + tool_args + tool_name bytes.
-func (p *SmithLegacy) Measure(m *corpus.Message) (int64, int64) { return p.meter.Message(m), 1 }
+func (p *SmithLegacy) Measure(m *corpus.Message) (int64, int64, int64) {
+	return p.meter.Message(m), 1, 0
+}
 
 // Compact is the snapshot's Context.compact (specs/smith.md §2). smith
 // re-estimates the whole array before each truncation candidate; the

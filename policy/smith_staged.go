@@ -129,7 +129,9 @@ func (p *SmithStaged) Checkpoint(prev, next *corpus.Message) bool { return smith
 
 // Measure is smith's estimate of one message in bytes (text, tool_args,
 // tool_name, signature, media ×4) with bytes4, or tokens with another meter.
-func (p *SmithStaged) Measure(m *corpus.Message) (int64, int64) { return p.meter.Message(m), 1 }
+func (p *SmithStaged) Measure(m *corpus.Message) (int64, int64, int64) {
+	return p.meter.Message(m), 1, 0
+}
 
 // budgetFor applies ratio_recorded: the session's learned ratio, clamped
 // as smith clamps it.

@@ -138,7 +138,7 @@ func replayCount(t *testing.T, p Policy, h []corpus.Message) (int, []corpus.Mess
 			work, u = o.History, o.Units
 		}
 		work = append(work, h[i])
-		m, _ := p.Measure(&h[i])
+		m, _, _ := p.Measure(&h[i])
 		u += m
 	}
 	return n, work

@@ -17,11 +17,11 @@ type rotator struct{ limit int64 }
 func (r rotator) Name() string                               { return "rotator" }
 func (r rotator) Params() policy.Params                      { return nil }
 func (r rotator) Checkpoint(prev, next *corpus.Message) bool { return next.Role == corpus.RoleUser }
-func (r rotator) Measure(m *corpus.Message) (int64, int64) {
+func (r rotator) Measure(m *corpus.Message) (int64, int64, int64) {
 	if m.Summary {
-		return 0, 0
+		return 0, 0, 0
 	}
-	return int64(len(m.Blocks[0].Text)), 1
+	return int64(len(m.Blocks[0].Text)), 1, 0
 }
 func (r rotator) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {
 	if at.Units <= r.limit || len(h) < 3 {
@@ -31,7 +31,7 @@ func (r rotator) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcom
 	out := append([]corpus.Message{{ID: fmt.Sprintf("sum%d", at.Request), Role: corpus.RoleSystem, Summary: true, Blocks: text(d)}}, h[len(h)-2:]...)
 	o := policy.Outcome{History: out, Strategy: policy.Rotated, Digest: &policy.Digest{Text: d, P1: 1, P2: 1}}
 	for i := range out {
-		u, c := r.Measure(&out[i])
+		u, c, _ := r.Measure(&out[i])
 		o.Units += u
 		o.Count += c
 	}

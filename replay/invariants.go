@@ -48,14 +48,12 @@ type checker struct {
 	known int
 	last  corpus.Message
 
-	pairs  map[string]pair // tool_use and tool_result counts per call id
-	first  map[string]pos  // where each call id first occurs
-	empty  map[string]int  // ids of messages without blocks, counted
-	turns  []int           // indexes of real turns, ascending
-	units  []int64         // p.Measure of each message
-	counts []int64
-	sumU   int64 // sums of units and counts
-	sumC   int64
+	pairs map[string]pair // tool_use and tool_result counts per call id
+	first map[string]pos  // where each call id first occurs
+	empty map[string]int  // ids of messages without blocks, counted
+	turns []int           // indexes of real turns, ascending
+	ms    []measure       // p.Measure of each message
+	sum   measure         // their sum
 
 	before map[string]pair // scratch: counts before the compaction of the ids it touched
 	broken []brokenPair    // scratch
@@ -64,8 +62,8 @@ type checker struct {
 
 // keptMeasure is the measure of message i, unchanged by a compaction.
 type keptMeasure struct {
-	i            int
-	units, count int64
+	i int
+	m measure
 }
 
 // pos is a block's place in the history; call ids are reported in this
@@ -132,14 +130,14 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	kept := c.kept[:0]
 	for i := fc; i < min(len(in), len(h)); i++ {
 		if sameMessage(&in[i], &h[i]) {
-			kept = append(kept, keptMeasure{i, c.units[i], c.counts[i]})
+			kept = append(kept, keptMeasure{i, c.ms[i]})
 		}
 	}
 	c.kept = kept
 	c.drop(in, fc)
 	for i := fc; i < len(h); i++ {
 		if len(kept) > 0 && kept[0].i == i {
-			c.pushMeasured(h, i, kept[0].units, kept[0].count)
+			c.pushMeasured(h, i, kept[0].m)
 			kept = kept[1:]
 		} else {
 			c.push(p, h, i)
@@ -181,8 +179,9 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	if claimed {
 		add(RuleClaimed, "strategy %q reported but the history is unchanged", out.Strategy)
 	}
-	if c.sumU != out.Units || c.sumC != out.Count {
-		add(RuleAccounting, "outcome reports sums of %d and %d, a fresh measure gives %d and %d", out.Units, out.Count, c.sumU, c.sumC)
+	if got := outcomeSums(out); got != c.sum {
+		add(RuleAccounting, "outcome reports sums of %d, %d and %d, a fresh measure gives %d, %d and %d",
+			got.units, got.count, got.thinking, c.sum.units, c.sum.count, c.sum.thinking)
 	}
 	return vs
 }
@@ -221,8 +220,7 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 		clear(c.pairs)
 		clear(c.first)
 		clear(c.empty)
-		c.turns, c.units, c.counts = c.turns[:0], c.units[:0], c.counts[:0]
-		c.sumU, c.sumC = 0, 0
+		c.turns, c.ms, c.sum = c.turns[:0], c.ms[:0], measure{}
 		return
 	}
 	for i := fc; i < min(len(h), c.known); i++ {
@@ -248,11 +246,10 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 	for len(c.turns) > 0 && c.turns[len(c.turns)-1] >= fc {
 		c.turns = c.turns[:len(c.turns)-1]
 	}
-	for i := fc; i < len(c.units); i++ {
-		c.sumU -= c.units[i]
-		c.sumC -= c.counts[i]
+	for i := fc; i < len(c.ms); i++ {
+		c.sum = c.sum.minus(c.ms[i])
 	}
-	c.units, c.counts = c.units[:fc], c.counts[:fc]
+	c.ms = c.ms[:fc]
 }
 
 // toolBlocks yields the tool_use and tool_result blocks of m with their
@@ -284,12 +281,11 @@ func (c *checker) count(b *corpus.Block, d int) pair {
 // push adds message i of h, the history whose first i messages the state
 // covers.
 func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
-	u, n := p.Measure(&h[i])
-	c.pushMeasured(h, i, u, n)
+	c.pushMeasured(h, i, measureOf(p, &h[i]))
 }
 
 // pushMeasured is push with the message's measure known.
-func (c *checker) pushMeasured(h []corpus.Message, i int, u, n int64) {
+func (c *checker) pushMeasured(h []corpus.Message, i int, ms measure) {
 	m := &h[i]
 	for j, b := range toolBlocks(m) {
 		id := b.ToolCallID
@@ -304,9 +300,8 @@ func (c *checker) pushMeasured(h []corpus.Message, i int, u, n int64) {
 	if m.RealTurn() {
 		c.turns = append(c.turns, i)
 	}
-	c.units, c.counts = append(c.units, u), append(c.counts, n)
-	c.sumU += u
-	c.sumC += n
+	c.ms = append(c.ms, ms)
+	c.sum = c.sum.plus(ms)
 }
 
 // currentTurn checks that the turn in progress of in (from its last real

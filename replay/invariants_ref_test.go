@@ -76,14 +76,16 @@ func refCheck(p policy.Policy, in []corpus.Message, out policy.Outcome, req int,
 		add(RuleClaimed, "strategy %q reported but the history is unchanged", out.Strategy)
 	}
 
-	var units, count int64
+	var units, count, thinking int64
 	for i := range h {
-		u, c := p.Measure(&h[i])
+		u, c, k := p.Measure(&h[i])
 		units += u
 		count += c
+		thinking += k
 	}
-	if units != out.Units || count != out.Count {
-		add(RuleAccounting, "outcome reports sums of %d and %d, a fresh measure gives %d and %d", out.Units, out.Count, units, count)
+	if units != out.Units || count != out.Count || thinking != out.Thinking {
+		add(RuleAccounting, "outcome reports sums of %d, %d and %d, a fresh measure gives %d, %d and %d",
+			out.Units, out.Count, out.Thinking, units, count, thinking)
 	}
 	return vs
 }

@@ -125,9 +125,10 @@ func randomCompaction(r *rand.Rand, p *stubPolicy, h []corpus.Message) policy.Ou
 		o.Strategy = policy.Rotated
 	}
 	for i := range out {
-		u, n := p.Measure(&out[i])
+		u, n, k := p.Measure(&out[i])
 		o.Units += u
 		o.Count += n
+		o.Thinking += k
 	}
 	if r.IntN(10) == 0 {
 		o.Units++

@@ -26,12 +26,12 @@ func (p *stubPolicy) Params() policy.Params {
 func (p *stubPolicy) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
-func (p *stubPolicy) Measure(m *corpus.Message) (int64, int64) {
+func (p *stubPolicy) Measure(m *corpus.Message) (int64, int64, int64) {
 	var n int64
 	for _, b := range m.Blocks {
 		n += int64(len(b.Text))
 	}
-	return n, 1
+	return n, 1, 0
 }
 func (p *stubPolicy) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {
 	p.calls++
@@ -44,7 +44,7 @@ func (p *stubPolicy) Compact(h []corpus.Message, at policy.Checkpoint) policy.Ou
 	out.Strategy = policy.Truncated
 	out.Units, out.Count = 0, 0
 	for i := range out.History {
-		u, _ := p.Measure(&out.History[i])
+		u, _, _ := p.Measure(&out.History[i])
 		out.Units += u
 		out.Count++
 	}

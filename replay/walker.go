@@ -18,15 +18,14 @@ import (
 // left alone, so the index costs a prefix scan at a compaction and nothing
 // otherwise. A prompt-cache model reads it from Request.FirstChanged.
 type walker struct {
-	p policy.Policy
-	s *corpus.Session
-	h []corpus.Message
-	// units and count are the sums of p.Measure over h.
-	units, count int64
-	turn         int // real turns appended so far
-	raw          int // raw messages appended so far (skipped ones excluded)
-	reqs         int // requests sent so far
-	prev         *corpus.Message
+	p    policy.Policy
+	s    *corpus.Session
+	h    []corpus.Message
+	sum  measure // the sums of p.Measure over h
+	turn int     // real turns appended so far
+	raw  int     // raw messages appended so far (skipped ones excluded)
+	reqs int     // requests sent so far
+	prev *corpus.Message
 	// dirty is the index of the first message of h that differs from the
 	// last request's prompt.
 	dirty int
@@ -36,6 +35,26 @@ type walker struct {
 	// sidechain) is replayed.
 	skipSide bool
 }
+
+// measure is a policy's Measure of a message, or a sum of them: the
+// running sums a Checkpoint carries and an Outcome returns.
+type measure struct{ units, count, thinking int64 }
+
+func measureOf(p policy.Policy, m *corpus.Message) measure {
+	u, c, t := p.Measure(m)
+	return measure{u, c, t}
+}
+
+func (a measure) plus(b measure) measure {
+	return measure{a.units + b.units, a.count + b.count, a.thinking + b.thinking}
+}
+
+func (a measure) minus(b measure) measure {
+	return measure{a.units - b.units, a.count - b.count, a.thinking - b.thinking}
+}
+
+// outcomeSums is the sums o reports for its history.
+func outcomeSums(o policy.Outcome) measure { return measure{o.Units, o.Count, o.Thinking} }
 
 // walkMode says whose compactions shape the working history.
 type walkMode int
@@ -67,7 +86,7 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 // at is the policy's view of the current moment.
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.units, Count: w.count, Session: w.s, Next: next}
+		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Session: w.s, Next: next}
 }
 
 // adopt makes a compaction's outcome the working history; fc is
@@ -75,7 +94,7 @@ func (w *walker) at(next int) policy.Checkpoint {
 func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.dirty = min(w.dirty, fc)
 	w.h = out.History
-	w.units, w.count = out.Units, out.Count
+	w.sum = outcomeSums(out)
 }
 
 // request records that the current history was sent; it returns the
@@ -93,9 +112,7 @@ func (w *walker) add(m *corpus.Message) {
 		w.turn++
 	}
 	w.h = append(w.h, *m)
-	u, c := w.p.Measure(m)
-	w.units += u
-	w.count += c
+	w.sum = w.sum.plus(measureOf(w.p, m))
 	w.prev = m
 	w.raw++
 }
@@ -103,7 +120,7 @@ func (w *walker) add(m *corpus.Message) {
 // reset empties the history (a recorded full compaction restarts it).
 func (w *walker) reset() {
 	w.h = w.h[:0:0]
-	w.units, w.count, w.dirty = 0, 0, 0
+	w.sum, w.dirty = measure{}, 0
 }
 
 // clear applies an agent's recorded clears: the named results get the
@@ -126,9 +143,7 @@ func (w *walker) clear(ids []string, stub string) {
 				continue
 			}
 			if !copied {
-				u, c := w.p.Measure(m)
-				w.units -= u
-				w.count -= c
+				w.sum = w.sum.minus(measureOf(w.p, m))
 				m.Blocks = append([]corpus.Block(nil), m.Blocks...)
 				copied = true
 				b = &m.Blocks[j]
@@ -137,9 +152,7 @@ func (w *walker) clear(ids []string, stub string) {
 			b.Text, b.Payload = stub, nil
 		}
 		if copied {
-			u, c := w.p.Measure(m)
-			w.units += u
-			w.count += c
+			w.sum = w.sum.plus(measureOf(w.p, m))
 		}
 	}
 }

@@ -1,0 +1,267 @@
+package policy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// oracleThinking is the clear-thinking stage as it was before the
+// history's thinking sum: it looks for droppable thinking from the start of
+// the history at every run, and recounts the thinking sum of what it
+// returns. The differential tests hold the stage to it.
+type oracleThinking struct{ keep int }
+
+func (t *oracleThinking) run(st *compState, _ Checkpoint) *StageReport {
+	from := windowStart(st.h, t.keep)
+	lo := firstDroppableThinking(st.h[:from])
+	if lo < 0 {
+		return nil
+	}
+	w := newWorking(st.h[lo:from], st.g.meter)
+	touched, bytes := w.dropStaleThinking(from-lo, -1)
+	if touched == 0 {
+		return nil
+	}
+	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: touched, BytesRemoved: bytes}
+	var before int64
+	for i := lo; i < from; i++ {
+		before += st.g.meter.Message(&st.h[i])
+	}
+	out := make([]corpus.Message, 0, len(st.h))
+	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
+	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
+	st.setCounted(out, st.units-before+w.total, count, thinkingAll(st.thinks, out))
+	r.AfterTokens = st.tokens()
+	return r
+}
+
+// firstDroppableThinking is the index of the first message holding
+// thinking beside other content (what dropStaleThinking removes), -1 when
+// none does: the old stage's scan.
+func firstDroppableThinking(h []corpus.Message) int {
+	for i := range h {
+		bs := h[i].Blocks
+		think := 0
+		for k := range bs {
+			if bs[k].Kind == corpus.KindThinking || bs[k].Kind == corpus.KindRedactedThinking {
+				think++
+			}
+		}
+		if think > 0 && think < len(bs) {
+			return i
+		}
+	}
+	return -1
+}
+
+// withOracle is p with its thinking stage replaced by the oracle.
+func withOracle(t testing.TB, p Policy) *Composed {
+	c := *p.(*Composed)
+	c.stages = slices.Clone(c.stages)
+	n := 0
+	for i, s := range c.stages {
+		if th, ok := s.run.(*thinkingStage); ok {
+			c.stages[i].run = &oracleThinking{keep: th.keep}
+			n++
+		}
+	}
+	if n != 1 || !c.thinks {
+		t.Fatalf("%s: %d thinking stages, thinks %v", p.Name(), n, c.thinks)
+	}
+	return &c
+}
+
+// thinkingShapes are the messages a thinking session is drawn from:
+// thinking beside text or tool calls (droppable), thinking alone (never
+// dropped), redacted thinking, several thinking blocks, user turns real and
+// synthetic, tool results, empty messages and summaries.
+var thinkingShapes = []func(id string) corpus.Message{
+	func(id string) corpus.Message { return puser("u"+id, "go on "+id) },
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "s" + id, Role: corpus.RoleUser, Synthetic: true, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "continue"}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+			{Kind: corpus.KindThinking, Text: "let me think " + id, Signature: "sig"}, {Kind: corpus.KindText, Text: "done " + id}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+			{Kind: corpus.KindThinking, Text: "alone " + id, Signature: "sig"}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+			{Kind: corpus.KindRedactedThinking, Text: "opaque"}, {Kind: corpus.KindThinking, Text: "more"},
+			{Kind: corpus.KindToolUse, ToolCallID: "c" + id, ToolName: "bash", Args: []byte(`{"n":1}`)}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+			{Kind: corpus.KindRedactedThinking, Text: "opaque"}, {Kind: corpus.KindRedactedThinking, Text: "again"}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+			{Kind: corpus.KindToolUse, ToolCallID: "c" + id, ToolName: "read", Args: []byte(`{"f":"x"}`)}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "t" + id, Role: corpus.RoleTool, Blocks: []corpus.Block{
+			{Kind: corpus.KindToolResult, ToolCallID: "c" + id, ToolName: "bash", Text: strings.Repeat("output line\n", 60)}}}
+	},
+	func(id string) corpus.Message { return corpus.Message{ID: "e" + id, Role: corpus.RoleAssistant} },
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "y" + id, Role: corpus.RoleUser, Summary: true, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "summary " + id}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "plain " + id}}}
+	},
+	func(id string) corpus.Message {
+		return corpus.Message{ID: "w" + id, Role: corpus.RoleUser, Blocks: []corpus.Block{
+			{Kind: corpus.KindThinking, Text: "odd"}, {Kind: corpus.KindText, Text: "user thinking " + id}}}
+	},
+}
+
+// thinkingSession is n messages drawn from the shapes, by the bytes of
+// shape (cycled), so a fuzz input and a seeded one build sessions alike.
+func thinkingSession(shape []byte, n int) []corpus.Message {
+	h := make([]corpus.Message, 0, n)
+	for i := range n {
+		h = append(h, thinkingShapes[int(shape[i%len(shape)])%len(thinkingShapes)](fmt.Sprint(i)))
+	}
+	return h
+}
+
+// thinkingSettings are the preset's parameters the differential tests run
+// under: the default, every window size, and the other stages firing often
+// (clear and compact rewrite the history the thinking sum covers).
+var thinkingSettings = []map[string]string{
+	nil,
+	{"clear-thinking.keep_turns": "0"},
+	{"clear-thinking.keep_turns": "2"},
+	{"clear-thinking.keep_turns": "5"},
+	{"clear-tool-uses.trigger_at": "0", "clear-tool-uses.keep_value": "1"},
+	{"clear-tool-uses.trigger_at": "300", "compact.trigger_at": "1500", "compact.tail_value": "2"},
+	{"compact.trigger_at": "800", "clear-thinking.keep_turns": "0"},
+}
+
+// diffThinking walks msgs through fast and slow and fails at the first
+// checkpoint where they decide differently. recorded hands both the
+// recorded history (msgs up to the checkpoint, as --compare-recorded does)
+// instead of their own output; force sets Checkpoint.Force. It returns how
+// many checkpoints dropped thinking.
+func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Message, recorded, force bool) int {
+	t.Helper()
+	var hf, hs []corpus.Message
+	var atf, ats Checkpoint
+	var prev *corpus.Message
+	dropped := 0
+	for i := range msgs {
+		m := &msgs[i]
+		if fast.Checkpoint(prev, m) {
+			atf.Request, ats.Request, atf.Force, ats.Force = i, i, force, force
+			of, os := fast.Compact(hf, atf), slow.Compact(hs, ats)
+			if want := sums(fast, of.History); of.Strategy != None && of.Units != want.Units || of.Count != want.Count || of.Thinking != want.Thinking {
+				t.Fatalf("message %d: outcome sums %d, %d, %d; a fresh measure gives %d, %d, %d",
+					i, of.Units, of.Count, of.Thinking, want.Units, want.Count, want.Thinking)
+			}
+			if !reflect.DeepEqual(of, os) {
+				t.Fatalf("message %d: with the thinking sum %+v\nthe full scan %+v", i, of, os)
+			}
+			for _, s := range of.Stages {
+				if s.Name == "clear-thinking" {
+					dropped++
+				}
+			}
+			if of.Strategy != None && !recorded {
+				hf, atf.Units, atf.Count, atf.Thinking = of.History, of.Units, of.Count, of.Thinking
+				hs, ats.Units, ats.Count, ats.Thinking = os.History, os.Units, os.Count, os.Thinking
+			}
+		}
+		hf, hs = append(hf, *m), append(hs, *m)
+		u, c, k := fast.Measure(m)
+		atf.Units, atf.Count, atf.Thinking = atf.Units+u, atf.Count+c, atf.Thinking+k
+		u, c, k = slow.Measure(m)
+		ats.Units, ats.Count, ats.Thinking = ats.Units+u, ats.Count+c, ats.Thinking+k
+		prev = m
+	}
+	return dropped
+}
+
+// TestThinkingStageAgrees walks anthropic-context-editing over sessions
+// with thinking in assorted places, its own compactions followed and
+// handed the recorded history (with and without Force, as agreement
+// does): the stage reading the thinking sum must decide at every
+// checkpoint as the full scan from the start of the history does, and
+// every outcome's sums must be a fresh measure's.
+func TestThinkingStageAgrees(t *testing.T) {
+	sessions := map[string][]byte{
+		"alternating": {0, 2, 7, 2, 0, 4, 7, 2, 10},
+		"one long turn": {0, 2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 2, 7, 4, 7, 2, 11, 2, 6, 7,
+			2, 4, 7, 2, 10, 2, 3, 2, 6, 7, 4, 7, 2, 2, 2, 5, 2, 6, 7, 2},
+		"synthetic turns": {0, 2, 1, 2, 4, 7, 1, 11, 2, 0, 3, 9, 2},
+	}
+	for seed := range uint64(3) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		shape := make([]byte, 97)
+		for i := range shape {
+			shape[i] = byte(r.IntN(len(thinkingShapes)))
+		}
+		sessions[fmt.Sprintf("random seed=%d", seed)] = shape
+	}
+	for name, shape := range sessions {
+		msgs := thinkingSession(shape, 200)
+		for _, set := range thinkingSettings {
+			for _, mode := range []struct {
+				name            string
+				recorded, force bool
+			}{{"own", false, false}, {"recorded", true, false}, {"recorded forced", true, true}} {
+				t.Run(fmt.Sprintf("%s/%v/%s", name, set, mode.name), func(t *testing.T) {
+					fast := presetPolicy(t, "anthropic-context-editing", set)
+					diffThinking(t, fast, withOracle(t, fast), msgs, mode.recorded, mode.force)
+				})
+			}
+		}
+	}
+}
+
+// TestThinkingStageDrops guards the differential test against passing
+// vacuously: on an alternating session the stage must drop thinking, in
+// both modes, and leave none droppable before its window.
+func TestThinkingStageDrops(t *testing.T) {
+	msgs := thinkingSession([]byte{0, 2, 7, 2, 0, 4, 7, 2, 10}, 200)
+	fast := presetPolicy(t, "anthropic-context-editing", nil)
+	for _, recorded := range []bool{false, true} {
+		if n := diffThinking(t, fast, withOracle(t, fast), msgs, recorded, false); n < 10 {
+			t.Errorf("recorded %v: the stage dropped thinking at %d checkpoints, want at least 10", recorded, n)
+		}
+	}
+	h, _ := walk(fast, msgs)
+	if i := firstDroppableThinking(h[:windowStart(h, 1)]); i >= 0 {
+		t.Errorf("message %d before the window still holds droppable thinking", i)
+	}
+}
+
+// FuzzThinkingStage draws sessions from the shapes by the fuzzer's bytes
+// and holds the stage to the full scan in both modes, under a window of
+// keep_turns from the first byte.
+func FuzzThinkingStage(f *testing.F) {
+	f.Add([]byte{1, 0, 2, 7, 2, 0, 4, 7, 2, 10})
+	f.Add([]byte{0, 0, 2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 11})
+	f.Add([]byte{2, 9, 2, 1, 2, 0, 2, 5, 4})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		set := map[string]string{"clear-thinking.keep_turns": fmt.Sprint(data[0] % 4),
+			"clear-tool-uses.trigger_at": "800", "compact.trigger_at": "6000"}
+		shape := data[1:]
+		msgs := thinkingSession(shape, min(4*len(shape), 400))
+		fast := presetPolicy(t, "anthropic-context-editing", set)
+		for _, recorded := range []bool{false, true} {
+			diffThinking(t, fast, withOracle(t, fast), msgs, recorded, recorded)
+		}
+	})
+}
