@@ -306,25 +306,22 @@ func lookupStageKind(kind string) stageKind {
 // cow is a copy-on-write rewrite of a few blocks of a history: the slice
 // is copied on the first write, a message's blocks on the first write to
 // it, and the units follow block by block (every meter is a sum over
-// blocks), so a stage that touches k blocks costs O(k) measures. The
-// thinking sum is a message's, not a block's: a written message's share
-// leaves it on the first write and comes back, measured again, in done.
+// blocks), so a stage that touches k blocks costs O(k) measures. Its
+// callers rewrite a block's text or arguments, never its kind, so the
+// thinking sum (which reads kinds alone) does not move.
 type cow struct {
-	in, h    []corpus.Message
-	owned    map[int]bool
-	units    int64
-	count    int64
-	thinking int64
-	weigh    *clearStage
-	thinks   bool
-	meter    *Meter
-	touched  int
-	bytes    int64
+	in, h   []corpus.Message
+	owned   map[int]bool
+	units   int64
+	count   int64
+	weigh   *clearStage
+	meter   *Meter
+	touched int
+	bytes   int64
 }
 
 func newCow(st *compState) *cow {
-	return &cow{in: st.h, h: st.h, units: st.units, count: st.count, thinking: st.thinking,
-		weigh: st.weigh, thinks: st.thinks, meter: st.g.meter}
+	return &cow{in: st.h, h: st.h, units: st.units, count: st.count, weigh: st.weigh, meter: st.g.meter}
 }
 
 func (c *cow) setBlock(i, j int, b corpus.Block) {
@@ -333,7 +330,6 @@ func (c *cow) setBlock(i, j int, b corpus.Block) {
 		c.owned = map[int]bool{}
 	}
 	if !c.owned[i] {
-		c.thinking -= thinkingAll(c.thinks, c.h[i:i+1])
 		c.h[i].Blocks = append([]corpus.Block(nil), c.h[i].Blocks...)
 		c.owned[i] = true
 	}
@@ -354,11 +350,8 @@ func (c *cow) done(st *compState) *StageReport {
 	if c.touched == 0 {
 		return nil
 	}
-	for i := range c.owned {
-		c.thinking += thinkingAll(c.thinks, c.h[i:i+1])
-	}
 	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: c.touched, BytesRemoved: c.bytes}
-	st.setCounted(c.h, c.units, c.count, c.thinking)
+	st.setCounted(c.h, c.units, c.count, st.thinking)
 	r.AfterTokens = st.tokens()
 	return r
 }

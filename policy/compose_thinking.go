@@ -39,8 +39,9 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 		return nil // the common case: nothing droppable anywhere
 	}
 	from := windowStart(st.h, t.keep)
+	inWindow := thinkingAll(true, st.h[from:])
 	lo := from
-	for need := st.thinking - thinkingAll(true, st.h[from:]); need > 0 && lo > 0; {
+	for need := st.thinking - inWindow; need > 0 && lo > 0; {
 		lo--
 		if droppableThinking(&st.h[lo]) {
 			need--
@@ -64,8 +65,9 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	out := make([]corpus.Message, 0, len(st.h))
 	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
 	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
-	thinking := st.thinking - thinkingAll(true, st.h[lo:from]) + thinkingAll(true, w.msgs)
-	st.setCounted(out, st.units-before+w.total, count, thinking)
+	// Every droppable message before the window lost its thinking: what
+	// stays droppable is the window's.
+	st.setCounted(out, st.units-before+w.total, count, inWindow)
 	r.AfterTokens = st.tokens()
 	return r
 }
