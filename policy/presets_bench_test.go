@@ -54,18 +54,20 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 }
 
 // BenchmarkClearStageWalk walks the presets with a clear stage over long
-// sessions that never give it anything to clear: plain text turns, and the
+// sessions that never give it anything to clear: plain text turns, the
 // same with three small tool results early on (under every preset's keep
-// budget). Each checkpoint used to scan the whole history for the stage's
-// newest stub and hand it all to clear-tool-results' keep walk, so ns/msg
-// grew with the session (README, Speed: "Known quadratic case"); it should
-// be flat between the two sizes. anthropic-context-editing's is not yet:
-// its clear-thinking stage scans the history from the start for droppable
-// thinking at every request (firstDroppableThinking).
+// budget), and real turns of 25 steps with thinking beside every
+// assistant message's text (anthropic-context-editing's clear-thinking
+// stage drops it from every turn but the last). Each checkpoint used to
+// scan the whole history for the clear stage's newest stub and hand it all
+// to clear-tool-results' keep walk, and the clear-thinking stage scanned
+// it from the start for droppable thinking, so ns/msg grew with the
+// session; it should be flat between the two sizes, but for the copy of
+// the history each drop of thinking makes (README, Speed).
 func BenchmarkClearStageWalk(b *testing.B) {
 	for _, n := range []int{4000, 16000} {
-		for _, kind := range []string{"plain", "small-results"} {
-			h := plainHistory(n, kind == "small-results")
+		for _, kind := range []string{"plain", "small-results", "thinking"} {
+			h := plainHistory(n, kind)
 			for _, name := range []string{"anthropic-context-editing", "gemini-cli", "opencode", "swe-agent"} {
 				b.Run(fmt.Sprintf("%s/%s/msgs=%d", name, kind, n), func(b *testing.B) {
 					p, err := New(name, nil)
@@ -84,15 +86,23 @@ func BenchmarkClearStageWalk(b *testing.B) {
 
 // plainHistory is n messages of alternating user and assistant text of 48
 // characters (12 chars4 tokens each: anthropic-context-editing's clear
-// stage starts running past 100,000 tokens, about 8,300 messages), with
-// three small tool steps after the first turn when results is set.
-func plainHistory(n int, results bool) []corpus.Message {
+// stage starts running past 100,000 tokens, about 8,300 messages). kind
+// "small-results" adds three small tool steps after the first turn;
+// "thinking" gives every assistant message a thinking block of 48
+// characters before its text and makes 24 of every 25 user messages
+// synthetic (the agent's own "continue"), so a real turn is 25 steps.
+func plainHistory(n int, kind string) []corpus.Message {
 	text := strings.Repeat("plain turn ", 5)[:48]
+	reply := []corpus.Block{{Kind: corpus.KindText, Text: text}}
+	if kind == "thinking" {
+		reply = []corpus.Block{{Kind: corpus.KindThinking, Text: text, Signature: "sig"}, {Kind: corpus.KindText, Text: text}}
+	}
 	h := make([]corpus.Message, 0, n)
 	for i := 0; len(h) < n; i++ {
 		id := strconv.Itoa(i)
-		h = append(h, corpus.Message{ID: "u" + id, Role: corpus.RoleUser, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}})
-		if results && i == 0 {
+		h = append(h, corpus.Message{ID: "u" + id, Role: corpus.RoleUser, Synthetic: kind == "thinking" && i%25 != 0,
+			Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}})
+		if kind == "small-results" && i == 0 {
 			for k := range 3 {
 				cid := "c" + strconv.Itoa(k)
 				h = append(h,
@@ -100,7 +110,7 @@ func plainHistory(n int, results bool) []corpus.Message {
 					corpus.Message{ID: "t" + cid, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: cid, ToolName: "bash", Text: strings.Repeat("file.go\n", 25)}}})
 			}
 		}
-		h = append(h, corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}})
+		h = append(h, corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: reply})
 	}
 	return h[:n]
 }
