@@ -62,7 +62,9 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	for i := lo; i < from; i++ {
 		before += st.g.meter.Message(&st.h[i])
 	}
-	out := make([]corpus.Message, 0, len(st.h))
+	// Room to grow: the replay appends the next messages to what this
+	// returns, which would otherwise copy the history a second time.
+	out := make([]corpus.Message, 0, len(st.h)+len(st.h)/4+16)
 	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
 	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
 	// Every droppable message before the window lost its thinking: what
