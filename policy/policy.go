@@ -9,7 +9,8 @@
 // smith_stages.go), smith_legacy.go (both built on smith_history.go:
 // smith's working history, window, safe cut and summary stage), clai_rotation.go (built on clai_digest.go and
 // clai_select.go: clai's rendering and select_head_and_tail, legacy and
-// fixed), clear_tool_results.go; the general stages composed into presets
+// fixed), clear_tool_results.go (its plan in clear_tool_results_plan.go);
+// the general stages composed into presets
 // (compose.go and compose_<kind>.go, preset.go, presets.go: one preset per
 // agent).
 package policy
