@@ -1,7 +1,10 @@
 package report
 
 import (
+	"math"
+
 	"bytes"
+	"gonum.org/v1/plot"
 	"strings"
 	"testing"
 )
@@ -65,4 +68,34 @@ func TestTimelineSeenWhole(t *testing.T) {
 			t.Errorf("%s: legend has \"seen whole\": %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+// wholeTicks fails t if the axis ticks any fractional value over its range.
+func wholeTicks(t *testing.T, name string, a plot.Axis) {
+	t.Helper()
+	for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+		if tk.Value != math.Trunc(tk.Value) {
+			t.Errorf("%s: tick at %v (label %q) on a count axis", name, tk.Value, tk.Label)
+		}
+	}
+}
+
+// TestIntegerAxes: a Pareto chart of results lost (2 to 7, the demo
+// sweep's) and a line chart of preamble copies tick whole numbers only,
+// as the charts are drawn (their own axis ranges, margins included).
+func TestIntegerAxes(t *testing.T) {
+	pc, err := Pareto{Title: "front", XLabel: "cache_breaks", YLabel: "results_lost", FrontName: "front", IntegerX: true, IntegerY: true,
+		Points: []ParetoPoint{{X: 1, Y: 4, Front: true, Label: "a"}, {X: 2, Y: 2, Front: true, Label: "b"}, {X: 20, Y: 7}}}.Plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholeTicks(t, "pareto x", pc.plot.X)
+	wholeTicks(t, "pareto y", pc.plot.Y)
+	lc, err := LineChart{Title: "nesting", XLabel: "rotation", YLabel: "copies", IntegerX: true, IntegerY: true,
+		Series: []Series{{Name: "legacy", X: []float64{1, 2, 20}, Y: []float64{1, 2, 20}}}}.Plot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wholeTicks(t, "line x", lc.plot.X)
+	wholeTicks(t, "line y", lc.plot.Y)
 }

@@ -68,8 +68,9 @@ type LineChart struct {
 	// Categories, when set, makes the x axis categorical: each X value is
 	// an index into it. Use it for parameters that are not numbers.
 	Categories []string
-	// IntegerX puts x ticks at whole numbers only (rotations, requests).
-	IntegerX bool
+	// IntegerX puts x ticks at whole numbers only (rotations, requests);
+	// IntegerY does the same for y (a count of copies, of results).
+	IntegerX, IntegerY bool
 	// Markers draws a glyph at every point (a sweep's sets).
 	Markers bool
 	// ZeroY starts the y axis at zero (sizes), instead of at the data.
@@ -183,6 +184,7 @@ func (c LineChart) Plot() (Chart, error) {
 		bottom = ymin - 0.03*(ymax-ymin)
 	}
 	p.Y.Min, p.Y.Max = bottom, top+0.03*(ymax-ymin)
+	p.Y.Tick.Marker = roundTicks{integer: c.IntegerY}
 	if len(c.Categories) > 0 {
 		p.X.Tick.Marker = categoryTicks(c.Categories)
 		p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5

@@ -37,6 +37,9 @@ type Pareto struct {
 	// MarkName is the legend entry of the ring drawn around the Marked
 	// points ("policy defaults (40000, 148500)"); no ring when empty.
 	MarkName string
+	// IntegerX and IntegerY tick that axis at whole numbers only: set them
+	// for a count (results_lost, cache_breaks).
+	IntegerX, IntegerY bool
 }
 
 // maxFrontLabels is how many front points are labeled at most; on a longer
@@ -128,6 +131,7 @@ func (c Pareto) Plot() (Chart, error) {
 	// 6% of margin on each side, more on the right for the labels.
 	p.X.Min, p.X.Max = xmin-0.06*xspan, xmax+0.12*xspan
 	p.Y.Min, p.Y.Max = ymin-0.08*yspan, ymax+0.08*yspan
+	p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{integer: c.IntegerX}, roundTicks{integer: c.IntegerY}
 	ch := Chart{plot: p}
 	lg.attach(&ch)
 	return ch, nil

@@ -46,6 +46,9 @@ func seriesDashes(i int) []vg.Length {
 // roundTicks places major ticks at 1, 2 or 5 times a power of ten (about
 // five of them), minor ticks halfway, and writes labels with thousands
 // separators and only the decimals the step needs: "250,000", "0.05".
+// An integer axis (a count: results lost, rotations, requests) gets a step
+// of at least 1 and no tick, minor or major, at a fractional value: a
+// minor tick at 2.5 on it would read as half a result.
 type roundTicks struct{ integer bool }
 
 func (t roundTicks) Ticks(min, max float64) []plot.Tick {
@@ -62,15 +65,19 @@ func (t roundTicks) Ticks(min, max float64) []plot.Tick {
 	for k := first; k*step <= max+step*1e-9; k++ {
 		v := k * step
 		ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, dec)})
-		if half := v + step/2; half <= max && !(t.integer && step < 2) {
+		if half := v + step/2; half <= max && t.minorAt(half) {
 			ticks = append(ticks, plot.Tick{Value: half})
 		}
 	}
-	if first*step-step/2 >= min && !(t.integer && step < 2) {
-		ticks = append(ticks, plot.Tick{Value: first*step - step/2})
+	if half := first*step - step/2; half >= min && t.minorAt(half) {
+		ticks = append(ticks, plot.Tick{Value: half})
 	}
 	return ticks
 }
+
+// minorAt reports whether a minor tick may go at v: anywhere on a
+// continuous axis, only at whole numbers on an integer one.
+func (t roundTicks) minorAt(v float64) bool { return !t.integer || v == math.Trunc(v) }
 
 func max0(n int) int { return max(0, n) }
 

@@ -303,6 +303,27 @@ func TestRoundTicks(t *testing.T) {
 	}
 }
 
+// TestIntegerTicksWhole checks that a count axis (results lost, rotations)
+// gets no tick at a fractional value, labeled or not: a minor tick at 2.5
+// on an axis of whole results reads as if half a result could be lost.
+func TestIntegerTicksWhole(t *testing.T) {
+	for _, r := range [][2]float64{{1, 20}, {2, 7}, {0, 71}, {-0.3, 2.4}, {0, 1}, {0, 3}, {0.5, 1.5}, {3, 3}, {0, 1e6}} {
+		ticks := (roundTicks{integer: true}).Ticks(r[0], r[1])
+		labeled := 0
+		for _, tk := range ticks {
+			if tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("ticks(%v, %v): tick %v (label %q) is not a whole number", r[0], r[1], tk.Value, tk.Label)
+			}
+			if tk.Label != "" {
+				labeled++
+			}
+		}
+		if labeled == 0 {
+			t.Errorf("ticks(%v, %v): no labeled tick in %v", r[0], r[1], ticks)
+		}
+	}
+}
+
 func TestShortIDs(t *testing.T) {
 	in := []string{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
 		"session-1786205678-d4e5f6", "session-1786201234-a1b2c3", "abcdefgh-1", "abcdefgh-2", "short",

@@ -442,7 +442,7 @@ func compareScatter(out compareJSON, x string) report.Pareto {
 		ys[i] = p.Metrics[y]
 	}
 	c := report.Pareto{Title: fmt.Sprintf("Cost against loss, one point per policy (%s vs %s)", x, y), XLabel: x, YLabel: y,
-		FrontName: "policies not beaten on both (labeled)", RestName: "other policies"}
+		FrontName: "policies not beaten on both (labeled)", RestName: "other policies", IntegerX: countMetric(x), IntegerY: countMetric(y)}
 	for i, p := range out.Policies {
 		front := true
 		for j, q := range out.Policies {

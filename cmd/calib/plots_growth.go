@@ -47,7 +47,7 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 		bytes.Refs = []report.RefLine{{Y: float64(budget), Label: "budget " + report.FormatInt(int64(budget)) + " bytes"}}
 	}
 	nest := report.LineChart{Title: "Preamble nesting per rotation" + note, XLabel: "rotation", YLabel: "copies of the summary preamble (p1)",
-		IntegerX: true, ZeroY: true, Markers: true,
+		IntegerX: true, IntegerY: true, ZeroY: true, Markers: true,
 		Series: growthSeries(chains, short, func(r metrics.RotationRow) int { return r.P1 })}
 	charts := []namedChart{{"digest-growth-bytes", bytes}, {"digest-growth-nesting", nest}}
 	for i, s := range chains {
