@@ -191,6 +191,15 @@ func shortLabel(s string, max int) string {
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
 
+// labelStyle is the style of small Liberation Sans labels at data points.
+func labelStyle(size vg.Length, xalign draw.XAlignment, yalign draw.YAlignment) text.Style {
+	sty := text.Style{Color: color.Black, Font: plotter.DefaultFont, Handler: plot.DefaultTextHandler}
+	setSans(&sty.Font)
+	sty.Font.Size = size
+	sty.XAlign, sty.YAlign = xalign, yalign
+	return sty
+}
+
 // labels is a text layer: small Liberation Sans labels at data points.
 func labels(pts []plotter.XY, texts []string, size vg.Length, xalign draw.XAlignment, yalign draw.YAlignment) (*plotter.Labels, error) {
 	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: texts})
