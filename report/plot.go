@@ -66,13 +66,17 @@ func (c Chart) size() (vg.Length, vg.Length) {
 // it over the plot alone and clip a long one at the left edge.
 func (c Chart) draw(dc draw.Canvas) {
 	dc = inset(dc, margin)
-	if t := c.plot.Title.Text; t != "" {
-		sty := c.plot.Title.TextStyle
+	top := c.plot // the plot whose title heads the chart: the upper one of a pair
+	if c.upper != nil {
+		top = c.upper
+	}
+	if t := top.Title.Text; t != "" {
+		sty := top.Title.TextStyle
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
 		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y}, t)
-		dc.Max.Y -= sty.Height(t) + c.plot.Title.Padding
-		c.plot.Title.Text = ""
-		defer func() { c.plot.Title.Text = t }()
+		dc.Max.Y -= sty.Height(t) + top.Title.Padding
+		top.Title.Text = ""
+		defer func() { top.Title.Text = t }()
 	}
 	if c.below != nil {
 		strip := dc
@@ -83,8 +87,10 @@ func (c Chart) draw(dc draw.Canvas) {
 	main := dc
 	if c.side != nil {
 		side := dc
-		main.Max.X = dc.Max.X - c.sideWidth
-		side.Min.X = main.Max.X + margin
+		// The column gets its whole width; the margin between it and the
+		// plot comes out of the plot's share.
+		side.Min.X = dc.Max.X - c.sideWidth
+		main.Max.X = side.Min.X - margin
 		c.side(side)
 	}
 	if c.upper == nil {

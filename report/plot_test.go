@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 	"math"
 	"os"
 	"path/filepath"
@@ -407,4 +409,38 @@ func colorAt(t *testing.T, v, lo, hi float64) interface{ RGBA() (r, g, b, a uint
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestSideColumnLayout draws every sample chart that has a side column
+// (a legend, a colour scale) and checks the canvas the column gets: as wide
+// as the column asked for (a legend sized to its longest entry is not cut
+// at the image edge), inside the margin, and under the title (which spans
+// the whole width, the timeline's too, whose title is on its upper plot).
+func TestSideColumnLayout(t *testing.T) {
+	for name, c := range sampleCharts(t) {
+		if c.side == nil {
+			continue
+		}
+		var got draw.Canvas
+		side := c.side
+		c.side = func(dc draw.Canvas) { got = dc; side(dc) }
+		w, h := c.size()
+		title := c.plot.Title
+		if c.upper != nil {
+			title = c.upper.Title
+		}
+		if title.Text == "" {
+			t.Fatalf("%s: sample chart without a title", name)
+		}
+		c.draw(draw.New(vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PlotDPI))))
+		if gw := got.Max.X - got.Min.X; gw < c.sideWidth {
+			t.Errorf("%s: side column %.1f pt wide, its content needs %.1f", name, gw, c.sideWidth)
+		}
+		if got.Max.X > w-margin {
+			t.Errorf("%s: side column ends at %.1f pt, past the margin (%.1f)", name, got.Max.X, w-margin)
+		}
+		if top := h - margin - title.TextStyle.Height(title.Text); got.Max.Y > top {
+			t.Errorf("%s: side column's top %.1f pt is beside the title (below %.1f)", name, got.Max.Y, top)
+		}
+	}
 }
