@@ -129,7 +129,9 @@ func (c LineChart) Plot() (Chart, error) {
 			p.Add(l)
 			thumbs = append(thumbs, l)
 		}
-		if c.Markers || len(c.Categories) > 0 {
+		// A lone point has no line to draw: it gets a glyph, or the chart
+		// would be blank.
+		if c.Markers || len(c.Categories) > 0 || len(s.X) == 1 {
 			sc, err := plotter.NewScatter(xys(s.X, s.Y))
 			if err != nil {
 				return Chart{}, err
@@ -172,8 +174,13 @@ func (c LineChart) Plot() (Chart, error) {
 	if c.ZeroY && ymin >= 0 {
 		ymin = 0
 	}
-	if ymax == ymin {
-		ymax = ymin + 1
+	if ymax == ymin { // all equal: centre them, on a scale their size sets
+		if c.ZeroY && ymin == 0 {
+			ymax = 1
+		} else {
+			h := flatSpan(ymin)
+			ymin, ymax = ymin-h, ymax+h
+		}
 	}
 	top := ymax
 	if len(c.Events) > 0 {

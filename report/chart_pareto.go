@@ -99,7 +99,13 @@ func (c Pareto) Plot() (Chart, error) {
 		}
 		lg.add(fmt.Sprintf("%s (%s)", rn, FormatInt(int64(len(rest)))), sc)
 	}
-	xspan, yspan := math.Max(xmax-xmin, math.Abs(xmax)*0.01+1e-9), math.Max(ymax-ymin, math.Abs(ymax)*0.01+1e-9)
+	xspan, yspan := xmax-xmin, ymax-ymin
+	if xspan == 0 {
+		xspan = flatSpan(xmax)
+	}
+	if yspan == 0 {
+		yspan = flatSpan(ymax)
+	}
 	if len(front) > 0 {
 		order := make([]int, len(front))
 		for i := range order {

@@ -79,6 +79,16 @@ func (t roundTicks) Ticks(min, max float64) []plot.Tick {
 // continuous axis, only at whole numbers on an integer one.
 func (t roundTicks) minorAt(v float64) bool { return !t.integer || v == math.Trunc(v) }
 
+// flatSpan is the axis span given to values that are all v (one set, one
+// point): a tenth of v, or 1 around 0, so the ticks read as round numbers
+// near v (990, 1,000, 1,010) rather than as v to ten decimals.
+func flatSpan(v float64) float64 {
+	if v == 0 {
+		return 1
+	}
+	return math.Abs(v) * 0.1
+}
+
 func max0(n int) int { return max(0, n) }
 
 // roundStep is the 1, 2 or 5 × 10^k nearest to raw (on a log scale).
