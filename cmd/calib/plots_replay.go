@@ -30,7 +30,7 @@ func replayFigures(t *replay.Trace, name string) ([]report.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "loss"), Chart: tl})
+		figs = append(figs, report.Figure{Name: sessionPlotName("replay", name, "loss"), Chart: tl})
 	}
 	bars, ok := reclaimBars(t, short)
 	if !ok {
