@@ -143,11 +143,14 @@ func thinnedTicks(labels []string, axis vg.Length, sty text.Style) plot.Constant
 }
 
 // legend is a legend drawn in the chart's side column, outside the data.
-// gonum keeps a legend's entries private, so legend records their texts
-// to size the column.
+// gonum keeps a legend's entries private, so legend keeps them (texts and
+// thumbnails) itself, to size the column and, when it draws, to cut a name
+// too long for the room it has (a long session id in a strip under the
+// plot) rather than run it off the image.
 type legend struct {
 	plot.Legend
-	texts []string
+	texts  []string
+	thumbs [][]plot.Thumbnailer
 }
 
 func newLegend() *legend {
@@ -160,8 +163,32 @@ func newLegend() *legend {
 }
 
 func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
-	l.Legend.Add(name, thumbs...)
 	l.texts = append(l.texts, name)
+	l.thumbs = append(l.thumbs, thumbs)
+}
+
+// draw draws the entries on dc, each name cut in the middle (shortLabel)
+// where it would not fit in dc beside its thumbnail.
+func (l *legend) draw(dc draw.Canvas) {
+	g := l.Legend // gonum's legend holds no entry until here
+	room := dc.Max.X - dc.Min.X - l.ThumbnailWidth - l.TextStyle.Width(" ")
+	for i, t := range l.texts {
+		g.Add(fitText(l.TextStyle, t, room), l.thumbs[i]...)
+	}
+	g.Draw(dc)
+}
+
+// fitText returns s, or s cut in the middle to the most runes that fit in
+// width w when written in sty.
+func fitText(sty text.Style, s string, w vg.Length) string {
+	if sty.Width(s) <= w {
+		return s
+	}
+	n := len([]rune(s)) - 1
+	for n > 1 && sty.Width(shortLabel(s, n)) > w {
+		n--
+	}
+	return shortLabel(s, n)
 }
 
 // attach puts the legend in c's side column, or under the plot when the
@@ -180,12 +207,12 @@ func (l *legend) attach(c *Chart) {
 		h := vg.Length(len(l.texts)) * (l.TextStyle.Height("Ag") + l.Padding)
 		c.below = func(dc draw.Canvas) {
 			dc.Min.X += vg.Inch // under the data, not under the y axis label
-			l.Draw(dc)
+			l.draw(dc)
 		}
 		c.belowHeight = h
 		return
 	}
-	c.side = func(dc draw.Canvas) { l.Draw(dc) }
+	c.side = l.draw
 	c.sideWidth = w
 }
 

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"math"
@@ -442,5 +443,37 @@ func TestSideColumnLayout(t *testing.T) {
 		if top := h - margin - title.TextStyle.Height(title.Text); got.Max.Y > top {
 			t.Errorf("%s: side column's top %.1f pt is beside the title (below %.1f)", name, got.Max.Y, top)
 		}
+	}
+}
+
+// TestLongNamesFit: a title and a legend entry built from a very long
+// session name stay inside the chart: the title on two lines (smaller if it
+// must be), whole; the legend entry cut in the middle, keeping both ends.
+func TestLongNamesFit(t *testing.T) {
+	long := "a-very-long-session-name-that-goes-on-and-on-0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-12345"
+	sty := newPlot("x", "", "").Title.TextStyle
+	for _, title := range []string{"short", long + ": context per request (recorded)", strings.Repeat(long, 3) + " x"} {
+		w := 6 * vg.Inch
+		fs, got := fitTitle(sty, title, w)
+		if fs.Width(got) > w {
+			t.Errorf("title %.20q…: %.1f pt wide in %.1f", title, fs.Width(got), w)
+		}
+		if strings.ReplaceAll(got, "\n", " ") != title || strings.Count(got, "\n") > 1 {
+			t.Errorf("title %.20q… became %q: not the whole title on at most two lines", title, got)
+		}
+	}
+	c, err := LineChart{Title: "context per request", XLabel: "request", YLabel: "tokens",
+		Series: []Series{{Name: long, X: []float64{0, 1}, Y: []float64{1, 2}}, {Name: "sent", X: []float64{0, 1}, Y: []float64{1, 3}}}}.Plot()
+	svg := svgText(t, c, err)
+	if strings.Contains(svg, ">"+long+"<") {
+		t.Error("the legend writes the long name whole, past the image edge")
+	}
+	if !strings.Contains(svg, ">a-very-long-session-name-") || !strings.Contains(svg, "sidechain-12345<") {
+		t.Error("the legend entry lost an end of the name")
+	}
+	room := DefaultPlotWidth - 2*margin - vg.Inch
+	l := newLegend()
+	if got := fitText(l.TextStyle, long, room/2); l.TextStyle.Width(got) > room/2 || !strings.Contains(got, "…") {
+		t.Errorf("fitText = %q (%.1f pt) for %.1f pt", got, l.TextStyle.Width(got), room/2)
 	}
 }
