@@ -149,3 +149,17 @@ func TestFlatData(t *testing.T) {
 		t.Errorf("one-point line chart: %d arcs drawn, want the point's glyph on the plot and in the legend", n)
 	}
 }
+
+// TestBarsIntegerValues: one tool call (the smallest count) on bars of
+// either orientation ticks 0 and 1, not 0.2, 0.4, ….
+func TestBarsIntegerValues(t *testing.T) {
+	for _, cat := range []string{"s", "0a725fb5/sidechain-1"} { // short: vertical bars; long: horizontal
+		c, err := StackedBars{Title: "Tool calls", CategoryLabel: "session", ValueLabel: "calls", IntegerValues: true,
+			Categories: []string{cat}, Stacks: []Stack{{Name: "Read", Values: []float64{1}}}}.Plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		wholeTicks(t, "bars y "+cat, c.plot.Y)
+		wholeTicks(t, "bars x "+cat, c.plot.X)
+	}
+}

@@ -417,7 +417,7 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 	// The loss bars split each policy's hidden tool results by what the
 	// agent did about them later: lost and refetched are disjoint (lost is
 	// used without fetching back first), the rest were never needed.
-	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later", CategoryLabel: "policy", ValueLabel: "tool results",
+	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later", CategoryLabel: "policy", ValueLabel: "tool results", IntegerValues: true,
 		Stacks: []report.Stack{{Name: "results_lost"}, {Name: "results_refetched"}, {Name: "hidden, not needed"}}}
 	for _, p := range out.Policies {
 		m := p.Metrics

@@ -146,7 +146,7 @@ func median(sorted []float64) float64 {
 // content.
 func cliHeadBars(s growthSessionJSON, short string) report.StackedBars {
 	head := report.StackedBars{Title: chainName(short, s.Variant) + ": what the CLI head is made of",
-		CategoryLabel: "rotation", ValueLabel: "bytes of the seeded head"}
+		CategoryLabel: "rotation", ValueLabel: "bytes of the seeded head", IntegerValues: true}
 	pre := report.Stack{Name: "stacked preamble copies"}
 	content := report.Stack{Name: "content"}
 	for _, r := range s.Rotations {

@@ -126,7 +126,7 @@ func reclaimBars(t *replay.Trace, short string) (report.StackedBars, bool) {
 	}
 	bars := report.StackedBars{
 		Title:         fmt.Sprintf("%s: tokens reclaimed per compaction (%s)", short, t.Policy),
-		CategoryLabel: "compaction at request", ValueLabel: "tokens reclaimed",
+		CategoryLabel: "compaction at request", ValueLabel: "tokens reclaimed", IntegerValues: true,
 	}
 	stacks := make([]report.Stack, len(names))
 	for i, n := range names {
