@@ -20,6 +20,9 @@ type StackedBars struct {
 	Title, CategoryLabel, ValueLabel string
 	Categories                       []string
 	Stacks                           []Stack
+	// IntegerValues ticks the value axis at whole numbers only: set it for
+	// counts (tool calls, results, tokens, bytes).
+	IntegerValues bool
 }
 
 // horizontalLabel is the longest category label that still reads well
@@ -114,11 +117,13 @@ func (c StackedBars) Plot() (Chart, error) {
 		p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 		p.X.Min = 0
 		p.X.Max *= 1.03
+		p.X.Tick.Marker = roundTicks{integer: c.IntegerValues}
 	} else {
 		p.X.Tick.Marker = thinnedTicks(placed, axis, p.X.Tick.Label)
 		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 		p.Y.Min = 0
 		p.Y.Max *= 1.03
+		p.Y.Tick.Marker = roundTicks{integer: c.IntegerValues}
 	}
 	return ch, nil
 }

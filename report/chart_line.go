@@ -68,8 +68,9 @@ type LineChart struct {
 	// Categories, when set, makes the x axis categorical: each X value is
 	// an index into it. Use it for parameters that are not numbers.
 	Categories []string
-	// IntegerX puts x ticks at whole numbers only (rotations, requests).
-	IntegerX bool
+	// IntegerX puts x ticks at whole numbers only (rotations, requests);
+	// IntegerY does the same for y (a count of copies, of results).
+	IntegerX, IntegerY bool
 	// Markers draws a glyph at every point (a sweep's sets).
 	Markers bool
 	// ZeroY starts the y axis at zero (sizes), instead of at the data.
@@ -128,7 +129,9 @@ func (c LineChart) Plot() (Chart, error) {
 			p.Add(l)
 			thumbs = append(thumbs, l)
 		}
-		if c.Markers || len(c.Categories) > 0 {
+		// A lone point has no line to draw: it gets a glyph, or the chart
+		// would be blank.
+		if c.Markers || len(c.Categories) > 0 || len(s.X) == 1 {
 			sc, err := plotter.NewScatter(xys(s.X, s.Y))
 			if err != nil {
 				return Chart{}, err
@@ -171,8 +174,13 @@ func (c LineChart) Plot() (Chart, error) {
 	if c.ZeroY && ymin >= 0 {
 		ymin = 0
 	}
-	if ymax == ymin {
-		ymax = ymin + 1
+	if ymax == ymin { // all equal: centre them, on a scale their size sets
+		if c.ZeroY && ymin == 0 {
+			ymax = 1
+		} else {
+			h := flatSpan(ymin)
+			ymin, ymax = ymin-h, ymax+h
+		}
 	}
 	top := ymax
 	if len(c.Events) > 0 {
@@ -183,6 +191,7 @@ func (c LineChart) Plot() (Chart, error) {
 		bottom = ymin - 0.03*(ymax-ymin)
 	}
 	p.Y.Min, p.Y.Max = bottom, top+0.03*(ymax-ymin)
+	p.Y.Tick.Marker = roundTicks{integer: c.IntegerY}
 	if len(c.Categories) > 0 {
 		p.X.Tick.Marker = categoryTicks(c.Categories)
 		p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5

@@ -37,7 +37,20 @@ type Pareto struct {
 	// MarkName is the legend entry of the ring drawn around the Marked
 	// points ("policy defaults (40000, 148500)"); no ring when empty.
 	MarkName string
+	// IntegerX and IntegerY tick that axis at whole numbers only: set them
+	// for a count (results_lost, cache_breaks).
+	IntegerX, IntegerY bool
+	// placed, when set, receives where the front labels were drawn (tests).
+	placed func(rects []vg.Rectangle, obs labelObstacles, bounds vg.Rectangle)
 }
+
+// Glyph sizes: the other sets' rings, the front's discs, the defaults' ring.
+const (
+	restRadius  = vg.Length(3)
+	frontRadius = vg.Length(4)
+	markRadius  = vg.Length(7)
+	markWidth   = vg.Length(1.5)
+)
 
 // maxFrontLabels is how many front points are labeled at most; on a longer
 // front every k-th is, so labels do not pile up.
@@ -78,7 +91,7 @@ func (c Pareto) Plot() (Chart, error) {
 			return Chart{}, err
 		}
 		sc.GlyphStyle.Color = color.Gray{0x99}
-		sc.GlyphStyle.Radius = vg.Points(3)
+		sc.GlyphStyle.Radius = restRadius
 		p.Add(sc)
 		rn := c.RestName
 		if rn == "" {
@@ -86,7 +99,13 @@ func (c Pareto) Plot() (Chart, error) {
 		}
 		lg.add(fmt.Sprintf("%s (%s)", rn, FormatInt(int64(len(rest)))), sc)
 	}
-	xspan, yspan := math.Max(xmax-xmin, math.Abs(xmax)*0.01+1e-9), math.Max(ymax-ymin, math.Abs(ymax)*0.01+1e-9)
+	xspan, yspan := xmax-xmin, ymax-ymin
+	if xspan == 0 {
+		xspan = flatSpan(xmax)
+	}
+	if yspan == 0 {
+		yspan = flatSpan(ymax)
+	}
 	if len(front) > 0 {
 		order := make([]int, len(front))
 		for i := range order {
@@ -115,12 +134,10 @@ func (c Pareto) Plot() (Chart, error) {
 		}
 		sc.GlyphStyle.Color = seriesColor(0)
 		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(4)
+		sc.GlyphStyle.Radius = frontRadius
 		p.Add(line, sc)
 		lg.add(c.FrontName, line, sc)
-		if err := addFrontLabels(p, sorted, texts, xmin+xspan*0.6); err != nil {
-			return Chart{}, err
-		}
+		p.Add(c.frontLabels(sorted, texts))
 	}
 	if err := addMark(p, lg, c); err != nil {
 		return Chart{}, err
@@ -128,45 +145,34 @@ func (c Pareto) Plot() (Chart, error) {
 	// 6% of margin on each side, more on the right for the labels.
 	p.X.Min, p.X.Max = xmin-0.06*xspan, xmax+0.12*xspan
 	p.Y.Min, p.Y.Max = ymin-0.08*yspan, ymax+0.08*yspan
+	p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{integer: c.IntegerX}, roundTicks{integer: c.IntegerY}
 	ch := Chart{plot: p}
 	lg.attach(&ch)
 	return ch, nil
 }
 
-// addFrontLabels writes each front point's set beside it: to the right of
-// points in the left part of the plot, to the left of the others, so no
-// label runs off the plot.
-func addFrontLabels(p *plot.Plot, pts plotter.XYs, texts []string, split float64) error {
-	k := (len(pts) + maxFrontLabels - 1) / maxFrontLabels
-	var left, right []plotter.XY
-	var leftT, rightT []string
-	for i, pt := range pts {
-		if i%k != 0 && i != len(pts)-1 {
+// frontLabels labels the front's points (every k-th on a long front, and
+// the last) where pointLabels finds room: clear of every point, of the
+// front line and of each other, inside the plot.
+func (c Pareto) frontLabels(front plotter.XYs, texts []string) *pointLabels {
+	l := &pointLabels{style: labelStyle(vg.Points(8), draw.XLeft, draw.YBottom), lines: []plotter.XYs{front}, placed: c.placed}
+	k := (len(front) + maxFrontLabels - 1) / maxFrontLabels
+	for i, pt := range front {
+		if i%k != 0 && i != len(front)-1 {
+			l.others, l.oradii = append(l.others, pt), append(l.oradii, frontRadius)
 			continue
 		}
-		if pt.X < split {
-			right, rightT = append(right, pt), append(rightT, texts[i])
-		} else {
-			left, leftT = append(left, pt), append(leftT, texts[i])
+		l.xys, l.texts, l.radii = append(l.xys, pt), append(l.texts, texts[i]), append(l.radii, frontRadius)
+	}
+	for _, pt := range c.Points {
+		switch {
+		case pt.Marked && c.MarkName != "":
+			l.others, l.oradii = append(l.others, plotter.XY{X: pt.X, Y: pt.Y}), append(l.oradii, markRadius+markWidth/2)
+		case !pt.Front:
+			l.others, l.oradii = append(l.others, plotter.XY{X: pt.X, Y: pt.Y}), append(l.oradii, restRadius)
 		}
 	}
-	for _, side := range []struct {
-		pts   []plotter.XY
-		texts []string
-		align draw.XAlignment
-		dx    vg.Length
-	}{{right, rightT, draw.XLeft, 6}, {left, leftT, draw.XRight, -6}} {
-		if len(side.pts) == 0 {
-			continue
-		}
-		lb, err := labels(side.pts, side.texts, vg.Points(8), side.align, draw.YBottom)
-		if err != nil {
-			return err
-		}
-		lb.Offset = vg.Point{X: side.dx, Y: 3}
-		p.Add(lb)
-	}
-	return nil
+	return l
 }
 
 // addMark rings the Marked points in black, drawn last so that the ring
@@ -185,7 +191,7 @@ func addMark(p *plot.Plot, lg *legend, c Pareto) error {
 	if err != nil {
 		return err
 	}
-	sc.GlyphStyle.Shape, sc.GlyphStyle.Color, sc.GlyphStyle.Radius = markRing{}, levelColor, vg.Points(7)
+	sc.GlyphStyle.Shape, sc.GlyphStyle.Color, sc.GlyphStyle.Radius = markRing{}, levelColor, markRadius
 	p.Add(sc)
 	lg.add(c.MarkName, sc)
 	return nil
@@ -196,7 +202,7 @@ func addMark(p *plot.Plot, lg *legend, c Pareto) error {
 type markRing struct{}
 
 func (markRing) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
-	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: vg.Points(1.5)})
+	c.SetLineStyle(draw.LineStyle{Color: sty.Color, Width: markWidth})
 	var p vg.Path
 	p.Move(vg.Point{X: pt.X + sty.Radius, Y: pt.Y})
 	p.Arc(pt, sty.Radius, 0, 2*math.Pi)

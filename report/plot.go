@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -66,13 +67,17 @@ func (c Chart) size() (vg.Length, vg.Length) {
 // it over the plot alone and clip a long one at the left edge.
 func (c Chart) draw(dc draw.Canvas) {
 	dc = inset(dc, margin)
-	if t := c.plot.Title.Text; t != "" {
-		sty := c.plot.Title.TextStyle
+	top := c.plot // the plot whose title heads the chart: the upper one of a pair
+	if c.upper != nil {
+		top = c.upper
+	}
+	if t := top.Title.Text; t != "" {
+		sty, lines := fitTitle(top.Title.TextStyle, t, dc.Max.X-dc.Min.X)
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
-		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y}, t)
-		dc.Max.Y -= sty.Height(t) + c.plot.Title.Padding
-		c.plot.Title.Text = ""
-		defer func() { c.plot.Title.Text = t }()
+		dc.FillText(sty, vg.Point{X: (dc.Min.X + dc.Max.X) / 2, Y: dc.Max.Y}, lines)
+		dc.Max.Y -= sty.Height(lines) + top.Title.Padding
+		top.Title.Text = ""
+		defer func() { top.Title.Text = t }()
 	}
 	if c.below != nil {
 		strip := dc
@@ -83,8 +88,10 @@ func (c Chart) draw(dc draw.Canvas) {
 	main := dc
 	if c.side != nil {
 		side := dc
-		main.Max.X = dc.Max.X - c.sideWidth
-		side.Min.X = main.Max.X + margin
+		// The column gets its whole width; the margin between it and the
+		// plot comes out of the plot's share.
+		side.Min.X = dc.Max.X - c.sideWidth
+		main.Max.X = side.Min.X - margin
 		c.side(side)
 	}
 	if c.upper == nil {
@@ -94,6 +101,30 @@ func (c Chart) draw(dc draw.Canvas) {
 	cs := plot.Align([][]*plot.Plot{{c.upper}, {c.plot}}, draw.Tiles{Rows: 2, Cols: 1, PadY: margin}, main)
 	c.upper.Draw(cs[0][0])
 	c.plot.Draw(cs[1][0])
+}
+
+// fitTitle fits a title into width w: whole on one line when it fits,
+// else broken at the space that best balances two lines, and if a line is
+// still too wide (a long session name) in a font made just small enough.
+// The title is never cut: it says what the chart shows.
+func fitTitle(sty text.Style, t string, w vg.Length) (text.Style, string) {
+	if sty.Width(t) <= w {
+		return sty, t
+	}
+	best := t
+	for i, r := range t {
+		if r != ' ' {
+			continue
+		}
+		two := t[:i] + "\n" + t[i+1:]
+		if sty.Width(two) < sty.Width(best) {
+			best = two
+		}
+	}
+	if wide := sty.Width(best); wide > w {
+		sty.Font.Size *= w / wide
+	}
+	return sty, best
 }
 
 func inset(c draw.Canvas, d vg.Length) draw.Canvas {

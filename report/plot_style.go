@@ -46,6 +46,9 @@ func seriesDashes(i int) []vg.Length {
 // roundTicks places major ticks at 1, 2 or 5 times a power of ten (about
 // five of them), minor ticks halfway, and writes labels with thousands
 // separators and only the decimals the step needs: "250,000", "0.05".
+// An integer axis (a count: results lost, rotations, requests) gets a step
+// of at least 1 and no tick, minor or major, at a fractional value: a
+// minor tick at 2.5 on it would read as half a result.
 type roundTicks struct{ integer bool }
 
 func (t roundTicks) Ticks(min, max float64) []plot.Tick {
@@ -62,14 +65,28 @@ func (t roundTicks) Ticks(min, max float64) []plot.Tick {
 	for k := first; k*step <= max+step*1e-9; k++ {
 		v := k * step
 		ticks = append(ticks, plot.Tick{Value: v, Label: tickLabel(v, dec)})
-		if half := v + step/2; half <= max && !(t.integer && step < 2) {
+		if half := v + step/2; half <= max && t.minorAt(half) {
 			ticks = append(ticks, plot.Tick{Value: half})
 		}
 	}
-	if first*step-step/2 >= min && !(t.integer && step < 2) {
-		ticks = append(ticks, plot.Tick{Value: first*step - step/2})
+	if half := first*step - step/2; half >= min && t.minorAt(half) {
+		ticks = append(ticks, plot.Tick{Value: half})
 	}
 	return ticks
+}
+
+// minorAt reports whether a minor tick may go at v: anywhere on a
+// continuous axis, only at whole numbers on an integer one.
+func (t roundTicks) minorAt(v float64) bool { return !t.integer || v == math.Trunc(v) }
+
+// flatSpan is the axis span given to values that are all v (one set, one
+// point): a tenth of v, or 1 around 0, so the ticks read as round numbers
+// near v (990, 1,000, 1,010) rather than as v to ten decimals.
+func flatSpan(v float64) float64 {
+	if v == 0 {
+		return 1
+	}
+	return math.Abs(v) * 0.1
 }
 
 func max0(n int) int { return max(0, n) }
@@ -126,11 +143,14 @@ func thinnedTicks(labels []string, axis vg.Length, sty text.Style) plot.Constant
 }
 
 // legend is a legend drawn in the chart's side column, outside the data.
-// gonum keeps a legend's entries private, so legend records their texts
-// to size the column.
+// gonum keeps a legend's entries private, so legend keeps them (texts and
+// thumbnails) itself, to size the column and, when it draws, to cut a name
+// too long for the room it has (a long session id in a strip under the
+// plot) rather than run it off the image.
 type legend struct {
 	plot.Legend
-	texts []string
+	texts  []string
+	thumbs [][]plot.Thumbnailer
 }
 
 func newLegend() *legend {
@@ -143,8 +163,32 @@ func newLegend() *legend {
 }
 
 func (l *legend) add(name string, thumbs ...plot.Thumbnailer) {
-	l.Legend.Add(name, thumbs...)
 	l.texts = append(l.texts, name)
+	l.thumbs = append(l.thumbs, thumbs)
+}
+
+// draw draws the entries on dc, each name cut in the middle (shortLabel)
+// where it would not fit in dc beside its thumbnail.
+func (l *legend) draw(dc draw.Canvas) {
+	g := l.Legend // gonum's legend holds no entry until here
+	room := dc.Max.X - dc.Min.X - l.ThumbnailWidth - l.TextStyle.Width(" ")
+	for i, t := range l.texts {
+		g.Add(fitText(l.TextStyle, t, room), l.thumbs[i]...)
+	}
+	g.Draw(dc)
+}
+
+// fitText returns s, or s cut in the middle to the most runes that fit in
+// width w when written in sty.
+func fitText(sty text.Style, s string, w vg.Length) string {
+	if sty.Width(s) <= w {
+		return s
+	}
+	n := len([]rune(s)) - 1
+	for n > 1 && sty.Width(shortLabel(s, n)) > w {
+		n--
+	}
+	return shortLabel(s, n)
 }
 
 // attach puts the legend in c's side column, or under the plot when the
@@ -163,12 +207,12 @@ func (l *legend) attach(c *Chart) {
 		h := vg.Length(len(l.texts)) * (l.TextStyle.Height("Ag") + l.Padding)
 		c.below = func(dc draw.Canvas) {
 			dc.Min.X += vg.Inch // under the data, not under the y axis label
-			l.Draw(dc)
+			l.draw(dc)
 		}
 		c.belowHeight = h
 		return
 	}
-	c.side = func(dc draw.Canvas) { l.Draw(dc) }
+	c.side = l.draw
 	c.sideWidth = w
 }
 
@@ -182,6 +226,15 @@ func shortLabel(s string, max int) string {
 	head := (max - 1) / 2
 	tail := max - 1 - head
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+// labelStyle is the style of small Liberation Sans labels at data points.
+func labelStyle(size vg.Length, xalign draw.XAlignment, yalign draw.YAlignment) text.Style {
+	sty := text.Style{Color: color.Black, Font: plotter.DefaultFont, Handler: plot.DefaultTextHandler}
+	setSans(&sty.Font)
+	sty.Font.Size = size
+	sty.XAlign, sty.YAlign = xalign, yalign
+	return sty
 }
 
 // labels is a text layer: small Liberation Sans labels at data points.

@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 	"math"
 	"os"
 	"path/filepath"
@@ -303,6 +306,27 @@ func TestRoundTicks(t *testing.T) {
 	}
 }
 
+// TestIntegerTicksWhole checks that a count axis (results lost, rotations)
+// gets no tick at a fractional value, labeled or not: a minor tick at 2.5
+// on an axis of whole results reads as if half a result could be lost.
+func TestIntegerTicksWhole(t *testing.T) {
+	for _, r := range [][2]float64{{1, 20}, {2, 7}, {0, 71}, {-0.3, 2.4}, {0, 1}, {0, 3}, {0.5, 1.5}, {3, 3}, {0, 1e6}} {
+		ticks := (roundTicks{integer: true}).Ticks(r[0], r[1])
+		labeled := 0
+		for _, tk := range ticks {
+			if tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("ticks(%v, %v): tick %v (label %q) is not a whole number", r[0], r[1], tk.Value, tk.Label)
+			}
+			if tk.Label != "" {
+				labeled++
+			}
+		}
+		if labeled == 0 {
+			t.Errorf("ticks(%v, %v): no labeled tick in %v", r[0], r[1], ticks)
+		}
+	}
+}
+
 func TestShortIDs(t *testing.T) {
 	in := []string{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-1",
 		"session-1786205678-d4e5f6", "session-1786201234-a1b2c3", "abcdefgh-1", "abcdefgh-2", "short",
@@ -386,4 +410,70 @@ func colorAt(t *testing.T, v, lo, hi float64) interface{ RGBA() (r, g, b, a uint
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestSideColumnLayout draws every sample chart that has a side column
+// (a legend, a colour scale) and checks the canvas the column gets: as wide
+// as the column asked for (a legend sized to its longest entry is not cut
+// at the image edge), inside the margin, and under the title (which spans
+// the whole width, the timeline's too, whose title is on its upper plot).
+func TestSideColumnLayout(t *testing.T) {
+	for name, c := range sampleCharts(t) {
+		if c.side == nil {
+			continue
+		}
+		var got draw.Canvas
+		side := c.side
+		c.side = func(dc draw.Canvas) { got = dc; side(dc) }
+		w, h := c.size()
+		title := c.plot.Title
+		if c.upper != nil {
+			title = c.upper.Title
+		}
+		if title.Text == "" {
+			t.Fatalf("%s: sample chart without a title", name)
+		}
+		c.draw(draw.New(vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PlotDPI))))
+		if gw := got.Max.X - got.Min.X; gw < c.sideWidth {
+			t.Errorf("%s: side column %.1f pt wide, its content needs %.1f", name, gw, c.sideWidth)
+		}
+		if got.Max.X > w-margin {
+			t.Errorf("%s: side column ends at %.1f pt, past the margin (%.1f)", name, got.Max.X, w-margin)
+		}
+		if top := h - margin - title.TextStyle.Height(title.Text); got.Max.Y > top {
+			t.Errorf("%s: side column's top %.1f pt is beside the title (below %.1f)", name, got.Max.Y, top)
+		}
+	}
+}
+
+// TestLongNamesFit: a title and a legend entry built from a very long
+// session name stay inside the chart: the title on two lines (smaller if it
+// must be), whole; the legend entry cut in the middle, keeping both ends.
+func TestLongNamesFit(t *testing.T) {
+	long := "a-very-long-session-name-that-goes-on-and-on-0a725fb5-6378-432a-9e84-9f3f49d4043d/sidechain-12345"
+	sty := newPlot("x", "", "").Title.TextStyle
+	for _, title := range []string{"short", long + ": context per request (recorded)", strings.Repeat(long, 3) + " x"} {
+		w := 6 * vg.Inch
+		fs, got := fitTitle(sty, title, w)
+		if fs.Width(got) > w {
+			t.Errorf("title %.20q…: %.1f pt wide in %.1f", title, fs.Width(got), w)
+		}
+		if strings.ReplaceAll(got, "\n", " ") != title || strings.Count(got, "\n") > 1 {
+			t.Errorf("title %.20q… became %q: not the whole title on at most two lines", title, got)
+		}
+	}
+	c, err := LineChart{Title: "context per request", XLabel: "request", YLabel: "tokens",
+		Series: []Series{{Name: long, X: []float64{0, 1}, Y: []float64{1, 2}}, {Name: "sent", X: []float64{0, 1}, Y: []float64{1, 3}}}}.Plot()
+	svg := svgText(t, c, err)
+	if strings.Contains(svg, ">"+long+"<") {
+		t.Error("the legend writes the long name whole, past the image edge")
+	}
+	if !strings.Contains(svg, ">a-very-long-session-name-") || !strings.Contains(svg, "sidechain-12345<") {
+		t.Error("the legend entry lost an end of the name")
+	}
+	room := DefaultPlotWidth - 2*margin - vg.Inch
+	l := newLegend()
+	if got := fitText(l.TextStyle, long, room/2); l.TextStyle.Width(got) > room/2 || !strings.Contains(got, "…") {
+		t.Errorf("fitText = %q (%.1f pt) for %.1f pt", got, l.TextStyle.Width(got), room/2)
+	}
 }

@@ -417,7 +417,7 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 	// The loss bars split each policy's hidden tool results by what the
 	// agent did about them later: lost and refetched are disjoint (lost is
 	// used without fetching back first), the rest were never needed.
-	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later", CategoryLabel: "policy", ValueLabel: "tool results",
+	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later", CategoryLabel: "policy", ValueLabel: "tool results", IntegerValues: true,
 		Stacks: []report.Stack{{Name: "results_lost"}, {Name: "results_refetched"}, {Name: "hidden, not needed"}}}
 	for _, p := range out.Policies {
 		m := p.Metrics
@@ -442,7 +442,7 @@ func compareScatter(out compareJSON, x string) report.Pareto {
 		ys[i] = p.Metrics[y]
 	}
 	c := report.Pareto{Title: fmt.Sprintf("Cost against loss, one point per policy (%s vs %s)", x, y), XLabel: x, YLabel: y,
-		FrontName: "policies not beaten on both (labeled)", RestName: "other policies"}
+		FrontName: "policies not beaten on both (labeled)", RestName: "other policies", IntegerX: countMetric(x), IntegerY: countMetric(y)}
 	for i, p := range out.Policies {
 		front := true
 		for j, q := range out.Policies {

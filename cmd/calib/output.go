@@ -49,10 +49,15 @@ func (a *app) plotsWanted() bool { return a.flags.plotDir != "" }
 
 // savePlots writes each figure as DIR/NAME.png and DIR/NAME.svg for --plot
 // DIR and lists the written files on stderr (unless --quiet), so that
-// standard output stays a clean report. A directory or file that cannot be
+// standard output stays a clean report; with no figure it says so rather
+// than leave an empty folder unexplained. A directory or file that cannot be
 // written is an output error (exit 3) naming it.
 func (a *app) savePlots(figs ...report.Figure) error {
-	if !a.plotsWanted() || len(figs) == 0 {
+	if !a.plotsWanted() {
+		return nil
+	}
+	if len(figs) == 0 { // said even under --quiet: the folder asked for stays empty
+		fmt.Fprintf(a.IO.ErrOut, "calib: --plot %s: nothing to draw (no session has a request), no plot written\n", a.flags.plotDir)
 		return nil
 	}
 	paths, err := report.SavePlots(a.flags.plotDir, figs...)

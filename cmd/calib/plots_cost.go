@@ -40,7 +40,7 @@ func costFigures(sc *cache.SessionCost, name string, compare bool) ([]report.Fig
 	}
 	bars := report.StackedBars{
 		Title:         fmt.Sprintf("%s: prompt per request by billing (C compaction, S summarizer call)", short),
-		CategoryLabel: "request", ValueLabel: "input tokens", Categories: cats,
+		CategoryLabel: "request", ValueLabel: "input tokens", Categories: cats, IntegerValues: true,
 		Stacks: []report.Stack{{Name: "cache read", Values: read}, {Name: "cache write", Values: write},
 			{Name: "uncached", Values: unc}, {Name: "summarizer", Values: summ}},
 	}

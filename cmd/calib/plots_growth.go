@@ -47,7 +47,7 @@ func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
 		bytes.Refs = []report.RefLine{{Y: float64(budget), Label: "budget " + report.FormatInt(int64(budget)) + " bytes"}}
 	}
 	nest := report.LineChart{Title: "Preamble nesting per rotation" + note, XLabel: "rotation", YLabel: "copies of the summary preamble (p1)",
-		IntegerX: true, ZeroY: true, Markers: true,
+		IntegerX: true, IntegerY: true, ZeroY: true, Markers: true,
 		Series: growthSeries(chains, short, func(r metrics.RotationRow) int { return r.P1 })}
 	charts := []namedChart{{"digest-growth-bytes", bytes}, {"digest-growth-nesting", nest}}
 	for i, s := range chains {
@@ -146,7 +146,7 @@ func median(sorted []float64) float64 {
 // content.
 func cliHeadBars(s growthSessionJSON, short string) report.StackedBars {
 	head := report.StackedBars{Title: chainName(short, s.Variant) + ": what the CLI head is made of",
-		CategoryLabel: "rotation", ValueLabel: "bytes of the seeded head"}
+		CategoryLabel: "rotation", ValueLabel: "bytes of the seeded head", IntegerValues: true}
 	pre := report.Stack{Name: "stacked preamble copies"}
 	content := report.Stack{Name: "content"}
 	for _, r := range s.Rotations {

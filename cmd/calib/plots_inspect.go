@@ -74,7 +74,7 @@ func inspectPlots(rows []metrics.InspectRow) ([]report.Figure, error) {
 		}
 		toolStacks = append(toolStacks, report.Stack{Name: "other", Values: vals})
 	}
-	toolsPlot, err := report.StackedBars{Title: "Tool calls by tool", ValueLabel: "calls", CategoryLabel: "session", Categories: ids, Stacks: toolStacks}.Plot()
+	toolsPlot, err := report.StackedBars{Title: "Tool calls by tool", ValueLabel: "calls", CategoryLabel: "session", Categories: ids, Stacks: toolStacks, IntegerValues: true}.Plot()
 	if err != nil {
 		return nil, err
 	}

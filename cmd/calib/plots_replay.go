@@ -30,7 +30,7 @@ func replayFigures(t *replay.Trace, name string) ([]report.Figure, error) {
 		if err != nil {
 			return nil, err
 		}
-		figs = append(figs, report.Figure{Name: sessionPlotName("replay", t.Session.ID, "loss"), Chart: tl})
+		figs = append(figs, report.Figure{Name: sessionPlotName("replay", name, "loss"), Chart: tl})
 	}
 	bars, ok := reclaimBars(t, short)
 	if !ok {
@@ -126,7 +126,7 @@ func reclaimBars(t *replay.Trace, short string) (report.StackedBars, bool) {
 	}
 	bars := report.StackedBars{
 		Title:         fmt.Sprintf("%s: tokens reclaimed per compaction (%s)", short, t.Policy),
-		CategoryLabel: "compaction at request", ValueLabel: "tokens reclaimed",
+		CategoryLabel: "compaction at request", ValueLabel: "tokens reclaimed", IntegerValues: true,
 	}
 	stacks := make([]report.Stack, len(names))
 	for i, n := range names {

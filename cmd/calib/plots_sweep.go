@@ -82,7 +82,7 @@ func paretoChart(rep *sweep.Report) report.Pareto {
 		names[i] = g.Name
 	}
 	c := report.Pareto{Title: fmt.Sprintf("Pareto front: %s vs %s (%s)", a, b, rep.Policy), XLabel: a, YLabel: b,
-		FrontName: "Pareto front, labeled " + strings.Join(names, ", ")}
+		FrontName: "Pareto front, labeled " + strings.Join(names, ", "), IntegerX: countMetric(a), IntegerY: countMetric(b)}
 	for _, r := range rep.Sets {
 		vals := make([]string, len(r.Params))
 		for i, p := range r.Params {
@@ -95,6 +95,14 @@ func paretoChart(rep *sweep.Report) report.Pareto {
 		c.Points = append(c.Points, pt)
 	}
 	return c
+}
+
+// countMetric reports whether a metric is a whole number (tokens, results,
+// cache breaks: the registry prints it without decimals), so that a chart
+// ticks its axis at whole numbers only.
+func countMetric(name string) bool {
+	m, ok := metrics.Lookup(name)
+	return ok && m.Decimals == 0
 }
 
 // atDefaults reports whether a set's swept values and the sweep's fixed

@@ -151,6 +151,9 @@ func TestParetoChartDefaults(t *testing.T) {
 				Metrics: map[string]float64{"tokens_sent": float64(1000 + i), "results_lost": float64(i)}})
 		}
 		c := paretoChart(rep)
+		if !c.IntegerX || !c.IntegerY {
+			t.Errorf("%s: tokens_sent and results_lost are counts, but IntegerX %v, IntegerY %v", tt.name, c.IntegerX, c.IntegerY)
+		}
 		var marked []bool
 		for _, p := range c.Points {
 			marked = append(marked, p.Marked)

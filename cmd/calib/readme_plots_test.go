@@ -37,11 +37,25 @@ var readmePlots = []struct {
 // own command line (TestReadmeRecipes runs the same line), into a temporary
 // folder, and requires it byte for byte equal to its golden copy: a chart
 // change shows up as a changed image in review, and a nondeterministic
-// plot fails here. Each is drawn twice, so a plot that differs from run to
-// run is reported as that, not as a stale golden file. `go test ./cmd/calib
-// -run TestReadmePlots -update` rewrites the golden copies. The real-log
-// images skip without shared/corpus-real (and fail under
+// plot fails here. Each is drawn twice, with --jobs 1 and --jobs 8, so a
+// plot that depends on the parallelism or differs from run to run is
+// reported as that, not as a stale golden file. `go test ./cmd/calib -run
+// TestReadmePlots -update` rewrites the golden copies. The real-log images
+// skip without shared/corpus-real (and fail under
 // CALIB_REQUIRE_REAL_CORPUS=1, as readmeExpand does for the recipes).
+//
+// Why exact bytes are safe here: the PNG is a function of the data, the
+// fonts gonum embeds (Liberation, no system font is read), gonum's and
+// golang.org/x/image's rasterizer (versions pinned in go.sum) and the
+// standard library's image/png and compress/flate. None reads the clock,
+// the locale or the machine; calib orders every result before drawing.
+// Checked 2026-12-01: identical bytes under go1.26.8 and go1.26.0 (go.mod's
+// go line, which CI runs), with -cpu 1,2,8, and across runs. What could
+// still change them without a chart change is a Go release that changes
+// compress/flate's output, or floating-point code generation (Go lets the
+// compiler fuse x*y+z, and it does on arm64: the goldens are linux/amd64's).
+// That shows up as this test failing on every image at once, on a
+// toolchain bump; redraw with -update and look at the images.
 func TestReadmePlots(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -67,9 +81,9 @@ func TestReadmePlots(t *testing.T) {
 			if len(runs) == 0 {
 				t.Skip("needs the real corpus beside the checkout")
 			}
-			draw := func() []byte {
+			draw := func(jobs string) []byte {
 				t.Helper()
-				args := slices.Clone(runs[0].args)
+				args := append(slices.Clone(runs[0].args), "--jobs", jobs)
 				i := slices.Index(args, "--plot")
 				if i < 0 || i+1 >= len(args) {
 					t.Fatalf("%q has no --plot folder", p.command)
@@ -85,9 +99,9 @@ func TestReadmePlots(t *testing.T) {
 				}
 				return b
 			}
-			got := draw()
-			if again := draw(); !bytes.Equal(got, again) {
-				t.Fatalf("%s differs between two runs of the same command: plots must be deterministic", p.file)
+			got := draw("1")
+			if again := draw("8"); !bytes.Equal(got, again) {
+				t.Fatalf("%s differs between --jobs 1 and --jobs 8: plots must be deterministic", p.file)
 			}
 			golden := filepath.Join("testdata", "readme", p.golden)
 			if *update {
