@@ -183,7 +183,11 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 		return &usageError{fmt.Errorf("--format: %w", err)}
 	}
 	a.Format = f
-	return nil
+	paths := args
+	if a.flags.demo {
+		paths = nil
+	}
+	return refuseWritingInputs(cmd, paths)
 }
 
 // pathArgs is the Args validator of commands that read a corpus: at least
