@@ -180,9 +180,6 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			return nil, &usageError{err}
 		}
 	}
-	if o.jobs < 0 {
-		return nil, usageErrorf("--jobs %d: expected a count of workers (0: one per core)", o.jobs)
-	}
 	view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
 	have := func(n metrics.Needs) bool {
 		return n == metrics.NeedsCompare && o.compare || n == metrics.NeedsRotation && def.Rotates

@@ -183,6 +183,13 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 		return &usageError{fmt.Errorf("--format: %w", err)}
 	}
 	a.Format = f
+	// --jobs is declared by each command that runs work in parallel,
+	// checked here once for all of them.
+	if cmd.Flags().Lookup("jobs") != nil {
+		if n, _ := cmd.Flags().GetInt("jobs"); n < 0 {
+			return usageErrorf("--jobs %d: expected a number of workers, 0 (one per core) or more", n)
+		}
+	}
 	paths := args
 	if a.flags.demo {
 		paths = nil
