@@ -373,3 +373,22 @@ func TestSessionNames(t *testing.T) {
 		t.Error("idsRepeat")
 	}
 }
+
+// fullWriter fails every write, as standard output does on a full disk.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteFails: a report that could not be written to standard
+// output is an output error (exit 3), not exit 1, which CI reads as a
+// failed gate; the message says the report is incomplete.
+func TestStdoutWriteFails(t *testing.T) {
+	for _, args := range [][]string{{"inspect", "--demo"}, {"replay", "--demo"}, {"policies"}, {"metrics"}} {
+		var errOut bytes.Buffer
+		code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: fullWriter{}, ErrOut: &errOut})
+		want := "calib: standard output: no space left on device; the report is incomplete\n"
+		if code != 3 || errOut.String() != want {
+			t.Errorf("calib %v: exit %d, stderr %q; want 3, %q", args, code, errOut.String(), want)
+		}
+	}
+}

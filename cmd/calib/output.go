@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +17,8 @@ import (
 
 // write prints doc to standard output in the --format the user chose.
 // Commands build their tables and their typed JSON result and call it once.
+// A write that fails (a full disk behind a redirection) is an output error,
+// exit 3, not 1, which CI would read as a failed gate.
 //
 // --format github follows one rule for every command: each load warning is
 // a ::warning with file= and line= (added here from the loaded corpus, so
@@ -24,7 +28,15 @@ func (a *app) write(doc report.Doc) error {
 	if a.Format == report.GitHub && a.corpus != nil {
 		doc.Annotations = append(a.corpus.annotations(), doc.Annotations...)
 	}
-	return report.Write(a.IO.Out, a.Format, doc)
+	if err := report.Write(a.IO.Out, a.Format, doc); err != nil {
+		// The OS error names /dev/stdout; say standard output once.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &outputError{fmt.Errorf("standard output: %w; the report is incomplete", err)}
+	}
+	return nil
 }
 
 // stageColumns are the stage columns of a report on rows: the stages of

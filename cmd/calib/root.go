@@ -134,7 +134,7 @@ Exit status:
   0    success
   1    a gate or threshold failed
   2    bad usage or unreadable input (each bad file is named with its line)
-  3    an output file (--out, --plot) could not be written (the path is named)
+  3    an output (--out, --plot, standard output) could not be written
   130  interrupted`
 
 // newRootCmd builds the command tree around a.
