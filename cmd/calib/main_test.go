@@ -288,6 +288,7 @@ func TestSharedFlagsPerCommand(t *testing.T) {
 		{[]string{"merge", "--demo"}, "calib: unknown flag: --demo"},
 		{[]string{"merge", "--strict", "x.json"}, "calib: unknown flag: --strict"},
 		{[]string{"demo", "--format", "json", "dir"}, "calib: unknown flag: --format"},
+		{[]string{"metrics", "--demo"}, "calib: unknown flag: --demo"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runCalib(t, tt.args...)
@@ -297,7 +298,7 @@ func TestSharedFlagsPerCommand(t *testing.T) {
 		}
 	}
 	// The commands that read a corpus take all five.
-	for _, name := range []string{"inspect", "replay", "sweep", "digest-growth"} {
+	for _, name := range []string{"inspect", "replay", "sweep", "compare", "digest-growth"} {
 		code, out, _ := runCalib(t, name, "--help")
 		for _, f := range []string{"--format", "--plot", "--strict", "--demo", "--quiet"} {
 			if code != 0 || !strings.Contains(out, f) {
