@@ -29,7 +29,15 @@ DIR must be empty or absent; --force writes into a folder that holds files
   calib replay demo-corpus/smith/sessions --policy smith-staged --set compact_at=0.7
   calib digest-growth demo-corpus/clai --rotations 10 --set variant=fixed`,
 		GroupID: groupOther,
-		Args:    cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case len(args) == 0:
+				return usageErrorf("demo needs the DIR to write the demo corpus into: calib demo DIR")
+			case len(args) > 1:
+				return usageErrorf("demo writes one DIR; got %d arguments", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := args[0]
 			if !force {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -244,6 +245,10 @@ func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, b
 	return r.GrowthRow, fmt.Sprintf("session %s: the baseline's chain is variant %q and this run's %q; compared anyway", row.ID, r.Variant, row.Variant), true
 }
 
+// finite is false for NaN and ±Inf, which a float flag parses: NaN compares
+// false with everything, so a NaN gate could never fail.
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
 // checkGrowthFlags refuses values no gate or chain can honour, before any
 // work.
 func checkGrowthFlags(o *growthOptions) error {
@@ -253,14 +258,16 @@ func checkGrowthFlags(o *growthOptions) error {
 	switch {
 	case o.gates.MaxDigestBytes < 0:
 		return usageErrorf("--max-digest-bytes %d: expected a size in bytes (0: off)", o.gates.MaxDigestBytes)
+	case !finite(o.gates.MaxGrowthBytes):
+		return usageErrorf("--max-growth-bytes %g: expected a finite number of bytes per rotation (0: off)", o.gates.MaxGrowthBytes)
 	case o.gates.MaxGrowthBytes < 0:
 		return usageErrorf("--max-growth-bytes %g: expected bytes per rotation (0: off)", o.gates.MaxGrowthBytes)
 	case o.gates.MaxNesting < 0:
 		return usageErrorf("--max-nesting %d: expected a number of copies (0: off)", o.gates.MaxNesting)
+	case !finite(o.gates.Tolerance):
+		return usageErrorf("--tolerance %g: expected a finite fraction of 0 or more (0.05 allows 5%% worse than --baseline)", o.gates.Tolerance)
 	case o.gates.Tolerance < 0:
 		return usageErrorf("--tolerance %g: expected a fraction of 0 or more (0.05 allows 5%% worse than --baseline)", o.gates.Tolerance)
-	case o.jobs < 0:
-		return usageErrorf("--jobs %d: expected 0 (one per core) or more", o.jobs)
 	}
 	return nil
 }

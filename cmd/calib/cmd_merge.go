@@ -1,6 +1,10 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -40,9 +44,9 @@ as in sweep: write the shards without --top.`,
 			}
 			parts := make([]*sweep.Report, len(args))
 			for i, p := range args {
-				r, err := sweep.ReadFile(p)
+				r, err := readShard(p)
 				if err != nil {
-					return &usageError{err}
+					return err
 				}
 				parts[i] = r
 			}
@@ -77,6 +81,23 @@ as in sweep: write the shards without --top.`,
 	}
 	viewFlags(cmd, o)
 	return cmd
+}
+
+// readShard reads one shard, naming a file it cannot read once, with what
+// to do (as loadSessions does), and a folder given for its files.
+func readShard(p string) (*sweep.Report, error) {
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return nil, usageErrorf("%s: a folder; expected a shard file (calib sweep --format json or --out); give its files, e.g. %s", p, filepath.Join(p, "*.json"))
+	}
+	r, err := sweep.ReadFile(p)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return nil, usageErrorf("%s: %s", p, fileErrorText(err))
+	}
+	if err != nil {
+		return nil, &usageError{err}
+	}
+	return r, nil
 }
 
 // shardMetrics refuses a metric that the chosen columns, the view flags

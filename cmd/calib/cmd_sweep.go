@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -179,9 +182,6 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		if sh, err = sweep.ParseShard(o.shard); err != nil {
 			return nil, &usageError{err}
 		}
-	}
-	if o.jobs < 0 {
-		return nil, usageErrorf("--jobs %d: expected a count of workers (0: one per core)", o.jobs)
 	}
 	view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
 	have := func(n metrics.Needs) bool {
@@ -360,121 +360,6 @@ func boundHeap() {
 	debug.SetMemoryLimit(int64(float64(ms.HeapAlloc)*1.25) + 64<<20)
 }
 
-// writeSweep prints a sweep report and its plots; merge uses it too, so a
-// merged report is byte-identical to a single run's. columns are the
-// tables' metric columns (nil: all); JSON has every metric.
-func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string) error {
-	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession, columns, a.Format)}
-	if err := a.write(doc); err != nil {
-		return err
-	}
-	if !a.plotsWanted() {
-		return nil
-	}
-	figs, err := sweepFigures(rep, plotMetric)
-	if err != nil {
-		return &usageError{err}
-	}
-	return a.savePlots(figs...)
-}
-
-// metricColumns are the metrics present in rows of a sweep of policy that
-// make table columns (metrics.Columns, stages in the policy's order).
-func metricColumns(rows []sweep.Row, policy string) []string {
-	return metrics.Columns(sweep.MetricNames(rows), metrics.StageOrder(policy))
-}
-
-// A usd over only some sessions is marked (usdNotes); CSV (format) gets
-// unpriced_sessions next to usd instead.
-func sweepTables(rep *sweep.Report, perSession bool, columns []string, format report.Format) []*report.Table {
-	mcols := csvUSDColumns(pickColumns(metricColumns(rep.Sets, rep.Policy), columns), format)
-	title := fmt.Sprintf("Parameter sets (policy %s, %d of %d sets, %d sessions", rep.Policy, len(rep.Sets), rep.Points, len(rep.Sessions))
-	if rep.Shard != "1/1" {
-		title += ", shard " + rep.Shard
-	}
-	if !rep.Complete {
-		title += ", INTERRUPTED"
-	}
-	title += ")"
-	cols := []report.Column{report.NumCol("set")}
-	for _, ax := range rep.Grid {
-		cols = append(cols, report.TextCol(ax.Name))
-	}
-	for _, m := range mcols {
-		cols = append(cols, report.NumCol(m))
-	}
-	if len(rep.View.Pareto) == 2 {
-		cols = append(cols, report.TextCol("pareto"))
-	}
-	partial := false
-	for _, r := range rep.Sets {
-		partial = partial || r.Incomplete
-	}
-	if partial {
-		cols = append(cols, report.TextCol("incomplete"))
-	}
-	sets := report.NewTable(title, cols...)
-	notes := newUSDNotes(usdRows(rep.Sets))
-	for _, r := range rep.Sets {
-		cells := sweepCells(r, rep, mcols, notes)
-		if partial {
-			mark := ""
-			if r.Incomplete {
-				mark = fmt.Sprintf("%d of %d sessions, not ranked", int(r.Metrics["sessions"]), len(rep.Sessions))
-			}
-			cells = append(cells, report.Str(mark))
-		}
-		sets.AddRow(cells...)
-	}
-	sets.Notes = notes.notes(mcols)
-	tables := []*report.Table{sets}
-	if perSession {
-		cols := []report.Column{report.NumCol("set")}
-		for _, ax := range rep.Grid {
-			cols = append(cols, report.TextCol(ax.Name))
-		}
-		cols = append(cols, report.TextCol("session"))
-		mc := csvUSDColumns(pickColumns(metricColumns(rep.Rows, rep.Policy), columns), format)
-		for _, m := range mc {
-			cols = append(cols, report.NumCol(m))
-		}
-		t := report.NewTable("Per session", cols...)
-		notes := newUSDNotes(usdRows(rep.Rows))
-		for _, r := range rep.Rows {
-			cells := []report.Cell{report.Int(r.Set)}
-			for _, p := range r.Params {
-				cells = append(cells, report.Str(p.Value))
-			}
-			cells = append(cells, report.Str(r.Session))
-			mcells := metricCells(mc, r.Metrics)
-			notes.mark(mc, mcells, usdRow{r.Metrics, r.UnpricedModels})
-			cells = append(cells, mcells...)
-			t.AddRow(cells...)
-		}
-		t.Notes = notes.notes(mc)
-		tables = append(tables, t)
-	}
-	return tables
-}
-
-func sweepCells(r sweep.Row, rep *sweep.Report, mcols []string, notes *usdNotes) []report.Cell {
-	cells := []report.Cell{report.Int(r.Set)}
-	for _, p := range r.Params {
-		cells = append(cells, report.Str(p.Value))
-	}
-	mcells := metricCells(mcols, r.Metrics)
-	notes.mark(mcols, mcells, usdRow{r.Metrics, r.UnpricedModels})
-	cells = append(cells, mcells...)
-	if len(rep.View.Pareto) == 2 {
-		mark := ""
-		if r.Pareto {
-			mark = "*"
-		}
-		cells = append(cells, report.Str(mark))
-	}
-	return cells
-}
-
 // newStream opens --out (nothing when path is empty) and writes its header.
 func newStream(path string, h sweep.Header, v sweep.View) (*sweep.Stream, error) {
 	if path == "" {
@@ -482,13 +367,31 @@ func newStream(path string, h sweep.Header, v sweep.View) (*sweep.Stream, error)
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, &outputError{fmt.Errorf("--out: %w", err)}
+		return nil, &outputError{fmt.Errorf("--out %s: %s", path, createErrorText(path, err))}
 	}
 	s, err := sweep.NewStream(f, h, v)
 	if err != nil {
 		return nil, &outputError{fmt.Errorf("--out %s: %w", path, err)}
 	}
 	return s, nil
+}
+
+// createErrorText is what to print after "--out PATH: " for a file that
+// could not be created: the failure in words, once, and what to do.
+func createErrorText(path string, err error) string {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "its folder does not exist; create it first or give another path"
+	case errors.Is(err, syscall.EISDIR):
+		return "is a folder; give a file path such as " + filepath.Join(path, "rows.jsonl")
+	case errors.Is(err, fs.ErrPermission):
+		return "permission denied; give a path in a folder you can write to"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return err.Error() + "; give another path"
 }
 
 // closeStream finishes --out; a write that failed on the way is reported
@@ -498,13 +401,4 @@ func closeStream(s *sweep.Stream, path string, complete bool) error {
 		return &outputError{fmt.Errorf("--out %s: %w (the file is incomplete)", path, err)}
 	}
 	return nil
-}
-
-// usdRows are sweep rows as usdNotes reads them.
-func usdRows(rows []sweep.Row) []usdRow {
-	out := make([]usdRow, len(rows))
-	for i, r := range rows {
-		out[i] = usdRow{r.Metrics, r.UnpricedModels}
-	}
-	return out
 }

@@ -12,7 +12,7 @@ const (
 	exitOK          = 0
 	exitFailed      = 1 // a gate or threshold failed (or calib could not finish)
 	exitUsage       = 2 // bad usage or unreadable input
-	exitOutput      = 3 // an output file (--out, --plot) could not be written
+	exitOutput      = 3 // an output (--out, --plot, standard output) could not be written
 	exitInterrupted = 130
 )
 

@@ -86,6 +86,12 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
 	}
+	sessions, dups := readOnce(sessions)
+	if !a.flags.quiet {
+		for _, d := range dups {
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
+		}
+	}
 	l := &loaded{Sessions: sessions}
 	a.corpus = l
 	for _, s := range sessions {
@@ -111,6 +117,52 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 		return nil, l.Err()
 	}
 	return l, nil
+}
+
+// duplicate is a file given twice (as two PATHs, or as a PATH and inside
+// a folder given): path is the later spelling, first the earlier.
+type duplicate struct{ path, first string }
+
+// readOnce drops the sessions of a file read a second time, keeping the
+// first: the same session counted twice would double every total. A file
+// is the same when the operating system says so (os.SameFile: a symbolic
+// link, ./ and ../ spellings, a hard link); a session of it is the same
+// when its id is too (one Claude Code log holds several sessions, one clai
+// database several workspaces' sessions). Each repeated file is named
+// once.
+func readOnce(sessions []*corpus.Session) ([]*corpus.Session, []duplicate) {
+	type seen struct {
+		info os.FileInfo
+		path string
+	}
+	byID := map[string][]seen{}
+	named := map[string]bool{}
+	var dups []duplicate
+	out := sessions[:0:0]
+	for _, s := range sessions {
+		fi, err := os.Stat(s.Path)
+		if s.Path == "-" || err != nil {
+			out = append(out, s)
+			continue
+		}
+		first := ""
+		for _, e := range byID[s.ID] {
+			if os.SameFile(e.info, fi) {
+				first = e.path
+				break
+			}
+		}
+		if first == "" {
+			byID[s.ID] = append(byID[s.ID], seen{fi, s.Path})
+			out = append(out, s)
+			continue
+		}
+		if !named[s.Path] {
+			named[s.Path] = true
+			dups = append(dups, duplicate{path: s.Path, first: first})
+		}
+	}
+	return out, dups
 }
 
 // annotations turns the load warnings into GitHub annotations, for

@@ -288,6 +288,7 @@ func TestSharedFlagsPerCommand(t *testing.T) {
 		{[]string{"merge", "--demo"}, "calib: unknown flag: --demo"},
 		{[]string{"merge", "--strict", "x.json"}, "calib: unknown flag: --strict"},
 		{[]string{"demo", "--format", "json", "dir"}, "calib: unknown flag: --format"},
+		{[]string{"metrics", "--demo"}, "calib: unknown flag: --demo"},
 	}
 	for _, tt := range tests {
 		code, _, errOut := runCalib(t, tt.args...)
@@ -297,7 +298,7 @@ func TestSharedFlagsPerCommand(t *testing.T) {
 		}
 	}
 	// The commands that read a corpus take all five.
-	for _, name := range []string{"inspect", "replay", "sweep", "digest-growth"} {
+	for _, name := range []string{"inspect", "replay", "sweep", "compare", "digest-growth"} {
 		code, out, _ := runCalib(t, name, "--help")
 		for _, f := range []string{"--format", "--plot", "--strict", "--demo", "--quiet"} {
 			if code != 0 || !strings.Contains(out, f) {
@@ -371,5 +372,24 @@ func TestSessionNames(t *testing.T) {
 	}
 	if idsRepeat([]string{"a", "b"}) || !idsRepeat([]string{"a", "b", "a"}) {
 		t.Error("idsRepeat")
+	}
+}
+
+// fullWriter fails every write, as standard output does on a full disk.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestStdoutWriteFails: a report that could not be written to standard
+// output is an output error (exit 3), not exit 1, which CI reads as a
+// failed gate; the message says the report is incomplete.
+func TestStdoutWriteFails(t *testing.T) {
+	for _, args := range [][]string{{"inspect", "--demo"}, {"replay", "--demo"}, {"policies"}, {"metrics"}} {
+		var errOut bytes.Buffer
+		code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: fullWriter{}, ErrOut: &errOut})
+		want := "calib: standard output: no space left on device; the report is incomplete\n"
+		if code != 3 || errOut.String() != want {
+			t.Errorf("calib %v: exit %d, stderr %q; want 3, %q", args, code, errOut.String(), want)
+		}
 	}
 }

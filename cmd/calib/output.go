@@ -1,8 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/report"
@@ -10,6 +17,8 @@ import (
 
 // write prints doc to standard output in the --format the user chose.
 // Commands build their tables and their typed JSON result and call it once.
+// A write that fails (a full disk behind a redirection) is an output error,
+// exit 3, not 1, which CI would read as a failed gate.
 //
 // --format github follows one rule for every command: each load warning is
 // a ::warning with file= and line= (added here from the loaded corpus, so
@@ -19,7 +28,15 @@ func (a *app) write(doc report.Doc) error {
 	if a.Format == report.GitHub && a.corpus != nil {
 		doc.Annotations = append(a.corpus.annotations(), doc.Annotations...)
 	}
-	return report.Write(a.IO.Out, a.Format, doc)
+	if err := report.Write(a.IO.Out, a.Format, doc); err != nil {
+		// The OS error names /dev/stdout; say standard output once.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return &outputError{fmt.Errorf("standard output: %w; the report is incomplete", err)}
+	}
+	return nil
 }
 
 // stageColumns are the stage columns of a report on rows: the stages of
@@ -70,4 +87,86 @@ func (a *app) savePlots(figs ...report.Figure) error {
 		}
 	}
 	return nil
+}
+
+// refuseWritingInputs enforces "calib never writes to what it reads"
+// before any work: an output path (--out FILE, --plot DIR) that is one of
+// the inputs (PATH arguments, or a file an input flag names), or lies
+// inside an input folder, is a usage error naming both. Paths are compared
+// after symbolic links are resolved, so a link or a ../ spelling does not
+// get around it. Without this, `sweep sessions/ --out sessions/x.jsonl`
+// overwrote a session file.
+func refuseWritingInputs(cmd *cobra.Command, paths []string) error {
+	// The flags that name a file calib reads besides the PATH arguments,
+	// and those that name a path it writes; a command has only some of
+	// them (Lookup says which).
+	inputs := append([]string(nil), paths...)
+	for _, name := range []string{"grid-file", "prices", "baseline"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Value.String() != "" {
+			inputs = append(inputs, f.Value.String())
+		}
+	}
+	for _, name := range []string{"out", "plot"} {
+		f := cmd.Flags().Lookup(name)
+		if f == nil || f.Value.String() == "" {
+			continue
+		}
+		if err := refuseOverlap("--"+name, f.Value.String(), inputs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refuseOverlap is refuseWritingInputs for one output path. An input that
+// does not exist is skipped: loading reports it.
+func refuseOverlap(flag, out string, inputs []string) error {
+	rout := resolvePath(out)
+	outInfo, outErr := os.Stat(out)
+	for _, in := range inputs {
+		if in == "" || in == "-" {
+			continue
+		}
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			continue
+		}
+		rin, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			continue
+		}
+		inInfo, err := os.Stat(rin)
+		if err != nil {
+			continue
+		}
+		// The same file under another name (a hard link) counts too.
+		if rout == rin || outErr == nil && os.SameFile(outInfo, inInfo) {
+			return usageErrorf("%s %s is the input %s: calib never writes to what it reads; give a path outside the inputs", flag, out, in)
+		}
+		if inInfo.IsDir() && strings.HasPrefix(rout, strings.TrimSuffix(rin, string(filepath.Separator))+string(filepath.Separator)) {
+			return usageErrorf("%s %s is inside the input folder %s: calib never writes to what it reads; give a path outside the inputs", flag, out, in)
+		}
+	}
+	return nil
+}
+
+// resolvePath is p made absolute with the symbolic links of its longest
+// existing prefix resolved: an output path usually does not exist yet.
+func resolvePath(p string) string {
+	cur, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return filepath.Join(cur, rest)
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
 }

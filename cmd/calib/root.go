@@ -134,7 +134,7 @@ Exit status:
   0    success
   1    a gate or threshold failed
   2    bad usage or unreadable input (each bad file is named with its line)
-  3    an output file (--out, --plot) could not be written (the path is named)
+  3    an output (--out, --plot, standard output) could not be written
   130  interrupted`
 
 // newRootCmd builds the command tree around a.
@@ -183,7 +183,18 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 		return &usageError{fmt.Errorf("--format: %w", err)}
 	}
 	a.Format = f
-	return nil
+	// --jobs is declared by each command that runs work in parallel,
+	// checked here once for all of them.
+	if cmd.Flags().Lookup("jobs") != nil {
+		if n, _ := cmd.Flags().GetInt("jobs"); n < 0 {
+			return usageErrorf("--jobs %d: expected a number of workers, 0 (one per core) or more", n)
+		}
+	}
+	paths := args
+	if a.flags.demo {
+		paths = nil
+	}
+	return refuseWritingInputs(cmd, paths)
 }
 
 // pathArgs is the Args validator of commands that read a corpus: at least

@@ -177,7 +177,7 @@ func notRegular(m os.FileMode) error {
 	return fmt.Errorf("%s; expected a session file, a session folder or a clai workspace", what)
 }
 
-// walked is one entry of a folder walk: a regular file, or a smith session
+// walked is one entry of a folder walk: a regular file (or a link to one), or a smith session
 // folder or an opencode storage folder (loaded whole).
 type walked struct {
 	path     string
@@ -206,6 +206,14 @@ func walk(dir string) ([]walked, error) {
 		}
 		if d.Type().IsRegular() {
 			files = append(files, walked{path: p})
+		}
+		// A link to a file is read as the file (a corpus gathered as
+		// links); a link to a folder is not followed, so a link back up
+		// cannot loop.
+		if d.Type()&os.ModeSymlink != 0 {
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				files = append(files, walked{path: p})
+			}
 		}
 		return nil
 	})
