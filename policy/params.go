@@ -82,8 +82,13 @@ func (s ParamSpec) Parse(v string) (string, error) {
 		return strconv.FormatInt(n, 10), nil
 	case Float:
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) {
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return "", bad("out of range") // 1e309 parses as +Inf with ErrRange
+		case err != nil || math.IsNaN(f):
 			return "", bad("not a number")
+		case math.IsInf(f, 0):
+			return "", bad("not a finite number")
 		}
 		if !(s.Min == 0 && s.Max == 0) && (f < s.Min || f > s.Max) {
 			return "", bad("out of range")

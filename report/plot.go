@@ -1,11 +1,14 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -179,6 +182,12 @@ type Figure struct {
 // directly. The files are byte-identical across runs for the same chart.
 func SavePlots(dir string, figs ...Figure) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		// mkdir's own "not a directory" names neither the file in the way
+		// nor what to do about it.
+		var pe *fs.PathError
+		if errors.Is(err, syscall.ENOTDIR) && errors.As(err, &pe) {
+			return nil, fmt.Errorf("plot folder %s: %s is a file, not a folder; give a folder path (it is created if missing)", dir, pe.Path)
+		}
 		return nil, fmt.Errorf("plot folder %s: %w", dir, err)
 	}
 	var paths []string

@@ -119,7 +119,7 @@ gate, the session and the values:
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
 	f.IntVar(&o.gates.MaxDigestBytes, "max-digest-bytes", 0, "gate: largest digest in `BYTES` (0: off)")
 	f.Float64Var(&o.gates.MaxGrowthBytes, "max-growth-bytes", 0, "gate: least-squares growth in `BYTES` per rotation (0: off)")
-	f.IntVar(&o.gates.MaxNesting, "max-nesting", 0, "gate: copies of a preamble in one digest (0: off)")
+	f.IntVar(&o.gates.MaxNesting, "max-nesting", 0, "gate: at most `N` copies of a preamble in one digest (0: off)")
 	f.StringVar(&o.baseline, "baseline", "", "gate: a JSON report `FILE` of an earlier run to compare with")
 	f.Float64Var(&o.gates.Tolerance, "tolerance", 0.05, "allowed worsening against --baseline, as a `FRACTION`")
 	f.BoolVar(&o.gates.FailOnViolations, "fail-on-violations", false, "gate: fail a chain whose replay broke an invariant")

@@ -23,7 +23,7 @@ type costFlags struct {
 func addCostFlags(cmd *cobra.Command, f *costFlags) {
 	cmd.Flags().StringVar(&f.preset, "cache", "", "prompt-cache preset: "+strings.Join(cache.PresetNames(), ", ")+
 		" (default: the session's agent: claude-code for Claude Code, openai for Codex, anthropic otherwise); cache_* --set values override it")
-	cmd.Flags().StringVar(&f.prices, "prices", "", "CSV of model prices in USD per million tokens (columns model,provider,input,cache_write_5m,cache_write_1h,cache_read,output[,date,source]) overriding the built-in table")
+	cmd.Flags().StringVar(&f.prices, "prices", "", "a CSV `FILE` of model prices in USD per million tokens (columns model,provider,input,cache_write_5m,cache_write_1h,cache_read,output[,date,source]) overriding the built-in table")
 }
 
 // costSetup is the resolved cost configuration of a command.
