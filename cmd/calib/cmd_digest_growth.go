@@ -258,16 +258,12 @@ func checkGrowthFlags(o *growthOptions) error {
 	switch {
 	case o.gates.MaxDigestBytes < 0:
 		return usageErrorf("--max-digest-bytes %d: expected a size in bytes (0: off)", o.gates.MaxDigestBytes)
-	case !finite(o.gates.MaxGrowthBytes):
-		return usageErrorf("--max-growth-bytes %g: expected a finite number of bytes per rotation (0: off)", o.gates.MaxGrowthBytes)
-	case o.gates.MaxGrowthBytes < 0:
-		return usageErrorf("--max-growth-bytes %g: expected bytes per rotation (0: off)", o.gates.MaxGrowthBytes)
+	case !finite(o.gates.MaxGrowthBytes) || o.gates.MaxGrowthBytes < 0:
+		return usageErrorf("--max-growth-bytes %g: expected a finite number of bytes per rotation, 0 or more (0: off)", o.gates.MaxGrowthBytes)
 	case o.gates.MaxNesting < 0:
 		return usageErrorf("--max-nesting %d: expected a number of copies (0: off)", o.gates.MaxNesting)
-	case !finite(o.gates.Tolerance):
-		return usageErrorf("--tolerance %g: expected a finite fraction of 0 or more (0.05 allows 5%% worse than --baseline)", o.gates.Tolerance)
-	case o.gates.Tolerance < 0:
-		return usageErrorf("--tolerance %g: expected a fraction of 0 or more (0.05 allows 5%% worse than --baseline)", o.gates.Tolerance)
+	case !finite(o.gates.Tolerance) || o.gates.Tolerance < 0:
+		return usageErrorf("--tolerance %g: expected a finite fraction, 0 or more (0.05 allows 5%% worse than --baseline)", o.gates.Tolerance)
 	}
 	return nil
 }
