@@ -143,11 +143,16 @@ type compState struct {
 	units    int64
 	count    int64
 	thinking int64
-	weigh    *clearStage // what count sums (Composed.weigh), nil: messages
-	thinks   bool        // whether thinking sums droppableThinking (Composed.thinks)
-	g        globals
-	in       []corpus.Message // the history Compact was handed
-	stages   []StageReport
+	// turns are h's real-turn starts (Checkpoint.Turns) while they hold:
+	// set (a summary, a dropped middle, a smith rewrite) and the thinking
+	// stage's drop make them nil; cow's rewrites keep them, since they
+	// move no message and change no block's kind.
+	turns  []TurnStart
+	weigh  *clearStage // what count sums (Composed.weigh), nil: messages
+	thinks bool        // whether thinking sums droppableThinking (Composed.thinks)
+	g      globals
+	in     []corpus.Message // the history Compact was handed
+	stages []StageReport
 	// strategy is set by a stage that summarizes or drops (Truncated
 	// otherwise); removed and summ go to the outcome.
 	strategy Strategy
@@ -161,6 +166,7 @@ func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.ov
 // thinking are recounted (a summary or a dropped middle, rare and already
 // O(n)).
 func (st *compState) set(out []corpus.Message, units int64) {
+	st.turns = nil
 	st.setCounted(out, units, weighAll(st.weigh, st.g.meter, out), thinkingAll(st.thinks, out))
 }
 
@@ -241,7 +247,7 @@ func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
 
 // Compact runs the stages whose triggers fire, in order.
 func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	st := &compState{h: h, in: h, units: at.Units, count: at.Count, thinking: at.Thinking,
+	st := &compState{h: h, in: h, units: at.Units, count: at.Count, thinking: at.Thinking, turns: at.Turns,
 		weigh: p.weigh, thinks: p.thinks, g: p.g, strategy: None}
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()

@@ -27,19 +27,20 @@ type thinkingStage struct{ keep int }
 // run drops the thinking of every droppable message before the window (the
 // last keep_turns real user turns). The history's thinking sum (Measure's
 // third, kept by the replay and by every stage's rewrite) counts the
-// droppable messages of the whole history, so the stage reads only the
-// window and, when the sum says some lie before it, back from the window
-// to the oldest of them: a checkpoint costs the window and what it drops,
-// not the session. Without the sum a pure stage could not skip that read
-// and stay exact: Units and Count do not change when a message before the
-// window gains droppable thinking, and under --compare-recorded the stage
-// is handed the recorded history, not its own earlier output.
+// droppable messages of the whole history, and the replay's turn starts
+// (Checkpoint.Turns) give the window's start and the sum before it, so the
+// stage reads only, when the sums say some lie before the window, back
+// from the window to the oldest of them: a checkpoint costs what it drops,
+// not the session nor the turn in progress. Without the sums a pure stage
+// could not skip those reads and stay exact: Units and Count do not change
+// when a message before the window gains droppable thinking, and under
+// --compare-recorded the stage is handed the recorded history, not its own
+// earlier output.
 func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	if st.thinking == 0 {
 		return nil // the common case: nothing droppable anywhere
 	}
-	from := windowStart(st.h, t.keep)
-	inWindow := thinkingAll(true, st.h[from:])
+	from, inWindow := t.window(st)
 	lo := from
 	for need := st.thinking - inWindow; need > 0 && lo > 0; {
 		lo--
@@ -70,8 +71,28 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	// Every droppable message before the window lost its thinking: what
 	// stays droppable is the window's.
 	st.setCounted(out, st.units-before+w.total, count, inWindow)
+	st.turns = nil // their thinking sums were the history's before the drop
 	r.AfterTokens = st.tokens()
 	return r
+}
+
+// window is the start of the stage's window (windowStart) and the
+// thinking sum inside it: from the turn starts when the replay keeps them,
+// in O(1); otherwise read back from the end of the history, which costs
+// the window and the turn before it.
+func (t *thinkingStage) window(st *compState) (from int, inWindow int64) {
+	ts := st.turns
+	switch {
+	case ts == nil:
+		from = windowStart(st.h, t.keep)
+		return from, thinkingAll(true, st.h[from:])
+	case t.keep <= 0:
+		return len(st.h), 0
+	case len(ts) <= t.keep:
+		return 0, st.thinking
+	}
+	s := ts[len(ts)-t.keep]
+	return s.At, st.thinking - s.Thinking
 }
 
 // droppableThinking reports whether m holds thinking beside other content

@@ -150,18 +150,27 @@ var thinkingSettings = []map[string]string{
 // diffThinking walks msgs through fast and slow and fails at the first
 // checkpoint where they decide differently. recorded hands both the
 // recorded history (msgs up to the checkpoint, as --compare-recorded does)
-// instead of their own output; force sets Checkpoint.Force. It returns how
-// many checkpoints dropped thinking.
-func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Message, recorded, force bool) int {
+// instead of their own output; force sets Checkpoint.Force; turns keeps
+// fast's turn starts as the replay does (AddTurn, AdoptTurns), checked at
+// every checkpoint against a fresh count, instead of leaving them nil (the
+// stage then reads its window back). It returns how many checkpoints
+// dropped thinking.
+func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Message, recorded, force, turns bool) int {
 	t.Helper()
 	var hf, hs []corpus.Message
 	var atf, ats Checkpoint
+	if turns {
+		atf.Turns = []TurnStart{}
+	}
 	var prev *corpus.Message
 	dropped := 0
 	for i := range msgs {
 		m := &msgs[i]
 		if fast.Checkpoint(prev, m) {
 			atf.Request, ats.Request, atf.Force, ats.Force = i, i, force, force
+			if want := sums(fast, hf).Turns; turns && !slices.Equal(atf.Turns, want) {
+				t.Fatalf("message %d: turn starts %v, a fresh count gives %v", i, atf.Turns, want)
+			}
 			of, os := fast.Compact(hf, atf), slow.Compact(hs, ats)
 			if want := sums(fast, of.History); of.Strategy != None && of.Units != want.Units || of.Count != want.Count || of.Thinking != want.Thinking {
 				t.Fatalf("message %d: outcome sums %d, %d, %d; a fresh measure gives %d, %d, %d",
@@ -176,9 +185,15 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 				}
 			}
 			if of.Strategy != None && !recorded {
+				if turns {
+					atf.Turns = AdoptTurns(fast, atf.Turns, of, FirstChanged(hf, of.History))
+				}
 				hf, atf.Units, atf.Count, atf.Thinking = of.History, of.Units, of.Count, of.Thinking
 				hs, ats.Units, ats.Count, ats.Thinking = os.History, os.Units, os.Count, os.Thinking
 			}
+		}
+		if turns {
+			atf.Turns = AddTurn(atf.Turns, m, len(hf), atf.Thinking)
 		}
 		hf, hs = append(hf, *m), append(hs, *m)
 		u, c, k := fast.Measure(m)
@@ -193,13 +208,17 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 // TestThinkingStageAgrees walks anthropic-context-editing over sessions
 // with thinking in assorted places, its own compactions followed and
 // handed the recorded history (with and without Force, as agreement
-// does): the stage reading the thinking sum must decide at every
-// checkpoint as the full scan from the start of the history does, and
-// every outcome's sums must be a fresh measure's.
+// does), with the turn starts kept and without them: the stage reading
+// the sums must decide at every checkpoint as the full scan from the start
+// of the history does, and every outcome's sums must be a fresh measure's.
+// The sessions include one real turn of 200 messages and a short turn
+// followed by a long one (the window is then the turn in progress, which
+// the turn starts spare reading), and turns that leave thinking to drop at
+// every real turn.
 func TestThinkingStageAgrees(t *testing.T) {
-	sessions := map[string][]byte{
+	shapes := map[string][]byte{
 		"alternating": {0, 2, 7, 2, 0, 4, 7, 2, 10},
-		"one long turn": {0, 2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 2, 7, 4, 7, 2, 11, 2, 6, 7,
+		"long turns": {0, 2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 2, 7, 4, 7, 2, 11, 2, 6, 7,
 			2, 4, 7, 2, 10, 2, 3, 2, 6, 7, 4, 7, 2, 2, 2, 5, 2, 6, 7, 2},
 		"synthetic turns": {0, 2, 1, 2, 4, 7, 1, 11, 2, 0, 3, 9, 2},
 	}
@@ -209,18 +228,29 @@ func TestThinkingStageAgrees(t *testing.T) {
 		for i := range shape {
 			shape[i] = byte(r.IntN(len(thinkingShapes)))
 		}
-		sessions[fmt.Sprintf("random seed=%d", seed)] = shape
+		shapes[fmt.Sprintf("random seed=%d", seed)] = shape
 	}
-	for name, shape := range sessions {
-		msgs := thinkingSession(shape, 200)
+	sessions := map[string][]corpus.Message{}
+	for name, shape := range shapes {
+		sessions[name] = thinkingSession(shape, 200)
+	}
+	// long draws no real turn: not shape 0, nor 9 and 11 (a summary and a
+	// user message with thinking, which windowStart counts as turns).
+	long := []byte{2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 2, 7, 4, 7, 2, 1, 2, 6, 7, 10}
+	sessions["one real turn"] = append([]corpus.Message{puser("u", "do it all")}, thinkingSession(long, 199)...)
+	sessions["a short turn, then a long one"] = slices.Concat(thinkingSession([]byte{0, 2, 7, 4}, 8),
+		[]corpus.Message{puser("u", "now the rest")}, thinkingSession(long, 191))
+	for name, msgs := range sessions {
 		for _, set := range thinkingSettings {
 			for _, mode := range []struct {
-				name            string
-				recorded, force bool
-			}{{"own", false, false}, {"recorded", true, false}, {"recorded forced", true, true}} {
+				name                   string
+				recorded, force, turns bool
+			}{{"own", false, false, true}, {"own, no turn starts", false, false, false},
+				{"recorded", true, false, true}, {"recorded forced", true, true, true},
+				{"recorded, no turn starts", true, false, false}} {
 				t.Run(fmt.Sprintf("%s/%v/%s", name, set, mode.name), func(t *testing.T) {
 					fast := presetPolicy(t, "anthropic-context-editing", set)
-					diffThinking(t, fast, withOracle(t, fast), msgs, mode.recorded, mode.force)
+					diffThinking(t, fast, withOracle(t, fast), msgs, mode.recorded, mode.force, mode.turns)
 				})
 			}
 		}
@@ -234,7 +264,7 @@ func TestThinkingStageDrops(t *testing.T) {
 	msgs := thinkingSession([]byte{0, 2, 7, 2, 0, 4, 7, 2, 10}, 200)
 	fast := presetPolicy(t, "anthropic-context-editing", nil)
 	for _, recorded := range []bool{false, true} {
-		if n := diffThinking(t, fast, withOracle(t, fast), msgs, recorded, false); n < 10 {
+		if n := diffThinking(t, fast, withOracle(t, fast), msgs, recorded, false, true); n < 10 {
 			t.Errorf("recorded %v: the stage dropped thinking at %d checkpoints, want at least 10", recorded, n)
 		}
 	}
@@ -261,7 +291,9 @@ func FuzzThinkingStage(f *testing.F) {
 		msgs := thinkingSession(shape, min(4*len(shape), 400))
 		fast := presetPolicy(t, "anthropic-context-editing", set)
 		for _, recorded := range []bool{false, true} {
-			diffThinking(t, fast, withOracle(t, fast), msgs, recorded, recorded)
+			for _, turns := range []bool{false, true} {
+				diffThinking(t, fast, withOracle(t, fast), msgs, recorded, recorded, turns)
+			}
 		}
 	})
 }

@@ -10,6 +10,7 @@
 // smith's working history, window, safe cut and summary stage), clai_rotation.go (built on clai_digest.go and
 // clai_select.go: clai's rendering and select_head_and_tail, legacy and
 // fixed), clear_tool_results.go (its plan in clear_tool_results_plan.go);
+// turns.go (where a history's real turns start, kept by the replay);
 // the general stages composed into presets
 // (compose.go and compose_<kind>.go, preset.go, presets.go: one preset per
 // agent).
@@ -59,6 +60,10 @@ type Checkpoint struct {
 	Units    int64
 	Count    int64
 	Thinking int64
+	// Turns are h's real-turn starts, oldest first, with the thinking sum
+	// before each, kept by the replay (AddTurn, AdoptTurns); read only.
+	// nil when the caller does not keep them (a stage then reads h back).
+	Turns []TurnStart
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session
@@ -118,6 +123,30 @@ type Outcome struct {
 	// output of a summarizer call, which the cost layer prices).
 	Summarizer    string
 	SummaryTokens int
+}
+
+// FirstChanged is the index of the first message of out that is not the
+// same message as in's at that index (SameMessage: a compaction shares
+// every message it leaves alone), or the shorter length when none
+// differs: the walker's firstChanged, and where AdoptTurns starts.
+func FirstChanged(in, out []corpus.Message) int {
+	n := min(len(in), len(out))
+	for i := range n {
+		if !SameMessage(&in[i], &out[i]) {
+			return i
+		}
+	}
+	return n
+}
+
+// SameMessage reports whether b is a, unchanged: the same fields and the
+// same block slice. The invariant checks skip such messages, so every
+// field they or a policy's Measure read is compared.
+func SameMessage(a, b *corpus.Message) bool {
+	x, y := a.Blocks, b.Blocks
+	return a.ID == b.ID && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0]) &&
+		a.Role == b.Role && a.Synthetic == b.Synthetic && a.Summary == b.Summary &&
+		a.Sidechain == b.Sidechain && a.Source == b.Source && a.Line == b.Line && a.Time.Equal(b.Time)
 }
 
 // untouched is the Outcome of a checkpoint that leaves h as it is: the

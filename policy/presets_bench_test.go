@@ -30,19 +30,22 @@ func BenchmarkPresetWalk(b *testing.B) {
 	}
 }
 
-// walkFast is walk with the running sums kept as the replay keeps them.
+// walkFast is walk with the running sums and the turn starts kept as the
+// replay keeps them.
 func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 	var h []corpus.Message
-	var at Checkpoint
+	at := Checkpoint{Turns: []TurnStart{}}
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
 		if p.Checkpoint(prev, m) {
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
+				at.Turns = AdoptTurns(p, at.Turns, o, FirstChanged(h, o.History))
 				h, at.Units, at.Count, at.Thinking = o.History, o.Units, o.Count, o.Thinking
 			}
 		}
+		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
 		h = append(h, *m)
 		u, c, k := p.Measure(m)
 		at.Units += u
@@ -58,15 +61,17 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 // same with three small tool results early on (under every preset's keep
 // budget), and real turns of 25 steps with thinking beside every
 // assistant message's text (anthropic-context-editing's clear-thinking
-// stage drops it from every turn but the last). Each checkpoint used to
-// scan the whole history for the clear stage's newest stub and hand it all
-// to clear-tool-results' keep walk, and the clear-thinking stage scanned
-// it from the start for droppable thinking, so ns/msg grew with the
-// session; it should be flat between the two sizes, but for the copy of
-// the history each drop of thinking makes (README, Speed).
+// stage drops it from every turn but the last), and the same as one real
+// turn (nothing to drop). Each checkpoint used to scan the whole history
+// for the clear stage's newest stub and hand it all to clear-tool-results'
+// keep walk, and the clear-thinking stage scanned it from the start for
+// droppable thinking, then read its window (in one turn, the session) back
+// from the end, so ns/msg grew with the session; it should be flat between
+// the two sizes, but for the copy of the history each drop of thinking
+// makes (README, Speed).
 func BenchmarkClearStageWalk(b *testing.B) {
 	for _, n := range []int{4000, 16000} {
-		for _, kind := range []string{"plain", "small-results", "thinking"} {
+		for _, kind := range []string{"plain", "small-results", "thinking", "thinking-one-turn"} {
 			h := plainHistory(n, kind)
 			for _, name := range []string{"anthropic-context-editing", "gemini-cli", "opencode", "swe-agent"} {
 				b.Run(fmt.Sprintf("%s/%s/msgs=%d", name, kind, n), func(b *testing.B) {
@@ -90,17 +95,20 @@ func BenchmarkClearStageWalk(b *testing.B) {
 // "small-results" adds three small tool steps after the first turn;
 // "thinking" gives every assistant message a thinking block of 48
 // characters before its text and makes 24 of every 25 user messages
-// synthetic (the agent's own "continue"), so a real turn is 25 steps.
+// synthetic (the agent's own "continue"), so a real turn is 25 steps;
+// "thinking-one-turn" makes every user message but the first synthetic: one
+// real turn, whose thinking the stage keeps (its window is the session).
 func plainHistory(n int, kind string) []corpus.Message {
 	text := strings.Repeat("plain turn ", 5)[:48]
 	reply := []corpus.Block{{Kind: corpus.KindText, Text: text}}
-	if kind == "thinking" {
+	thinking := strings.HasPrefix(kind, "thinking")
+	if thinking {
 		reply = []corpus.Block{{Kind: corpus.KindThinking, Text: text, Signature: "sig"}, {Kind: corpus.KindText, Text: text}}
 	}
 	h := make([]corpus.Message, 0, n)
 	for i := 0; len(h) < n; i++ {
 		id := strconv.Itoa(i)
-		h = append(h, corpus.Message{ID: "u" + id, Role: corpus.RoleUser, Synthetic: kind == "thinking" && i%25 != 0,
+		h = append(h, corpus.Message{ID: "u" + id, Role: corpus.RoleUser, Synthetic: thinking && i%25 != 0 || kind == "thinking-one-turn" && i != 0,
 			Blocks: []corpus.Block{{Kind: corpus.KindText, Text: text}}})
 		if kind == "small-results" && i == 0 {
 			for k := range 3 {

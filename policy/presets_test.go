@@ -39,8 +39,9 @@ func step(id, tool, result string) []corpus.Message {
 
 // sums is what the replay keeps for p over h.
 func sums(p Policy, h []corpus.Message) Checkpoint {
-	var at Checkpoint
+	at := Checkpoint{Turns: []TurnStart{}}
 	for i := range h {
+		at.Turns = AddTurn(at.Turns, &h[i], i, at.Thinking)
 		u, c, k := p.Measure(&h[i])
 		at.Units += u
 		at.Count += c

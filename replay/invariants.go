@@ -84,7 +84,7 @@ func newChecker() *checker {
 
 // check verifies one compaction outcome against the history it was given
 // (the working history, a continuation of the last outcome checked). fc is
-// firstChanged(in, out.History). Pairing is judged relative to the input:
+// policy.FirstChanged(in, out.History). Pairing is judged relative to the input:
 // a session whose pairs were already broken is not the policy's fault, but
 // any pair the policy breaks (or duplicates) is.
 func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome, fc, req int, ev *Event) []Violation {
@@ -129,7 +129,7 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	// its measure (a policy that edits one message keeps the rest).
 	kept := c.kept[:0]
 	for i := fc; i < min(len(in), len(h)); i++ {
-		if sameMessage(&in[i], &h[i]) {
+		if policy.SameMessage(&in[i], &h[i]) {
 			kept = append(kept, keptMeasure{i, c.ms[i]})
 		}
 	}
@@ -201,7 +201,7 @@ type pair struct{ uses, results int }
 // check are added; a history that does not continue the last one checked
 // (a test's, or a new walk's) rebuilds it.
 func (c *checker) catchUp(p policy.Policy, in []corpus.Message) {
-	if len(in) < c.known || (c.known > 0 && !sameMessage(&in[c.known-1], &c.last)) {
+	if len(in) < c.known || (c.known > 0 && !policy.SameMessage(&in[c.known-1], &c.last)) {
 		c.drop(in, 0)
 	}
 	for i := c.known; i < len(in); i++ {

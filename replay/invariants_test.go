@@ -32,7 +32,7 @@ func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 				h = append(h, randomMessage(r, &next))
 			}
 			out := randomCompaction(r, p, h)
-			fc := firstChanged(h, out.History)
+			fc := policy.FirstChanged(h, out.History)
 			var got, want Event
 			gv := c.check(p, h, out, fc, req, &got)
 			wv := refCheck(p, h, out, req, &want)

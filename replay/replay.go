@@ -94,7 +94,7 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,
 					HistoryBefore: len(w.h), HistoryAfter: len(out.History)}
-				fc := firstChanged(w.h, out.History)
+				fc := policy.FirstChanged(w.h, out.History)
 				t.Violations = append(t.Violations, r.chk.check(p, w.h, out, fc, at.Request, &ev)...)
 				ev.Outcome = out
 				ev.Outcome.History = nil

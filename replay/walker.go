@@ -18,14 +18,18 @@ import (
 // left alone, so the index costs a prefix scan at a compaction and nothing
 // otherwise. A prompt-cache model reads it from Request.FirstChanged.
 type walker struct {
-	p    policy.Policy
-	s    *corpus.Session
-	h    []corpus.Message
-	sum  measure // the sums of p.Measure over h
-	turn int     // real turns appended so far
-	raw  int     // raw messages appended so far (skipped ones excluded)
-	reqs int     // requests sent so far
-	prev *corpus.Message
+	p   policy.Policy
+	s   *corpus.Session
+	h   []corpus.Message
+	sum measure // the sums of p.Measure over h
+	// turns are h's real-turn starts with the thinking sum before each
+	// (Checkpoint.Turns), kept like sum; never nil, since nil tells a
+	// policy that they are unknown.
+	turns []policy.TurnStart
+	turn  int // real turns appended so far
+	raw   int // raw messages appended so far (skipped ones excluded)
+	reqs  int // requests sent so far
+	prev  *corpus.Message
 	// dirty is the index of the first message of h that differs from the
 	// last request's prompt.
 	dirty int
@@ -72,7 +76,7 @@ const (
 
 func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s),
-		h: make([]corpus.Message, 0, min(len(s.Messages), 1024))}
+		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{}}
 }
 
 // skips reports whether m is not part of the walked thread.
@@ -86,13 +90,15 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 // at is the policy's view of the current moment.
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Session: w.s, Next: next}
+		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Session: w.s, Next: next}
 }
 
 // adopt makes a compaction's outcome the working history; fc is
-// firstChanged(w.h, out.History), which the invariant checks use too.
+// policy.FirstChanged(w.h, out.History), which the invariant checks use
+// too.
 func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.dirty = min(w.dirty, fc)
+	w.turns = policy.AdoptTurns(w.p, w.turns, out, fc)
 	w.h = out.History
 	w.sum = outcomeSums(out)
 }
@@ -111,6 +117,7 @@ func (w *walker) add(m *corpus.Message) {
 	if m.RealTurn() {
 		w.turn++
 	}
+	w.turns = policy.AddTurn(w.turns, m, len(w.h), w.sum.thinking)
 	w.h = append(w.h, *m)
 	w.sum = w.sum.plus(measureOf(w.p, m))
 	w.prev = m
@@ -120,12 +127,14 @@ func (w *walker) add(m *corpus.Message) {
 // reset empties the history (a recorded full compaction restarts it).
 func (w *walker) reset() {
 	w.h = w.h[:0:0]
+	w.turns = w.turns[:0]
 	w.sum, w.dirty = measure{}, 0
 }
 
 // clear applies an agent's recorded clears: the named results get the
 // stub (new block slices: the session is never written to), and the
-// measure is adjusted by the touched messages' deltas.
+// measure is adjusted by the touched messages' deltas. The turn starts
+// stay: a stub changes no message's role and no block's kind.
 func (w *walker) clear(ids []string, stub string) {
 	if len(ids) == 0 {
 		return
@@ -155,29 +164,6 @@ func (w *walker) clear(ids []string, stub string) {
 			w.sum = w.sum.plus(measureOf(w.p, m))
 		}
 	}
-}
-
-// firstChanged is the index of the first message of out that is not the
-// same message as in's at that index (unchanged messages share their
-// block slices), or len(in) when out only drops nothing and appends.
-func firstChanged(in, out []corpus.Message) int {
-	n := min(len(in), len(out))
-	for i := range n {
-		if !sameMessage(&in[i], &out[i]) {
-			return i
-		}
-	}
-	return n
-}
-
-// sameMessage reports whether b is a, unchanged: the same fields and the
-// same block slice. The invariant checks skip such messages, so every
-// field they or a policy's Measure read is compared.
-func sameMessage(a, b *corpus.Message) bool {
-	x, y := a.Blocks, b.Blocks
-	return a.ID == b.ID && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0]) &&
-		a.Role == b.Role && a.Synthetic == b.Synthetic && a.Summary == b.Summary &&
-		a.Sidechain == b.Sidechain && a.Source == b.Source && a.Line == b.Line && a.Time.Equal(b.Time)
 }
 
 // hasMainThread reports whether any message of s is on the main thread.
