@@ -383,6 +383,23 @@ func safeCut(h []corpus.Message, i int) bool {
 	return !hasKind(&h[i], corpus.KindToolResult) && !hasKind(&h[i-1], corpus.KindToolUse)
 }
 
+// nthLastTurn is nthLast(st.h, n, RealTurn): the start of the n-th last
+// real turn, 0 when there are fewer, len(st.h) when n <= 0. It reads the
+// turn starts while they hold, so a stage that looks for the turn in
+// progress at every request does not read a long turn back each time.
+func (st *compState) nthLastTurn(n int) int {
+	ts := st.turns
+	switch {
+	case ts == nil:
+		return nthLast(st.h, n, (*corpus.Message).RealTurn)
+	case n <= 0:
+		return len(st.h)
+	case len(ts) < n:
+		return 0
+	}
+	return ts[len(ts)-n].At
+}
+
 // currentTurnStart is the index of the last real user message, which a
 // compaction keeps with everything after it (0 when there is none).
 func currentTurnStart(h []corpus.Message) int {

@@ -70,7 +70,7 @@ func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
 			head = min(s.keepFirst, len(h))
 			cut = max(head, len(h)-(int(s.value)/2-head-1))
 		case TailTurns:
-			cut = nthLast(h, max(1, int(s.value)), (*corpus.Message).RealTurn)
+			cut = st.nthLastTurn(max(1, int(s.value)))
 		}
 		s.replace(st, at, head, cut, r)
 	}
@@ -123,7 +123,7 @@ func (s *summarizeStage) replace(st *compState, at Checkpoint, head, cut int, r 
 	for head > 0 && !safeCut(h, head) {
 		head--
 	}
-	cut = min(cut, currentTurnStart(h))
+	cut = min(cut, st.nthLastTurn(1)) // currentTurnStart(h): h is st.h
 	for cut > head && !safeCut(h, cut) {
 		cut--
 	}

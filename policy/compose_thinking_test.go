@@ -145,6 +145,7 @@ var thinkingSettings = []map[string]string{
 	{"clear-tool-uses.trigger_at": "0", "clear-tool-uses.keep_value": "1"},
 	{"clear-tool-uses.trigger_at": "300", "compact.trigger_at": "1500", "compact.tail_value": "2"},
 	{"compact.trigger_at": "800", "clear-thinking.keep_turns": "0"},
+	{"compact.trigger_at": "800"},
 }
 
 // diffThinking walks msgs through fast and slow and fails at the first
@@ -211,10 +212,11 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 // does), with the turn starts kept and without them: the stage reading
 // the sums must decide at every checkpoint as the full scan from the start
 // of the history does, and every outcome's sums must be a fresh measure's.
-// The sessions include one real turn of 200 messages and a short turn
-// followed by a long one (the window is then the turn in progress, which
-// the turn starts spare reading), and turns that leave thinking to drop at
-// every real turn.
+// The sessions include one real turn of 200 messages (also after steps
+// that start no turn), a short turn followed by a long one (the window is
+// then the turn in progress, which the turn starts spare reading back, as
+// they spare the compact stage's look for it), and turns that leave
+// thinking to drop at every real turn.
 func TestThinkingStageAgrees(t *testing.T) {
 	shapes := map[string][]byte{
 		"alternating": {0, 2, 7, 2, 0, 4, 7, 2, 10},
@@ -236,10 +238,21 @@ func TestThinkingStageAgrees(t *testing.T) {
 	}
 	// long draws no real turn: not shape 0, nor 9 and 11 (a summary and a
 	// user message with thinking, which windowStart counts as turns).
-	long := []byte{2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 2, 7, 4, 7, 2, 1, 2, 6, 7, 10}
-	sessions["one real turn"] = append([]corpus.Message{puser("u", "do it all")}, thinkingSession(long, 199)...)
-	sessions["a short turn, then a long one"] = slices.Concat(thinkingSession([]byte{0, 2, 7, 4}, 8),
-		[]corpus.Message{puser("u", "now the rest")}, thinkingSession(long, 191))
+	long := func(n int) []byte {
+		steps := []byte{2, 4, 7, 2, 6, 7, 3, 5, 2, 8, 2, 7, 4, 7, 2, 1, 2, 6, 7, 10}
+		out := make([]byte, n)
+		for i := range out {
+			out[i] = steps[i%len(steps)]
+		}
+		return out
+	}
+	for name, shape := range map[string][]byte{
+		"one real turn":                         slices.Concat([]byte{0}, long(199)),
+		"one real turn after steps without one": slices.Concat(long(30), []byte{0}, long(169)),
+		"a short turn, then a long one":         slices.Concat([]byte{0, 2, 7, 4, 0, 2, 7, 4}, []byte{0}, long(191)),
+	} {
+		sessions[name] = thinkingSession(shape, len(shape))
+	}
 	for name, msgs := range sessions {
 		for _, set := range thinkingSettings {
 			for _, mode := range []struct {
