@@ -6,10 +6,16 @@
 # --format json` with the build of BASE (before) and of the working tree
 # (after), alternating, one core. Prints the median wall and CPU (user+sys)
 # seconds of each build, and fails unless both wrote the same bytes.
+# SHAPE=thinking gives every reply a thinking block before its text and
+# makes 24 of every 25 user lines the agent's own (isMeta): real turns of
+# 25 steps, whose thinking the stage drops at the next; SHAPE=one-turn makes
+# every user line but the first the agent's own: one real turn, whose
+# thinking stays.
 #
 # Usage: scripts/bench_thinking.sh [LINES...]   (default: 25000 50000)
 #   BASE=commit (default 0fa68c6, the tree before the thinking sum),
-#   PRESET=name (default anthropic-context-editing), REPEAT=N (default 3).
+#   PRESET=name (default anthropic-context-editing), REPEAT=N (default 3),
+#   SHAPE=plain|thinking|one-turn (default plain).
 # Needs go, git and /usr/bin/time (GNU time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,24 +25,33 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(25000 50000)
 base=${BASE:-0fa68c6}
 preset=${PRESET:-anthropic-context-editing}
+shape=${SHAPE:-plain}
+case $shape in plain | thinking | one-turn) ;; *)
+	echo "SHAPE=$shape: want plain, thinking or one-turn" >&2
+	exit 2
+	;;
+esac
 
 mkdir "$tmp/base"
 git archive "$base" | tar -x -C "$tmp/base"
 (cd "$tmp/base" && go build -o "$tmp/before" ./cmd/calib)
 go build -o "$tmp/after" ./cmd/calib
 
-# session LINES FILE: Claude Code lines of a user turn and a one-word reply.
+# session LINES FILE: Claude Code lines of a user turn and a one-word reply
+# (with SHAPE's thinking and agent's own user lines).
 session() {
-	awk -v n="$1" 'BEGIN {
+	awk -v n="$1" -v shape="$shape" 'BEGIN {
 		prev = "null"
 		for (i = 0; i < n; i++) {
 			id = sprintf("m%06d", i)
 			ts = sprintf("2026-02-01T%02d:%02d:%02d.000Z", int(i / 3600) % 24, int(i / 60) % 60, i % 60)
 			common = sprintf("\"parentUuid\":%s,\"isSidechain\":false,\"userType\":\"external\",\"cwd\":\"/w\",\"sessionId\":\"s1\",\"version\":\"2.1.22\",\"uuid\":\"%s\",\"timestamp\":\"%s\"", prev, id, ts)
+			meta = (shape == "thinking" && i % 50 != 0) || (shape == "one-turn" && i > 0) ? ",\"isMeta\":true" : ""
+			think = shape == "plain" ? "" : sprintf("{\"type\":\"thinking\",\"thinking\":\"think %d\",\"signature\":\"sig\"},", i)
 			if (i % 2 == 0)
-				printf "{%s,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"turn %d\"}}\n", common, i
+				printf "{%s%s,\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"turn %d\"}}\n", common, meta, i
 			else
-				printf "{%s,\"type\":\"assistant\",\"message\":{\"model\":\"claude-opus-4-5-20251101\",\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"ok %d\"}],\"stop_reason\":null}}\n", common, i, i
+				printf "{%s,\"type\":\"assistant\",\"message\":{\"model\":\"claude-opus-4-5-20251101\",\"id\":\"msg_%d\",\"type\":\"message\",\"role\":\"assistant\",\"content\":[%s{\"type\":\"text\",\"text\":\"ok %d\"}],\"stop_reason\":null}}\n", common, i, think, i
 			prev = "\"" id "\""
 		}
 	}' >"$2"
