@@ -8,8 +8,9 @@ import (
 // walker is the working history an agent holds while a session is walked
 // message by message: the one place that decides which raw messages belong
 // to the thread, counts real turns and requests, keeps the policy's
-// running measure (so a checkpoint that does not trigger costs O(1)), and
-// adopts what a compaction returns. Run and Chain walk with the policy's
+// running measure (so a checkpoint that does not trigger costs O(1)) and
+// where the history's real turns start (so a stage finds the turn in
+// progress without reading it back), and adopts what a compaction returns. Run and Chain walk with the policy's
 // own compactions; Agree walks the agent's recorded history.
 //
 // It also tracks, per request, the first message of the prompt that
