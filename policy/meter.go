@@ -30,7 +30,7 @@ type MeterOptions struct {
 	DocumentTokens int64
 	// Memo, when set, is an o200k memo of the corpus consulted before the
 	// meter's own, so the policies built for the jobs of one sweep tokenize
-	// each corpus string once between them (NewWithMemo).
+	// each corpus string once between them (Def.Build).
 	Memo *TokenMemo
 }
 

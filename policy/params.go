@@ -157,7 +157,7 @@ func (ps Params) String() string {
 type Values struct {
 	specs []ParamSpec
 	vals  map[string]string
-	memo  *TokenMemo // shared o200k memo (NewWithMemo), or nil
+	memo  *TokenMemo // shared o200k memo (Def.Build), or nil
 }
 
 // Resolve validates settings against specs and fills in the defaults. An

@@ -88,17 +88,20 @@ func Lookup(name string) (Def, error) {
 
 // New builds a policy from --set style settings, validating every value.
 func New(name string, set map[string]string) (Policy, error) {
-	return NewWithMemo(name, set, nil)
-}
-
-// NewWithMemo is New with a shared o200k memo (nil: the policy's own), for
-// many policies replaying one corpus, as a sweep's jobs do.
-func NewWithMemo(name string, set map[string]string, memo *TokenMemo) (Policy, error) {
 	d, err := Lookup(name)
 	if err != nil {
 		return nil, err
 	}
-	v, err := Resolve(name, d.Specs, set)
+	return d.Build(set, nil)
+}
+
+// Build is New for a policy already looked up, why: Lookup builds every
+// definition (Defs), which costs more than building the policy, and a
+// sweep builds one policy per parameter set and job. memo is a shared
+// o200k memo (nil: the policy's own), for many policies replaying one
+// corpus, as a sweep's jobs do.
+func (d Def) Build(set map[string]string, memo *TokenMemo) (Policy, error) {
+	v, err := Resolve(d.Name, d.Specs, set)
 	if err != nil {
 		return nil, err
 	}

@@ -24,3 +24,29 @@ func TestForFormat(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBuild compares New, which looks the policy up among every
+// definition, with Def.Build on a definition looked up once, as a sweep
+// builds one policy per parameter set and job.
+func BenchmarkBuild(b *testing.B) {
+	for _, name := range []string{"smith-staged", "claude-code", "anthropic-context-editing"} {
+		d, err := Lookup(name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("new/"+name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := New(name, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("build/"+name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := d.Build(nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -162,7 +162,7 @@ func comparePolicies(names []string, sets map[string]map[string]string) ([]polic
 	}
 	pols := make([]policy.Policy, len(defs))
 	for i, d := range defs {
-		p, err := policy.New(d.Name, sets[d.Name])
+		p, err := d.Build(sets[d.Name], nil)
 		if err != nil {
 			return nil, nil, usageErrorf("--set %s: %w", d.Name, err)
 		}

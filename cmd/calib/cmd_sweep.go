@@ -202,7 +202,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	// before the corpus is even loaded.
 	for i := range g.Points() {
 		if sh.Has(i) {
-			if _, err := policy.New(def.Name, g.Set(i, fixed)); err != nil {
+			if _, err := def.Build(g.Set(i, fixed), nil); err != nil {
 				return nil, usageErrorf("parameter set %d (%s): %v", i, sweptParams(g, i), err)
 			}
 		}

@@ -76,7 +76,7 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []
 	fn := func(ctx context.Context, i int) (T, error) {
 		var zero T
 		j := jobs[i]
-		p, err := policy.NewWithMemo(s.Policy.Name, s.Grid.Set(j.Set, s.Fixed), memo)
+		p, err := s.Policy.Build(s.Grid.Set(j.Set, s.Fixed), memo)
 		if err != nil {
 			return zero, fmt.Errorf("parameter set %d: %w", j.Set, err)
 		}
