@@ -74,19 +74,58 @@ func BenchmarkClearStageWalk(b *testing.B) {
 		for _, kind := range []string{"plain", "small-results", "thinking", "thinking-one-turn"} {
 			h := plainHistory(n, kind)
 			for _, name := range []string{"anthropic-context-editing", "gemini-cli", "opencode", "swe-agent"} {
-				b.Run(fmt.Sprintf("%s/%s/msgs=%d", name, kind, n), func(b *testing.B) {
-					p, err := New(name, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					for b.Loop() {
-						walkFast(p, h)
-					}
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h)), "ns/msg")
-				})
+				benchClearWalk(b, name, kind, h)
 			}
 		}
+		// The clear stage's blind spots: the count stays above the
+		// stage's bound while nothing gets cleared, one session per
+		// preset (blindSpotHistory).
+		for _, name := range []string{"gemini-cli", "opencode", "swe-agent"} {
+			benchClearWalk(b, name, "blind-spot", blindSpotHistory(n, name))
+		}
 	}
+}
+
+func benchClearWalk(b *testing.B, name, kind string, h []corpus.Message) {
+	b.Run(fmt.Sprintf("%s/%s/msgs=%d", name, kind, len(h)), func(b *testing.B) {
+		p, err := New(name, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for b.Loop() {
+			walkFast(p, h)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(h)), "ns/msg")
+	})
+}
+
+// blindSpotHistory is plainHistory(n, "plain") with, after the first
+// turn, tool steps whose results keep preset's clear stage above the
+// bound its count gives (clearStage.nothingToClear) while it never
+// clears anything:
+//   - gemini-cli: 7 results of 9,000 tokens (63,000: the newest 5 are
+//     kept, and the 18,000 before them fall short of min_reclaim 30,000);
+//   - opencode: 90 results of 500 tokens (its 2,000-char cap; 45,000: the
+//     newest 80 are kept, 5,000 fall short of min_reclaim 20,000);
+//   - swe-agent: 7 results of one line ("ok"), more than its 5 kept and
+//     each shorter than its stub, which is then never written.
+func blindSpotHistory(n int, preset string) []corpus.Message {
+	results, text := 7, "ok"
+	switch preset {
+	case "gemini-cli":
+		text = strings.Repeat("abcd", 9000)
+	case "opencode":
+		results, text = 90, strings.Repeat("abcd", 500)
+	}
+	plain := plainHistory(n, "plain")
+	h := append(make([]corpus.Message, 0, n+2*results), plain[:2]...)
+	for k := range results {
+		cid := "c" + strconv.Itoa(k)
+		h = append(h,
+			corpus.Message{ID: "a" + cid, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: cid, ToolName: "bash", Args: []byte(`{"command":"ls"}`)}}},
+			corpus.Message{ID: "t" + cid, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: cid, ToolName: "bash", Text: text}}})
+	}
+	return append(h, plain[2:n-len(h)+2]...)
 }
 
 // plainHistory is n messages of alternating user and assistant text of 48
