@@ -64,6 +64,11 @@ type Checkpoint struct {
 	// before each, kept by the replay (AddTurn, AdoptTurns); read only.
 	// nil when the caller does not keep them (a stage then reads h back).
 	Turns []TurnStart
+	// Results mark h's messages holding tool results, with the sums a
+	// preset's clear stage reads (ResultMark), kept by the replay
+	// (ResultMarks, AddResult, AdoptResults); read only. nil when the
+	// caller does not keep them or the policy has no use for them.
+	Results []ResultMark
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session

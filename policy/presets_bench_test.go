@@ -30,22 +30,25 @@ func BenchmarkPresetWalk(b *testing.B) {
 	}
 }
 
-// walkFast is walk with the running sums and the turn starts kept as the
-// replay keeps them.
+// walkFast is walk with the running sums, the turn starts and the result
+// marks kept as the replay keeps them.
 func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 	var h []corpus.Message
-	at := Checkpoint{Turns: []TurnStart{}}
+	at := Checkpoint{Turns: []TurnStart{}, Results: ResultMarks(p)}
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
 		if p.Checkpoint(prev, m) {
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
-				at.Turns = AdoptTurns(p, at.Turns, o, FirstChanged(h, o.History))
+				fc := FirstChanged(h, o.History)
+				at.Turns = AdoptTurns(p, at.Turns, o, fc)
+				at.Results = AdoptResults(p, at.Results, o.History, fc)
 				h, at.Units, at.Count, at.Thinking = o.History, o.Units, o.Count, o.Thinking
 			}
 		}
 		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
+		at.Results = AddResult(p, at.Results, m, len(h))
 		h = append(h, *m)
 		u, c, k := p.Measure(m)
 		at.Units += u
@@ -77,9 +80,11 @@ func BenchmarkClearStageWalk(b *testing.B) {
 				benchClearWalk(b, name, kind, h)
 			}
 		}
-		// The clear stage's blind spots: the count stays above the
-		// stage's bound while nothing gets cleared, one session per
-		// preset (blindSpotHistory).
+		// The count's blind spots: it stays above the stage's bound while
+		// nothing gets cleared, one session per preset (blindSpotHistory).
+		// Each checkpoint read the history back to the stage's newest stub
+		// and handed it to clear-tool-results until the result marks
+		// (Checkpoint.Results) settled them.
 		for _, name := range []string{"gemini-cli", "opencode", "swe-agent"} {
 			benchClearWalk(b, name, "blind-spot", blindSpotHistory(n, name))
 		}

@@ -27,10 +27,13 @@ type walker struct {
 	// (Checkpoint.Turns), kept like sum; never nil, since nil tells a
 	// policy that they are unknown.
 	turns []policy.TurnStart
-	turn  int // real turns appended so far
-	raw   int // raw messages appended so far (skipped ones excluded)
-	reqs  int // requests sent so far
-	prev  *corpus.Message
+	// results mark h's messages holding tool results (Checkpoint.Results),
+	// kept like turns; nil for a policy that does not read them.
+	results []policy.ResultMark
+	turn    int // real turns appended so far
+	raw     int // raw messages appended so far (skipped ones excluded)
+	reqs    int // requests sent so far
+	prev    *corpus.Message
 	// dirty is the index of the first message of h that differs from the
 	// last request's prompt.
 	dirty int
@@ -77,7 +80,8 @@ const (
 
 func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s),
-		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{}}
+		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{},
+		results: policy.ResultMarks(p)}
 }
 
 // skips reports whether m is not part of the walked thread.
@@ -91,7 +95,7 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 // at is the policy's view of the current moment.
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Session: w.s, Next: next}
+		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results, Session: w.s, Next: next}
 }
 
 // adopt makes a compaction's outcome the working history; fc is
@@ -100,6 +104,7 @@ func (w *walker) at(next int) policy.Checkpoint {
 func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.dirty = min(w.dirty, fc)
 	w.turns = policy.AdoptTurns(w.p, w.turns, out, fc)
+	w.results = policy.AdoptResults(w.p, w.results, out.History, fc)
 	w.h = out.History
 	w.sum = outcomeSums(out)
 }
@@ -119,6 +124,7 @@ func (w *walker) add(m *corpus.Message) {
 		w.turn++
 	}
 	w.turns = policy.AddTurn(w.turns, m, len(w.h), w.sum.thinking)
+	w.results = policy.AddResult(w.p, w.results, m, len(w.h))
 	w.h = append(w.h, *m)
 	w.sum = w.sum.plus(measureOf(w.p, m))
 	w.prev = m
@@ -129,12 +135,14 @@ func (w *walker) add(m *corpus.Message) {
 func (w *walker) reset() {
 	w.h = w.h[:0:0]
 	w.turns = w.turns[:0]
+	w.results = w.results[:0]
 	w.sum, w.dirty = measure{}, 0
 }
 
 // clear applies an agent's recorded clears: the named results get the
 // stub (new block slices: the session is never written to), and the
-// measure is adjusted by the touched messages' deltas. The turn starts
+// measure is adjusted by the touched messages' deltas, and the result
+// marks are read again from the first touched message. The turn starts
 // stay: a stub changes no message's role and no block's kind.
 func (w *walker) clear(ids []string, stub string) {
 	if len(ids) == 0 {
@@ -144,6 +152,7 @@ func (w *walker) clear(ids []string, stub string) {
 	for _, id := range ids {
 		set[id] = true
 	}
+	first := len(w.h)
 	for i := range w.h {
 		m := &w.h[i]
 		copied := false
@@ -158,6 +167,7 @@ func (w *walker) clear(ids []string, stub string) {
 				copied = true
 				b = &m.Blocks[j]
 				w.dirty = min(w.dirty, i)
+				first = min(first, i)
 			}
 			b.Text, b.Payload = stub, nil
 		}
@@ -165,6 +175,7 @@ func (w *walker) clear(ids []string, stub string) {
 			w.sum = w.sum.plus(measureOf(w.p, m))
 		}
 	}
+	w.results = policy.AdoptResults(w.p, w.results, w.h, first)
 }
 
 // hasMainThread reports whether any message of s is on the main thread.

@@ -1,0 +1,165 @@
+package policy
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// ResultMark is a message of a working history that holds tool results
+// (At, its index), with two sums over the history up to and including it,
+// for the preset's first clear stage (the one Composed.Measure weighs):
+// Count, Measure's count (that stage's weight of the uncleared results),
+// and Writable, how many results that stage would write its stub over if
+// its rule cleared them (clearStage.writable). With them the stage proves
+// in O(log n) that a checkpoint writes nothing, where its count alone is
+// only a bound: without them it read the history back to its newest stub
+// and handed all of that to clear-tool-results at every checkpoint
+// (gemini-cli with results between keep_value and a clear reaching
+// min_reclaim, swe-agent with more than 5 results each no longer than its
+// stub). The replay keeps them like the turn starts: ResultMarks when it
+// starts, AddResult as it appends, AdoptResults over a changed suffix.
+type ResultMark struct {
+	At       int
+	Count    int64
+	Writable int64
+}
+
+// ResultMarks are the marks of an empty history under p: empty for a
+// preset with a clear stage, nil otherwise. nil means the caller does not
+// keep them, and AddResult and AdoptResults keep nil as it is, so a
+// policy that does not read them costs nothing.
+func ResultMarks(p Policy) []ResultMark {
+	if c, ok := p.(*Composed); ok && c.weigh != nil {
+		return []ResultMark{}
+	}
+	return nil
+}
+
+// AddResult returns rs with m's mark appended when m holds a tool result;
+// m is about to be appended at index at of the history rs describes.
+func AddResult(p Policy, rs []ResultMark, m *corpus.Message, at int) []ResultMark {
+	if rs == nil {
+		return nil
+	}
+	c, ok := p.(*Composed)
+	if !ok || c.weigh == nil {
+		return nil
+	}
+	return c.weigh.mark(rs, m, at, c.g.meter)
+}
+
+// AdoptResults returns the marks of h, given rs, those of a history whose
+// messages before fc h shares unchanged (FirstChanged): the marks before
+// fc are kept and the rest are read from h[fc:]. It costs the changed
+// suffix. rs's array is reused.
+func AdoptResults(p Policy, rs []ResultMark, h []corpus.Message, fc int) []ResultMark {
+	if rs == nil {
+		return nil
+	}
+	for len(rs) > 0 && rs[len(rs)-1].At >= fc {
+		rs = rs[:len(rs)-1]
+	}
+	for i := fc; i < len(h); i++ {
+		rs = AddResult(p, rs, &h[i], i)
+	}
+	return rs
+}
+
+// mark appends m's mark to rs (m at index at) when m holds a tool result.
+// Under keep_first the history's first result is never written, so it is
+// not counted as writable: it is the first result of the first marked
+// message, which is m when rs is empty.
+func (c *clearStage) mark(rs []ResultMark, m *corpus.Message, at int, meter *Meter) []ResultMark {
+	var prev ResultMark
+	if len(rs) > 0 {
+		prev = rs[len(rs)-1]
+	}
+	r, results := ResultMark{At: at, Count: prev.Count, Writable: prev.Writable}, 0
+	for j := range m.Blocks {
+		b := &m.Blocks[j]
+		if b.Kind != corpus.KindToolResult {
+			continue
+		}
+		results++
+		u := meter.Block(b)
+		r.Count += c.weigh(b, u)
+		if (!c.keepFirst || len(rs) > 0 || results > 1) && c.writable(b, u, meter) {
+			r.Writable++
+		}
+	}
+	if results == 0 {
+		return rs
+	}
+	return append(rs, r)
+}
+
+// writable reports whether the stage, were its rule to clear b (a tool
+// result of units u), would write: b is not a stub already, and its stub
+// (as run renders it) is shorter. A stub naming a {path} is rendered per
+// session, so such a stage counts every result.
+func (c *clearStage) writable(b *corpus.Block, u int64, meter *Meter) bool {
+	if c.isStub(b.Text) {
+		return false
+	}
+	if strings.Contains(c.stub, "{path}") {
+		return true
+	}
+	nb := *b
+	nb.Payload = nil
+	if c.perResult {
+		nb.Text = c.render(b)
+	} else {
+		nb.Text = c.inner.stub.render(b.ToolCallID, nil)
+	}
+	return meter.Block(&nb) < u
+}
+
+// writesNothing reports whether run, on st.h with the view ending at end,
+// provably writes nothing, read from rs, the marks of st.in (Compact's
+// input, which st.h must still be). The keep rule's walk from the newest
+// result back over the view (from the stage's newest stub to end, the
+// exempt results left out) adds up at most what it adds up over the whole
+// history before end, exempt results in: so a result it clears lies in or
+// before the newest message k whose results through end overflow the
+// rule (more than keep_value results, or more than keep_value tokens) by
+// the history's count alone. No such message: nothing is cleared. Under
+// keep=tokens, the results through k hold at least what is cleared, so
+// under min_reclaim nothing is. And whatever is cleared, nothing is written
+// when no result through k is writable (and no input is cleared with it).
+// Any other case answers false, and run reads the history as before.
+func (c *clearStage) writesNothing(st *compState, rs []ResultMark, end int) bool {
+	p := c.inner
+	if rs == nil || st.weigh != c || (p.keep != KeepTokens && p.keep != KeepResults) ||
+		len(st.h) != len(st.in) || len(st.h) > 0 && &st.h[0] != &st.in[0] { // an earlier stage rewrote the history
+		return false
+	}
+	n := sort.Search(len(rs), func(k int) bool { return rs[k].At >= end })
+	if n == 0 {
+		return true // no result before end
+	}
+	total := rs[n-1].Count
+	over := func(s int64) bool {
+		if p.keep == KeepResults {
+			return s > int64(p.keepValue)
+		}
+		return p.meter.Tokens(s) > p.keepValue
+	}
+	// The count from mark k through end shrinks as k grows: k is the
+	// newest mark from which it still overflows.
+	k := sort.Search(n, func(k int) bool {
+		before := int64(0)
+		if k > 0 {
+			before = rs[k-1].Count
+		}
+		return !over(total - before)
+	}) - 1
+	switch {
+	case k < 0:
+		return true
+	case p.keep == KeepTokens && p.meter.Tokens(rs[k].Count) < p.minReclaim:
+		return true
+	}
+	return !p.clearInput && rs[k].Writable == 0
+}
