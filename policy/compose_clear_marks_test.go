@@ -200,3 +200,27 @@ func tinyResults(seed uint64, n int) markSession {
 	}
 	return markSession{fmt.Sprintf("tiny-%d", seed), h[:n], true}
 }
+
+// TestClearStageMarksProtectedTurns is opencode's blind spot at one turn
+// start: 50,000 tokens of results, over its keep budget by the count, but
+// all inside the two protected turns, so the rule sees none. The marks
+// settle it, and the outcome is the old scan's.
+func TestClearStageMarksProtectedTurns(t *testing.T) {
+	p := presetPolicy(t, "opencode", nil).(*Composed)
+	h := []corpus.Message{puser("u0", "go")}
+	for k := range 100 {
+		h = append(h, step(fmt.Sprint(k), "bash", chars4Text(500))...)
+	}
+	h = append(h, passt("a", "done"), puser("u1", "next"))
+	at := sums(p, h)
+	at.Results = AdoptResults(p, ResultMarks(p), h, 0)
+	if !p.weigh.provable(p, h, at) {
+		t.Fatalf("count %d: the marks do not settle the checkpoint", at.Count)
+	}
+	slow := at
+	slow.Turns, slow.Results = nil, nil
+	of, os := p.Compact(h, at), p.Compact(h, slow)
+	if !reflect.DeepEqual(of, os) || of.Strategy != None {
+		t.Fatalf("with the marks %+v\nwith the old scan %+v", of, os)
+	}
+}
