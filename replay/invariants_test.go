@@ -34,7 +34,7 @@ func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 			out := randomCompaction(r, p, h)
 			fc := policy.FirstChanged(h, out.History)
 			var got, want Event
-			gv := c.check(p, h, out, fc, req, &got)
+			gv := c.check(p, handed{in: h}, out, fc, req, &got)
 			wv := refCheck(p, h, out, req, &want)
 			if !reflect.DeepEqual(gv, wv) || got.CurrentTurnResultsCut != want.CurrentTurnResultsCut {
 				t.Fatalf("seed %d request %d (first changed %d of %d): got %+v (cut %d), want %+v (cut %d)",

@@ -35,6 +35,11 @@ type walker struct {
 	// last request's prompt.
 	dirty int
 	mode  walkMode
+	// owned says that h's array is the walker's alone (its own appends, or
+	// an outcome that says so): a policy may then rewrite it in place
+	// (Checkpoint.Owned). Only a walk that follows the policy lends it: Agree
+	// hands one history to Compact more than once.
+	owned bool
 	// skipSide skips sidechain messages: a subagent run inline in a main
 	// thread is not part of it, but a subagent's own session (all
 	// sidechain) is replayed.
@@ -76,7 +81,7 @@ const (
 )
 
 func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
-	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s),
+	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s), owned: true,
 		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{}}
 }
 
@@ -91,17 +96,20 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 // at is the policy's view of the current moment.
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Session: w.s, Next: next}
+		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Session: w.s, Next: next,
+		Owned: w.owned && w.mode == followPolicy}
 }
 
-// adopt makes a compaction's outcome the working history; fc is
-// policy.FirstChanged(w.h, out.History), which the invariant checks use
-// too.
+// adopt makes a compaction's outcome the working history; fc is the
+// first message it changed (Outcome.OverwroteAt, or policy.FirstChanged
+// of the history as handed and out.History), which the invariant checks
+// use too.
 func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.dirty = min(w.dirty, fc)
 	w.turns = policy.AdoptTurns(w.p, w.turns, out, fc)
 	w.h = out.History
 	w.sum = outcomeSums(out)
+	w.owned = out.Owned
 }
 
 // request records that the current history was sent; it returns the
@@ -128,6 +136,7 @@ func (w *walker) add(m *corpus.Message) {
 // reset empties the history (a recorded full compaction restarts it).
 func (w *walker) reset() {
 	w.h = w.h[:0:0]
+	w.owned = true
 	w.turns = w.turns[:0]
 	w.sum, w.dirty = measure{}, 0
 }

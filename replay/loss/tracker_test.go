@@ -33,11 +33,11 @@ func TestTracker(t *testing.T) {
 		with(msgs[4], "     1→line 1 of b.go, long enough to be a content line here\n[... truncated]"), msgs[7], msgs[8]}
 	stages := []policy.StageReport{{Name: "thinking", BlocksTouched: 3}, {Name: "duplicates", BlocksTouched: 1},
 		{Name: "truncate", BlocksTouched: 1}, {Name: "summary", BlocksTouched: 2}}
-	tr.Changed(4, at1, 0, h1, stages, policy.Summarized)
+	tr.Changed(4, at1, 0, h1, 0, stages, policy.Summarized)
 	// Event 1: everything whole that is left, r5 (arrived since) dropped,
 	// r1 dropped again (already hidden: not re-hidden).
 	h2 := []corpus.Message{msgs[7], msgs[8]}
-	tr.Changed(6, at2, 1, h2, []policy.StageReport{{Name: "rotation", BlocksTouched: 4}}, policy.Rotated)
+	tr.Changed(6, at2, 1, h2, 0, []policy.StageReport{{Name: "rotation", BlocksTouched: 4}}, policy.Rotated)
 	got := tr.Hides()
 	want := []Hide{
 		{CallID: "r1", Request: 4, At: at1, Stage: "duplicates", Event: 0},
@@ -65,7 +65,7 @@ func TestTrackerStrategyAsStage(t *testing.T) {
 	b.call("r1", "bash", `{"command":"make all"}`, "built")
 	at := b.say("x")
 	tr := Build(&b.s, Options{}).NewTracker()
-	tr.Changed(1, at, 0, nil, nil, policy.Dropped)
+	tr.Changed(1, at, 0, nil, 0, nil, policy.Dropped)
 	if h := tr.Hides(); len(h) != 1 || h[0].Stage != "dropped" {
 		t.Errorf("hides = %+v", h)
 	}
@@ -94,7 +94,7 @@ func TestTrackerListedStages(t *testing.T) {
 	h := []corpus.Message{msgs[0], msgs[1], marker(msgs[2]), msgs[3], marker(msgs[4])}
 	run := func(stages []policy.StageReport) map[string]string {
 		tr := Build(&b.s, Options{}).NewTracker()
-		tr.Changed(1, at, 0, h, stages, policy.Summarized)
+		tr.Changed(1, at, 0, h, 0, stages, policy.Summarized)
 		got := map[string]string{}
 		for _, hd := range tr.Hides() {
 			got[hd.CallID] = hd.Stage
