@@ -81,7 +81,9 @@ type stageKind struct {
 }
 
 // stageRunner is a built stage. run rewrites st (copy on write: the input
-// history is never modified) and reports what it did, nil when nothing.
+// history is never modified, but for the messages the thinking stage
+// replaces in a history the caller lends, Checkpoint.Owned, which it
+// records in st.over) and reports what it did, nil when nothing.
 type stageRunner interface {
 	run(st *compState, at Checkpoint) *StageReport
 }

@@ -32,7 +32,11 @@ type thinkingStage struct{ keep int }
 // (Checkpoint.Turns) give the window's start and the sum before it, so the
 // stage reads only, when the sums say some lie before the window, back
 // from the window to the oldest of them: a checkpoint costs what it drops,
-// not the session nor the turn in progress. Without the sums a pure stage
+// not the session nor the turn in progress. In a history the caller lends
+// (Checkpoint.Owned) it replaces the dropped messages in place and hands
+// back what was there (Outcome.Overwrote) instead of copying the history,
+// which a session that drops at every real turn would otherwise pay at
+// each. Without the sums a pure stage
 // could not skip those reads and stay exact: Units and Count do not change
 // when a message before the window gains droppable thinking, and under
 // --compare-recorded the stage is handed the recorded history, not its own

@@ -39,7 +39,10 @@ const (
 // differs from the input's and the first change is inside the turn: it
 // then pairs each of the turn's shared messages with the one d places
 // away, and stops at the first mismatch (at once, unless neighbouring
-// messages are equal).
+// messages are equal). An outcome made in place (Outcome.Overwrote) has
+// rewritten the input itself: the checks read the input as handed through
+// what it overwrote (handed), and trust it to list every message it
+// wrote, as they trust the walker to have only appended between checks.
 type checker struct {
 	// known is how many messages of the working history the state covers,
 	// and last the last of them: the walker only appends between

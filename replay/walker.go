@@ -16,8 +16,10 @@ import (
 // It also tracks, per request, the first message of the prompt that
 // differs from the previous request's prompt (firstChanged): messages are
 // only appended between requests, and a compaction shares every message it
-// left alone, so the index costs a prefix scan at a compaction and nothing
-// otherwise. A prompt-cache model reads it from Request.FirstChanged.
+// left alone, so the index costs a prefix scan at a compaction that copies
+// the history, and nothing at one made in place, which reports it
+// (policy.ChangedFrom), or otherwise. A prompt-cache model reads it from
+// Request.FirstChanged.
 type walker struct {
 	p   policy.Policy
 	s   *corpus.Session

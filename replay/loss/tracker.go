@@ -13,7 +13,9 @@ import (
 // that carried something other than its full text, and which stage of the
 // compaction did it. The replay calls Changed after every compaction (a
 // history changes only then); each call costs one pass over the history
-// plus one over the results that have arrived.
+// plus one over the results that have arrived, or, for a compaction made
+// in place, one over its changed suffix and the results read there or
+// arrived since.
 type Tracker struct {
 	ix      *Index
 	hides   []Hide // per result; Request -1 while not hidden
@@ -186,14 +188,13 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, same int, stages 
 		return
 	}
 	// The results not read that arrived before the previous call are
-	// whole (or hidden then); those that arrived since are absent.
+	// whole (or hidden then); those that arrived since and were not read
+	// are absent.
 	for _, k := range read {
 		hide(k)
 	}
 	for k := judged; k < t.arrived; k++ {
-		if t.seen[k] != t.stamp {
-			hide(k)
-		}
+		hide(k)
 	}
 }
 
