@@ -81,7 +81,9 @@ type stageKind struct {
 }
 
 // stageRunner is a built stage. run rewrites st (copy on write: the input
-// history is never modified) and reports what it did, nil when nothing.
+// history is never modified, but for the messages the thinking stage
+// replaces in a history the caller lends, Checkpoint.Owned, which it
+// records in st.over) and reports what it did, nil when nothing.
 type stageRunner interface {
 	run(st *compState, at Checkpoint) *StageReport
 }
@@ -152,6 +154,13 @@ type compState struct {
 	thinks bool        // whether thinking sums droppableThinking (Composed.thinks)
 	g      globals
 	in     []corpus.Message // the history Compact was handed
+	// owned says that h's array may be written in place: it is in, which
+	// the caller owns (Checkpoint.Owned), or one this compaction made.
+	// over holds in's messages from overAt on that a stage replaced in
+	// place (Outcome.Overwrote), while h is in.
+	owned  bool
+	over   []corpus.Message
+	overAt int
 	stages []StageReport
 	// strategy is set by a stage that summarizes or drops (Truncated
 	// otherwise); removed and summ go to the outcome.
@@ -162,18 +171,30 @@ type compState struct {
 
 func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.overhead }
 
-// set replaces the history by out, whose units are known; its count and
-// thinking are recounted (a summary or a dropped middle, rare and already
-// O(n)).
+// set replaces the history by out, a new array, whose units are known;
+// its count and thinking are recounted (a summary or a dropped middle,
+// rare and already O(n)).
 func (st *compState) set(out []corpus.Message, units int64) {
 	st.turns = nil
 	st.setCounted(out, units, weighAll(st.weigh, st.g.meter, out), thinkingAll(st.thinks, out))
+	st.owned = false // its stage does not say whether it keeps the array
 }
 
 // setCounted replaces the history by out, whose units, count and thinking
-// are known.
+// are known. When out is not the history as handed, messages a stage
+// replaced there in place go back: out was built from them (a copy), and
+// the caller reads the history it handed as it was.
 func (st *compState) setCounted(out []corpus.Message, units, count, thinking int64) {
+	if st.over != nil && !sameSlice(out, st.in) {
+		copy(st.in[st.overAt:], st.over)
+		st.over = nil
+	}
 	st.h, st.units, st.count, st.thinking = out, units, count, thinking
+}
+
+// sameSlice reports whether a and b are the same slice of one array.
+func sameSlice(a, b []corpus.Message) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // weighAll is the count Composed.Measure gives msgs, for the clear stage
@@ -248,7 +269,7 @@ func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
 // Compact runs the stages whose triggers fire, in order.
 func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	st := &compState{h: h, in: h, units: at.Units, count: at.Count, thinking: at.Thinking, turns: at.Turns,
-		weigh: p.weigh, thinks: p.thinks, g: p.g, strategy: None}
+		weigh: p.weigh, thinks: p.thinks, g: p.g, strategy: None, owned: at.Owned}
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
 	for _, s := range p.stages {
@@ -274,6 +295,7 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		o.Strategy = Truncated
 	}
 	o.Removed, o.Summarizer = st.removed, st.summ
+	o.Overwrote, o.OverwroteAt, o.Owned = st.over, st.overAt, st.owned
 	o.Exhausted = o.AfterTokens > p.g.window
 	o.ReachedTarget = p.minTrig == 0 || o.AfterTokens < p.minTrig
 	return o
@@ -358,6 +380,7 @@ func (c *cow) done(st *compState) *StageReport {
 	}
 	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: c.touched, BytesRemoved: c.bytes}
 	st.setCounted(c.h, c.units, c.count, st.thinking)
+	st.owned = true // setBlock copied the history
 	r.AfterTokens = st.tokens()
 	return r
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -31,7 +32,11 @@ type thinkingStage struct{ keep int }
 // (Checkpoint.Turns) give the window's start and the sum before it, so the
 // stage reads only, when the sums say some lie before the window, back
 // from the window to the oldest of them: a checkpoint costs what it drops,
-// not the session nor the turn in progress. Without the sums a pure stage
+// not the session nor the turn in progress. In a history the caller lends
+// (Checkpoint.Owned) it replaces the dropped messages in place and hands
+// back what was there (Outcome.Overwrote) instead of copying the history,
+// which a session that drops at every real turn would otherwise pay at
+// each. Without the sums a pure stage
 // could not skip those reads and stay exact: Units and Count do not change
 // when a message before the window gains droppable thinking, and under
 // --compare-recorded the stage is handed the recorded history, not its own
@@ -63,11 +68,23 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	for i := lo; i < from; i++ {
 		before += st.g.meter.Message(&st.h[i])
 	}
-	// Room to grow: the replay appends the next messages to what this
-	// returns, which would otherwise copy the history a second time.
-	out := make([]corpus.Message, 0, len(st.h)+len(st.h)/4+16)
-	out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
 	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
+	out := st.h
+	switch {
+	case st.owned && st.over == nil && sameSlice(st.h, st.in):
+		// The caller's own history: replace [lo, from) in place and hand
+		// back what was there, so the checkpoint costs what it drops.
+		st.over, st.overAt = slices.Clone(st.h[lo:from]), lo
+		copy(out[lo:], w.msgs)
+	case st.owned && !sameSlice(st.h, st.in):
+		copy(out[lo:], w.msgs) // an array this compaction made
+	default:
+		// Room to grow: the replay appends the next messages to what this
+		// returns, which would otherwise copy the history a second time.
+		out = make([]corpus.Message, 0, len(st.h)+len(st.h)/4+16)
+		out = append(append(append(out, st.h[:lo]...), w.msgs...), st.h[from:]...)
+		st.owned = true
+	}
 	// Every droppable message before the window lost its thinking: what
 	// stays droppable is the window's.
 	st.setCounted(out, st.units-before+w.total, count, inWindow)

@@ -154,17 +154,23 @@ var thinkingSettings = []map[string]string{
 // instead of their own output; force sets Checkpoint.Force; turns keeps
 // fast's turn starts as the replay does (AddTurn, AdoptTurns), checked at
 // every checkpoint against a fresh count, instead of leaving them nil (the
-// stage then reads its window back). It returns how many checkpoints
-// dropped thinking.
-func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Message, recorded, force, turns bool) int {
+// stage then reads its window back). lend hands fast its own history as
+// the replay does (Checkpoint.Owned while the outcomes say they own it,
+// never the recorded one): every in-place outcome must then have changed
+// only what it reports it overwrote, from the first message it changed,
+// and every other outcome must have left the history as handed. It
+// returns how many checkpoints dropped thinking, and how many outcomes
+// were made in place (a drop after a stage that copied writes in its
+// copy, so lent does not mean in place).
+func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Message, recorded, force, turns, lend bool) (dropped, inPlace int) {
 	t.Helper()
 	var hf, hs []corpus.Message
 	var atf, ats Checkpoint
+	owned := lend && !recorded
 	if turns {
 		atf.Turns = []TurnStart{}
 	}
 	var prev *corpus.Message
-	dropped := 0
 	for i := range msgs {
 		m := &msgs[i]
 		if fast.Checkpoint(prev, m) {
@@ -172,7 +178,21 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 			if want := sums(fast, hf).Turns; turns && !slices.Equal(atf.Turns, want) {
 				t.Fatalf("message %d: turn starts %v, a fresh count gives %v", i, atf.Turns, want)
 			}
+			atf.Owned = owned
+			handed := deepCopy(hf)
 			of, os := fast.Compact(hf, atf), slow.Compact(hs, ats)
+			if of.Overwrote != nil {
+				inPlace++
+				was := slices.Clone(hf)
+				copy(was[of.OverwroteAt:], of.Overwrote)
+				if !owned || !sameSlice(of.History, hf) || !reflect.DeepEqual(was, handed) ||
+					FirstChanged(was, of.History) != of.OverwroteAt {
+					t.Fatalf("message %d: an outcome overwrote %d messages from %d, handed owned %v: not what it changed",
+						i, len(of.Overwrote), of.OverwroteAt, owned)
+				}
+			} else if !reflect.DeepEqual(hf, handed) {
+				t.Fatalf("message %d: the history handed (owned %v) was modified without Overwrote", i, owned)
+			}
 			if want := sums(fast, of.History); of.Strategy != None && of.Units != want.Units || of.Count != want.Count || of.Thinking != want.Thinking {
 				t.Fatalf("message %d: outcome sums %d, %d, %d; a fresh measure gives %d, %d, %d",
 					i, of.Units, of.Count, of.Thinking, want.Units, want.Count, want.Thinking)
@@ -187,9 +207,10 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 			}
 			if of.Strategy != None && !recorded {
 				if turns {
-					atf.Turns = AdoptTurns(fast, atf.Turns, of, FirstChanged(hf, of.History))
+					atf.Turns = AdoptTurns(fast, atf.Turns, of, ChangedFrom(hf, of))
 				}
 				hf, atf.Units, atf.Count, atf.Thinking = of.History, of.Units, of.Count, of.Thinking
+				owned = lend && of.Owned
 				hs, ats.Units, ats.Count, ats.Thinking = os.History, os.Units, os.Count, os.Thinking
 			}
 		}
@@ -203,7 +224,7 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 		ats.Units, ats.Count, ats.Thinking = ats.Units+u, ats.Count+c, ats.Thinking+k
 		prev = m
 	}
-	return dropped
+	return dropped, inPlace
 }
 
 // TestThinkingStageAgrees walks anthropic-context-editing over sessions
@@ -256,14 +277,15 @@ func TestThinkingStageAgrees(t *testing.T) {
 	for name, msgs := range sessions {
 		for _, set := range thinkingSettings {
 			for _, mode := range []struct {
-				name                   string
-				recorded, force, turns bool
-			}{{"own", false, false, true}, {"own, no turn starts", false, false, false},
-				{"recorded", true, false, true}, {"recorded forced", true, true, true},
-				{"recorded, no turn starts", true, false, false}} {
+				name                         string
+				recorded, force, turns, lend bool
+			}{{"own", false, false, true, true}, {"own, copying", false, false, true, false},
+				{"own, no turn starts", false, false, false, true},
+				{"recorded", true, false, true, false}, {"recorded forced", true, true, true, false},
+				{"recorded, no turn starts", true, false, false, false}} {
 				t.Run(fmt.Sprintf("%s/%v/%s", name, set, mode.name), func(t *testing.T) {
 					fast := presetPolicy(t, "anthropic-context-editing", set)
-					diffThinking(t, fast, withOracle(t, fast), msgs, mode.recorded, mode.force, mode.turns)
+					diffThinking(t, fast, withOracle(t, fast), msgs, mode.recorded, mode.force, mode.turns, mode.lend)
 				})
 			}
 		}
@@ -272,13 +294,18 @@ func TestThinkingStageAgrees(t *testing.T) {
 
 // TestThinkingStageDrops guards the differential test against passing
 // vacuously: on an alternating session the stage must drop thinking, in
-// both modes, and leave none droppable before its window.
+// both modes, in place in the history lent (nothing else fires under the
+// defaults), and leave none droppable before its window.
 func TestThinkingStageDrops(t *testing.T) {
 	msgs := thinkingSession([]byte{0, 2, 7, 2, 0, 4, 7, 2, 10}, 200)
 	fast := presetPolicy(t, "anthropic-context-editing", nil)
 	for _, recorded := range []bool{false, true} {
-		if n := diffThinking(t, fast, withOracle(t, fast), msgs, recorded, false, true); n < 10 {
+		n, in := diffThinking(t, fast, withOracle(t, fast), msgs, recorded, false, true, true)
+		if n < 10 {
 			t.Errorf("recorded %v: the stage dropped thinking at %d checkpoints, want at least 10", recorded, n)
+		}
+		if want := map[bool]int{false: n, true: 0}[recorded]; in != want {
+			t.Errorf("recorded %v: %d of %d drops in place, want %d", recorded, in, n, want)
 		}
 	}
 	h, _ := walk(fast, msgs)
@@ -305,15 +332,21 @@ func FuzzThinkingStage(f *testing.F) {
 		fast := presetPolicy(t, "anthropic-context-editing", set)
 		for _, recorded := range []bool{false, true} {
 			for _, turns := range []bool{false, true} {
-				diffThinking(t, fast, withOracle(t, fast), msgs, recorded, recorded, turns)
+				for _, lend := range []bool{false, true} {
+					diffThinking(t, fast, withOracle(t, fast), msgs, recorded, recorded, turns, lend)
+				}
 			}
 		}
 	})
 }
 
 // outcomeDiff names the first field in which a and b differ (the first
-// differing message, for History), "" when they are equal.
+// differing message, for History), "" when they are equal. How the history
+// is handed back (Overwrote, OverwroteAt, Owned) is not compared:
+// diffThinking checks it against the history as handed.
 func outcomeDiff(a, b Outcome) string {
+	a.Overwrote, a.OverwroteAt, a.Owned = nil, 0, false
+	b.Overwrote, b.OverwroteAt, b.Owned = nil, 0, false
 	if len(a.History) != len(b.History) {
 		return fmt.Sprintf("histories of %d and %d messages", len(a.History), len(b.History))
 	}

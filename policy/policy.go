@@ -45,7 +45,8 @@ type Policy interface {
 	// stage sees in O(1) that nothing before its window is droppable.
 	Measure(m *corpus.Message) (units, count, thinking int64)
 	// Compact decides at one checkpoint. h is the working history; it must
-	// not be modified (return a new slice that shares unchanged messages).
+	// not be modified (return a new slice that shares unchanged messages),
+	// unless at.Owned lets it overwrite messages in place (Outcome.Overwrote).
 	Compact(h []corpus.Message, at Checkpoint) Outcome
 }
 
@@ -81,6 +82,14 @@ type Checkpoint struct {
 	// replay what the agent recorded at positions of the session
 	// (recorded); -1 when unknown.
 	Next int
+	// Owned says that the caller owns h's array and nothing else reads it
+	// (the replay's own history, never the session's Messages nor a
+	// recording, and never a history Compact is handed twice): Compact may
+	// then replace messages of h in place (h[i] = a new message; never a
+	// message's blocks) instead of copying the history, and reports what
+	// it replaced in Outcome.Overwrote. A checkpoint that rewrites a few
+	// messages then costs those, not the history.
+	Owned bool
 }
 
 // Strategy is what a compaction did to the history.
@@ -128,6 +137,17 @@ type Outcome struct {
 	// output of a summarizer call, which the cost layer prices).
 	Summarizer    string
 	SummaryTokens int
+	// Overwrote is set when Compact replaced messages of the history it
+	// was handed in place (Checkpoint.Owned): History is that history,
+	// and Overwrote the messages that were at OverwroteAt, the first that
+	// changed (what FirstChanged would find), before the compaction. The
+	// caller reads the history as handed through them.
+	Overwrote   []corpus.Message
+	OverwroteAt int
+	// Owned says that History's array is the caller's to hand back with
+	// Checkpoint.Owned: Compact made it, or rewrote an owned one in place,
+	// and keeps no reference to it.
+	Owned bool
 }
 
 // FirstChanged is the index of the first message of out that is not the
@@ -142,6 +162,17 @@ func FirstChanged(in, out []corpus.Message) int {
 		}
 	}
 	return n
+}
+
+// ChangedFrom is FirstChanged(in, o.History) for the outcome o of
+// Compact(in, ...): o.OverwroteAt when o rewrote in in place (in then
+// holds the outcome, so a scan would find nothing), for nothing; a scan of
+// the shared prefix otherwise.
+func ChangedFrom(in []corpus.Message, o Outcome) int {
+	if o.Overwrote != nil {
+		return o.OverwroteAt
+	}
+	return FirstChanged(in, o.History)
 }
 
 // SameMessage reports whether b is a, unchanged: the same fields and the

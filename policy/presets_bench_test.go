@@ -31,20 +31,22 @@ func BenchmarkPresetWalk(b *testing.B) {
 }
 
 // walkFast is walk with the running sums, the turn starts and the result
-// marks kept as the replay keeps them.
+// marks kept as the replay keeps them, and its own history lent as the
+// replay lends it (Checkpoint.Owned).
 func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 	var h []corpus.Message
-	at := Checkpoint{Turns: []TurnStart{}, Results: ResultMarks(p)}
+	at := Checkpoint{Turns: []TurnStart{}, Results: ResultMarks(p), Owned: true}
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
 		if p.Checkpoint(prev, m) {
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
-				fc := FirstChanged(h, o.History)
+				fc := ChangedFrom(h, o)
 				at.Turns = AdoptTurns(p, at.Turns, o, fc)
 				at.Results = AdoptResults(p, at.Results, o.History, fc)
 				h, at.Units, at.Count, at.Thinking = o.History, o.Units, o.Count, o.Thinking
+				at.Owned = o.Owned
 			}
 		}
 		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
@@ -70,8 +72,9 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 // keep walk, and the clear-thinking stage scanned it from the start for
 // droppable thinking, then read its window (in one turn, the session) back
 // from the end, so ns/msg grew with the session; it should be flat between
-// the two sizes, but for the copy of the history each drop of thinking
-// makes (README, Speed).
+// the two sizes; a drop of thinking rewrites the dropped messages in the
+// walk's own history (Checkpoint.Owned) instead of copying it (README,
+// Speed).
 func BenchmarkClearStageWalk(b *testing.B) {
 	for _, n := range []int{4000, 16000} {
 		for _, kind := range []string{"plain", "small-results", "thinking", "thinking-one-turn"} {

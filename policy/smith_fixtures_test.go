@@ -128,10 +128,6 @@ func compact(t *testing.T, p Policy, h []corpus.Message) Outcome {
 	return o
 }
 
-func sameSlice(a, b []corpus.Message) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
-}
-
 func deepCopy(h []corpus.Message) []corpus.Message {
 	out := slices.Clone(h)
 	for i := range out {

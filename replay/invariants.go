@@ -39,7 +39,10 @@ const (
 // differs from the input's and the first change is inside the turn: it
 // then pairs each of the turn's shared messages with the one d places
 // away, and stops at the first mismatch (at once, unless neighbouring
-// messages are equal).
+// messages are equal). An outcome made in place (Outcome.Overwrote) has
+// rewritten the input itself: the checks read the input as handed through
+// what it overwrote (handed), and trust it to list every message it
+// wrote, as they trust the walker to have only appended between checks.
 type checker struct {
 	// known is how many messages of the working history the state covers,
 	// and last the last of them: the walker only appends between
@@ -82,12 +85,37 @@ func newChecker() *checker {
 	return &checker{pairs: map[string]pair{}, first: map[string]pos{}, empty: map[string]int{}, before: map[string]pair{}}
 }
 
+// handed is the history a compaction was handed, read after it: in, but
+// for the messages an outcome replaced in place (Outcome.Overwrote from
+// OverwroteAt on), read from what it overwrote. A copying outcome
+// leaves in as it was (over is nil).
+type handed struct {
+	in   []corpus.Message
+	over []corpus.Message
+	at   int
+}
+
+// handedTo is the history o was handed as in, read after Compact.
+func handedTo(in []corpus.Message, o policy.Outcome) handed {
+	return handed{in: in, over: o.Overwrote, at: o.OverwroteAt}
+}
+
+func (v handed) len() int { return len(v.in) }
+
+// msg is message i of the history as handed.
+func (v handed) msg(i int) *corpus.Message {
+	if j := i - v.at; j >= 0 && j < len(v.over) {
+		return &v.over[j]
+	}
+	return &v.in[i]
+}
+
 // check verifies one compaction outcome against the history it was given
 // (the working history, a continuation of the last outcome checked). fc is
-// policy.FirstChanged(in, out.History). Pairing is judged relative to the input:
+// policy.FirstChanged of the two. Pairing is judged relative to the input:
 // a session whose pairs were already broken is not the policy's fault, but
 // any pair the policy breaks (or duplicates) is.
-func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome, fc, req int, ev *Event) []Violation {
+func (c *checker) check(p policy.Policy, in handed, out policy.Outcome, fc, req int, ev *Event) []Violation {
 	var vs []Violation
 	add := func(rule, format string, a ...any) {
 		vs = append(vs, Violation{Request: req, Rule: rule, Detail: fmt.Sprintf(format, a...)})
@@ -99,14 +127,16 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	// touch: no other id's counts can change.
 	before := c.before
 	clear(before)
-	for _, s := range [][]corpus.Message{in[fc:], h[fc:]} {
-		for i := range s {
-			for j := range s[i].Blocks {
-				if b := &s[i].Blocks[j]; b.Kind == corpus.KindToolUse || b.Kind == corpus.KindToolResult {
-					before[b.ToolCallID] = c.pairs[b.ToolCallID]
-				}
-			}
+	note := func(m *corpus.Message) {
+		for _, b := range toolBlocks(m) {
+			before[b.ToolCallID] = c.pairs[b.ToolCallID]
 		}
+	}
+	for i := fc; i < in.len(); i++ {
+		note(in.msg(i))
+	}
+	for i := fc; i < len(h); i++ {
+		note(&h[i])
 	}
 
 	// Emptiness and the current turn are judged against the input's state,
@@ -124,12 +154,12 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	if out.Strategy != policy.Rotated && !recording {
 		current, ev.CurrentTurnResultsCut = c.currentTurn(in, h, fc, req)
 	}
-	claimed := len(in) == len(h) && !changed(in[fc:], h[fc:])
+	claimed := in.len() == len(h) && !changed(in, h, fc)
 	// A message of the suffix that is in's own at the same index keeps
 	// its measure (a policy that edits one message keeps the rest).
 	kept := c.kept[:0]
-	for i := fc; i < min(len(in), len(h)); i++ {
-		if policy.SameMessage(&in[i], &h[i]) {
+	for i := fc; i < min(in.len(), len(h)); i++ {
+		if policy.SameMessage(in.msg(i), &h[i]) {
 			kept = append(kept, keptMeasure{i, c.ms[i]})
 		}
 	}
@@ -137,10 +167,10 @@ func (c *checker) check(p policy.Policy, in []corpus.Message, out policy.Outcome
 	c.drop(in, fc)
 	for i := fc; i < len(h); i++ {
 		if len(kept) > 0 && kept[0].i == i {
-			c.pushMeasured(h, i, kept[0].m)
+			c.pushMeasured(&h[i], i, kept[0].m)
 			kept = kept[1:]
 		} else {
-			c.push(p, h, i)
+			c.push(p, &h[i], i)
 		}
 	}
 	c.known = len(h)
@@ -200,22 +230,23 @@ type pair struct{ uses, results int }
 // catchUp brings the state to in: the messages appended since the last
 // check are added; a history that does not continue the last one checked
 // (a test's, or a new walk's) rebuilds it.
-func (c *checker) catchUp(p policy.Policy, in []corpus.Message) {
-	if len(in) < c.known || (c.known > 0 && !policy.SameMessage(&in[c.known-1], &c.last)) {
+func (c *checker) catchUp(p policy.Policy, in handed) {
+	n := in.len()
+	if n < c.known || (c.known > 0 && !policy.SameMessage(in.msg(c.known-1), &c.last)) {
 		c.drop(in, 0)
 	}
-	for i := c.known; i < len(in); i++ {
-		c.push(p, in, i)
+	for i := c.known; i < n; i++ {
+		c.push(p, in.msg(i), i)
 	}
-	c.known = len(in)
-	if len(in) > 0 {
-		c.last = in[len(in)-1]
+	c.known = n
+	if n > 0 {
+		c.last = *in.msg(n - 1)
 	}
 }
 
 // drop removes from the state the messages from index fc on of h, the
 // history it covers.
-func (c *checker) drop(h []corpus.Message, fc int) {
+func (c *checker) drop(h handed, fc int) {
 	if fc == 0 {
 		clear(c.pairs)
 		clear(c.first)
@@ -223,8 +254,8 @@ func (c *checker) drop(h []corpus.Message, fc int) {
 		c.turns, c.ms, c.sum = c.turns[:0], c.ms[:0], measure{}
 		return
 	}
-	for i := fc; i < min(len(h), c.known); i++ {
-		m := &h[i]
+	for i := fc; i < min(h.len(), c.known); i++ {
+		m := h.msg(i)
 		for _, b := range toolBlocks(m) {
 			id := b.ToolCallID
 			pc := c.count(b, -1)
@@ -278,15 +309,14 @@ func (c *checker) count(b *corpus.Block, d int) pair {
 	return pc
 }
 
-// push adds message i of h, the history whose first i messages the state
+// push adds m, message i of a history whose first i messages the state
 // covers.
-func (c *checker) push(p policy.Policy, h []corpus.Message, i int) {
-	c.pushMeasured(h, i, measureOf(p, &h[i]))
+func (c *checker) push(p policy.Policy, m *corpus.Message, i int) {
+	c.pushMeasured(m, i, measureOf(p, m))
 }
 
 // pushMeasured is push with the message's measure known.
-func (c *checker) pushMeasured(h []corpus.Message, i int, ms measure) {
-	m := &h[i]
+func (c *checker) pushMeasured(m *corpus.Message, i int, ms measure) {
 	for j, b := range toolBlocks(m) {
 		id := b.ToolCallID
 		c.pairs[id] = c.count(b, 1)
@@ -309,24 +339,24 @@ func (c *checker) pushMeasured(h []corpus.Message, i int, ms measure) {
 // the end of h and changes only their tool results, whose changes it
 // counts. When h has in's length its messages sit at in's indexes, and
 // those before fc are in's own, so the comparison starts at fc.
-func (c *checker) currentTurn(in, h []corpus.Message, fc, req int) (vs []Violation, cut int) {
+func (c *checker) currentTurn(in handed, h []corpus.Message, fc, req int) (vs []Violation, cut int) {
 	cur := 0
 	if len(c.turns) > 0 {
 		cur = c.turns[len(c.turns)-1]
 	}
-	n := len(in) - cur
+	n := in.len() - cur
 	if len(h) < n {
 		return []Violation{{Request: req, Rule: RuleCurrent, Detail: fmt.Sprintf("the current turn had %d messages and only %d remain in the history", n, len(h))}}, 0
 	}
 	tail := h[len(h)-n:]
 	i := 0
-	if len(h) == len(in) {
+	if len(h) == in.len() {
 		i = max(0, fc-cur)
 	}
 	for ; i < n; i++ {
-		k, ok := sameExceptResults(&in[cur+i], &tail[i])
+		k, ok := sameExceptResults(in.msg(cur+i), &tail[i])
 		if !ok {
-			return []Violation{{Request: req, Rule: RuleCurrent, Detail: fmt.Sprintf("message %d of the current turn (id %q) was changed beyond its tool results", i, in[cur+i].ID)}}, cut
+			return []Violation{{Request: req, Rule: RuleCurrent, Detail: fmt.Sprintf("message %d of the current turn (id %q) was changed beyond its tool results", i, in.msg(cur+i).ID)}}, cut
 		}
 		cut += k
 	}
@@ -357,15 +387,17 @@ func sameExceptResults(a, b *corpus.Message) (cut int, ok bool) {
 	return cut, true
 }
 
-// changed reports whether a compaction changed anything. Unchanged messages
-// share their block slices with the input, so this is cheap.
-func changed(in, out []corpus.Message) bool {
-	if len(in) != len(out) {
+// changed reports whether a compaction changed anything from message fc
+// on. Unchanged messages share their block slices with the input, so this
+// is cheap.
+func changed(in handed, out []corpus.Message, fc int) bool {
+	if in.len() != len(out) {
 		return true
 	}
-	for i := range in {
-		a, b := in[i].Blocks, out[i].Blocks
-		if len(a) != len(b) || in[i].ID != out[i].ID {
+	for i := fc; i < len(out); i++ {
+		m := in.msg(i)
+		a, b := m.Blocks, out[i].Blocks
+		if len(a) != len(b) || m.ID != out[i].ID {
 			return true
 		}
 		if len(a) > 0 && &a[0] != &b[0] {

@@ -72,7 +72,7 @@ func refCheck(p policy.Policy, in []corpus.Message, out policy.Outcome, req int,
 		}
 	}
 
-	if !changed(in, h) {
+	if !changed(handed{in: in}, h, 0) {
 		add(RuleClaimed, "strategy %q reported but the history is unchanged", out.Strategy)
 	}
 

@@ -22,6 +22,7 @@ import (
 func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 	p := &stubPolicy{}
 	fired := map[string]int{}
+	overwrote := 0
 	for seed := range uint64(40) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		c := newChecker()
@@ -32,10 +33,17 @@ func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 				h = append(h, randomMessage(r, &next))
 			}
 			out := randomCompaction(r, p, h)
-			fc := policy.FirstChanged(h, out.History)
+			was := h
+			if r.IntN(2) == 0 {
+				out, was = inPlace(h, out)
+			}
+			if out.Overwrote != nil {
+				overwrote++
+			}
+			fc := policy.ChangedFrom(h, out)
 			var got, want Event
-			gv := c.check(p, h, out, fc, req, &got)
-			wv := refCheck(p, h, out, req, &want)
+			gv := c.check(p, handedTo(h, out), out, fc, req, &got)
+			wv := refCheck(p, was, out, req, &want)
 			if !reflect.DeepEqual(gv, wv) || got.CurrentTurnResultsCut != want.CurrentTurnResultsCut {
 				t.Fatalf("seed %d request %d (first changed %d of %d): got %+v (cut %d), want %+v (cut %d)",
 					seed, req, fc, len(h), gv, got.CurrentTurnResultsCut, wv, want.CurrentTurnResultsCut)
@@ -46,11 +54,39 @@ func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 			h = out.History
 		}
 	}
+	if overwrote < 100 {
+		t.Errorf("%d outcomes in place: the test does not exercise them", overwrote)
+	}
 	for _, rule := range []string{RulePairing, RuleEmpty, RuleCurrent, RuleClaimed, RuleAccounting, RuleShrink} {
 		if fired[rule] == 0 {
 			t.Errorf("no %s violation in the random walks: the test does not exercise it", rule)
 		}
 	}
+}
+
+// inPlace turns o, a compaction of h that keeps its length, into the
+// same compaction made in place, as a policy lent h does
+// (Checkpoint.Owned): the changed messages are written into h and
+// Outcome.Overwrote holds what was there. It returns the outcome and a
+// copy of h as handed; o itself when it changes h's length or nothing.
+func inPlace(h []corpus.Message, o policy.Outcome) (policy.Outcome, []corpus.Message) {
+	if len(o.History) != len(h) {
+		return o, h
+	}
+	fc, end := policy.FirstChanged(h, o.History), 0
+	for i := fc; i < len(h); i++ {
+		if !policy.SameMessage(&h[i], &o.History[i]) {
+			end = i + 1
+		}
+	}
+	if end <= fc {
+		return o, h
+	}
+	was := slices.Clone(h)
+	o.Overwrote, o.OverwroteAt = slices.Clone(h[fc:end]), fc
+	copy(h[fc:], o.History[fc:end])
+	o.History = h
+	return o, was
 }
 
 // randomMessage is a user turn, a synthetic user message, an assistant

@@ -94,10 +94,12 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,
 					HistoryBefore: len(w.h), HistoryAfter: len(out.History)}
-				fc := policy.FirstChanged(w.h, out.History)
-				t.Violations = append(t.Violations, r.chk.check(p, w.h, out, fc, at.Request, &ev)...)
+				in, fc := handedTo(w.h, out), policy.ChangedFrom(w.h, out)
+				t.Violations = append(t.Violations, r.chk.check(p, in, out, fc, at.Request, &ev)...)
 				ev.Outcome = out
-				ev.Outcome.History = nil
+				// The trace keeps what the compaction did, not how the
+				// history came back (in place or copied).
+				ev.Outcome.History, ev.Outcome.Overwrote, ev.Outcome.OverwroteAt, ev.Outcome.Owned = nil, nil, 0, false
 				if d := out.Digest; d != nil {
 					// The trace keeps each digest's size and hash, not its
 					// text: a legacy chain's digests grow by tens of KB per
@@ -113,7 +115,11 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 				if r.loss != nil {
 					// The message about to be appended is the response to
 					// this request: index r.fed-1 of what was fed.
-					r.loss.Changed(at.Request, r.fed-1, ev.Index, out.History, out.Stages, out.Strategy)
+					same := 0
+					if out.Overwrote != nil {
+						same = fc
+					}
+					r.loss.Changed(at.Request, r.fed-1, ev.Index, out.History, same, out.Stages, out.Strategy)
 				}
 				w.adopt(out, fc)
 			} else if v := checkUnchanged(w.h, out, at.Request); v != nil {

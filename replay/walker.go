@@ -16,8 +16,10 @@ import (
 // It also tracks, per request, the first message of the prompt that
 // differs from the previous request's prompt (firstChanged): messages are
 // only appended between requests, and a compaction shares every message it
-// left alone, so the index costs a prefix scan at a compaction and nothing
-// otherwise. A prompt-cache model reads it from Request.FirstChanged.
+// left alone, so the index costs a prefix scan at a compaction that copies
+// the history, and nothing at one made in place, which reports it
+// (policy.ChangedFrom), or otherwise. A prompt-cache model reads it from
+// Request.FirstChanged.
 type walker struct {
 	p   policy.Policy
 	s   *corpus.Session
@@ -38,6 +40,11 @@ type walker struct {
 	// last request's prompt.
 	dirty int
 	mode  walkMode
+	// owned says that h's array is the walker's alone (its own appends, or
+	// an outcome that says so): a policy may then rewrite it in place
+	// (Checkpoint.Owned). Only a walk that follows the policy lends it: Agree
+	// hands one history to Compact more than once.
+	owned bool
 	// skipSide skips sidechain messages: a subagent run inline in a main
 	// thread is not part of it, but a subagent's own session (all
 	// sidechain) is replayed.
@@ -79,7 +86,7 @@ const (
 )
 
 func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
-	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s),
+	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s), owned: true,
 		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{},
 		results: policy.ResultMarks(p)}
 }
@@ -95,18 +102,21 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 // at is the policy's view of the current moment.
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
-		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results, Session: w.s, Next: next}
+		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results,
+		Session: w.s, Next: next, Owned: w.owned && w.mode == followPolicy}
 }
 
-// adopt makes a compaction's outcome the working history; fc is
-// policy.FirstChanged(w.h, out.History), which the invariant checks use
-// too.
+// adopt makes a compaction's outcome the working history; fc is the
+// first message it changed (Outcome.OverwroteAt, or policy.FirstChanged
+// of the history as handed and out.History), which the invariant checks
+// use too.
 func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.dirty = min(w.dirty, fc)
 	w.turns = policy.AdoptTurns(w.p, w.turns, out, fc)
 	w.results = policy.AdoptResults(w.p, w.results, out.History, fc)
 	w.h = out.History
 	w.sum = outcomeSums(out)
+	w.owned = out.Owned
 }
 
 // request records that the current history was sent; it returns the
@@ -134,6 +144,7 @@ func (w *walker) add(m *corpus.Message) {
 // reset empties the history (a recorded full compaction restarts it).
 func (w *walker) reset() {
 	w.h = w.h[:0:0]
+	w.owned = true
 	w.turns = w.turns[:0]
 	w.results = w.results[:0]
 	w.sum, w.dirty = measure{}, 0

@@ -13,7 +13,9 @@ import (
 // that carried something other than its full text, and which stage of the
 // compaction did it. The replay calls Changed after every compaction (a
 // history changes only then); each call costs one pass over the history
-// plus one over the results that have arrived.
+// plus one over the results that have arrived, or, for a compaction made
+// in place, one over its changed suffix and the results read there or
+// arrived since.
 type Tracker struct {
 	ix      *Index
 	hides   []Hide // per result; Request -1 while not hidden
@@ -23,6 +25,8 @@ type Tracker struct {
 	stamp   int32
 	arrived int     // results (in message order) that arrived before the current request
 	reqAt   []int32 // per request sent, the index of the message it precedes
+	known   int     // the length of the history at the last call of Changed
+	read    []int   // scratch: the results read at the current call
 }
 
 // Sent records that request req was sent right before the session's
@@ -90,12 +94,23 @@ func (ix *Index) NewTracker() *Tracker {
 //   - any other new text is a stub or marker: the first text stage.
 //
 // With no stage reports the outcome's strategy names the stage.
-func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.StageReport, strategy policy.Strategy) {
+//
+// same > 0 says that h is the history of the previous call with messages
+// appended and the ones from same on rewritten in place (none moved or
+// left: Outcome.Overwrote): the results before same, and before that
+// call's length, are as they were then, whole or already hidden, so only
+// the rest is read and the call costs the changed suffix. With same 0
+// the whole history is read.
+func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, same int, stages []policy.StageReport, strategy policy.Strategy) {
 	t.stamp++
+	judged := t.arrived
 	for t.arrived < len(t.ix.Results) && t.ix.Results[t.arrived].Msg < at {
 		t.arrived++
 	}
-	for i := range h {
+	from := min(same, t.known)
+	t.known = len(h)
+	read := t.read[:0]
+	for i := from; i < len(h); i++ {
 		for j := range h[i].Blocks {
 			b := &h[i].Blocks[j]
 			if b.Kind != corpus.KindToolResult {
@@ -108,6 +123,7 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 			r := &t.ix.Results[k]
 			orig := &t.ix.Session.Messages[r.Msg].Blocks[r.Block]
 			t.seen[k] = t.stamp
+			read = append(read, k)
 			switch {
 			case b.Text == orig.Text && bytes.Equal(b.Payload, orig.Payload):
 				t.how[k] = whole
@@ -144,16 +160,17 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 			}
 		}
 	}
-	for k := 0; k < t.arrived; k++ {
-		if t.hides[k].Request >= 0 {
-			continue
+	t.read = read
+	hide := func(k int) {
+		if k >= t.arrived || t.hides[k].Request >= 0 {
+			return
 		}
 		how := absent
 		if t.seen[k] == t.stamp {
 			how = t.how[k]
 		}
 		if how == whole {
-			continue
+			return
 		}
 		stage, ok := listed[t.ix.Results[k].ID]
 		if !ok {
@@ -163,6 +180,21 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, stages []policy.S
 		if how == cut {
 			t.hides[k].Kept = t.kept[k]
 		}
+	}
+	if from == 0 {
+		for k := range t.arrived {
+			hide(k)
+		}
+		return
+	}
+	// The results not read that arrived before the previous call are
+	// whole (or hidden then); those that arrived since and were not read
+	// are absent.
+	for _, k := range read {
+		hide(k)
+	}
+	for k := judged; k < t.arrived; k++ {
+		hide(k)
 	}
 }
 

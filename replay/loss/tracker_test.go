@@ -33,11 +33,11 @@ func TestTracker(t *testing.T) {
 		with(msgs[4], "     1→line 1 of b.go, long enough to be a content line here\n[... truncated]"), msgs[7], msgs[8]}
 	stages := []policy.StageReport{{Name: "thinking", BlocksTouched: 3}, {Name: "duplicates", BlocksTouched: 1},
 		{Name: "truncate", BlocksTouched: 1}, {Name: "summary", BlocksTouched: 2}}
-	tr.Changed(4, at1, 0, h1, stages, policy.Summarized)
+	tr.Changed(4, at1, 0, h1, 0, stages, policy.Summarized)
 	// Event 1: everything whole that is left, r5 (arrived since) dropped,
 	// r1 dropped again (already hidden: not re-hidden).
 	h2 := []corpus.Message{msgs[7], msgs[8]}
-	tr.Changed(6, at2, 1, h2, []policy.StageReport{{Name: "rotation", BlocksTouched: 4}}, policy.Rotated)
+	tr.Changed(6, at2, 1, h2, 0, []policy.StageReport{{Name: "rotation", BlocksTouched: 4}}, policy.Rotated)
 	got := tr.Hides()
 	want := []Hide{
 		{CallID: "r1", Request: 4, At: at1, Stage: "duplicates", Event: 0},
@@ -65,7 +65,7 @@ func TestTrackerStrategyAsStage(t *testing.T) {
 	b.call("r1", "bash", `{"command":"make all"}`, "built")
 	at := b.say("x")
 	tr := Build(&b.s, Options{}).NewTracker()
-	tr.Changed(1, at, 0, nil, nil, policy.Dropped)
+	tr.Changed(1, at, 0, nil, 0, nil, policy.Dropped)
 	if h := tr.Hides(); len(h) != 1 || h[0].Stage != "dropped" {
 		t.Errorf("hides = %+v", h)
 	}
@@ -94,7 +94,7 @@ func TestTrackerListedStages(t *testing.T) {
 	h := []corpus.Message{msgs[0], msgs[1], marker(msgs[2]), msgs[3], marker(msgs[4])}
 	run := func(stages []policy.StageReport) map[string]string {
 		tr := Build(&b.s, Options{}).NewTracker()
-		tr.Changed(1, at, 0, h, stages, policy.Summarized)
+		tr.Changed(1, at, 0, h, 0, stages, policy.Summarized)
 		got := map[string]string{}
 		for _, hd := range tr.Hides() {
 			got[hd.CallID] = hd.Stage
@@ -117,5 +117,62 @@ func TestTrackerListedStages(t *testing.T) {
 	want["r2"] = "microcompact"
 	if got := run(listed); !maps.Equal(got, want) {
 		t.Errorf("inferred: %v, want %v", got, want)
+	}
+}
+
+// TestTrackerReadsTheChangedSuffix follows one replay twice, the tracker
+// told which compactions were made in place (Changed's same: it then
+// reads only from there and what was appended) and not: the hides must
+// be the same. The in-place ones stub a result appended since the last
+// call and one in the part read then, a result arrives whole, and one
+// arrives but is not in the history (absent).
+func TestTrackerReadsTheChangedSuffix(t *testing.T) {
+	var b sessionBuilder
+	b.user("go")
+	b.call("r1", "bash", `{"command":"ls"}`, "a b c")
+	b.call("r2", "bash", `{"command":"make"}`, "built")
+	b.call("r3", "bash", `{"command":"make test"}`, "passed")
+	at1 := b.say("one")
+	b.call("r4", "bash", `{"command":"make lint"}`, "clean")
+	b.call("r5", "bash", `{"command":"make vet"}`, "vetted")
+	at2 := b.say("two")
+	b.call("r6", "bash", `{"command":"git diff"}`, "no diff")
+	at3 := b.say("three")
+	ix := Build(&b.s, Options{})
+	msgs := b.s.Messages
+	stub := func(m corpus.Message) corpus.Message {
+		m.Blocks = slices.Clone(m.Blocks)
+		m.Blocks[0].Text = "[cleared]"
+		return m
+	}
+	h1 := slices.Clone(msgs[:at1])
+	h1[2] = stub(h1[2])                      // r1
+	h2 := slices.Concat(h1, msgs[at1:at2-1]) // r5's result not in it
+	h2[at1+2] = stub(h2[at1+2])              // r4, appended since
+	h3 := slices.Concat(h2, msgs[at2:at3])
+	h3[4] = stub(h3[4]) // r2, read at the first call
+	clear := []policy.StageReport{{Name: "clear", BlocksTouched: 1}}
+	var hides [2][]Hide
+	for k, inPlace := range []bool{false, true} {
+		tr := ix.NewTracker()
+		same := func(i int) int {
+			if inPlace {
+				return i
+			}
+			return 0
+		}
+		tr.Changed(1, at1, 0, h1, 0, clear, policy.Truncated)
+		tr.Changed(2, at2, 1, h2, same(at1+2), clear, policy.Truncated)
+		tr.Changed(3, at3, 2, h3, same(4), clear, policy.Truncated)
+		hides[k] = tr.Hides()
+	}
+	want := []Hide{
+		{CallID: "r1", Request: 1, At: at1, Stage: "clear", Event: 0},
+		{CallID: "r4", Request: 2, At: at2, Stage: "clear", Event: 1},
+		{CallID: "r5", Request: 2, At: at2, Stage: "clear", Event: 1},
+		{CallID: "r2", Request: 3, At: at3, Stage: "clear", Event: 2},
+	}
+	if !slices.Equal(hides[0], want) || !slices.Equal(hides[1], want) {
+		t.Errorf("hides reading everything\n%+v\nreading the changed suffix\n%+v\nwant\n%+v", hides[0], hides[1], want)
 	}
 }
