@@ -60,6 +60,9 @@ type run struct {
 	rotations int
 	observe   func(Request, *Event)
 	loss      *loss.Tracker
+	// readAll makes the loss tracker read the whole history after every
+	// compaction: the reference its suffix reads are tested against.
+	readAll bool
 }
 
 func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
@@ -116,7 +119,7 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 					// The message about to be appended is the response to
 					// this request: index r.fed-1 of what was fed.
 					same := 0
-					if out.Overwrote != nil {
+					if !r.readAll && (out.Overwrote != nil || keepsEveryResult(in, out.History, fc)) {
 						same = fc
 					}
 					r.loss.Changed(at.Request, r.fed-1, ev.Index, out.History, same, out.Stages, out.Strategy)
@@ -145,4 +148,33 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 		t.Messages++
 	}
 	return nil
+}
+
+// keepsEveryResult reports whether out, a copied outcome, has the history
+// as handed's length and, from fc (the first message it changed) on, as
+// many tool results: no message moved or left and no result was dropped,
+// so the loss tracker need only read from fc, as after an in-place
+// outcome, why: a policy that clears at nearly every request (swe-agent,
+// a clear stage past its trigger) made the tracker read the whole history
+// at each, quadratic in the session.
+func keepsEveryResult(in handed, out []corpus.Message, fc int) bool {
+	if in.len() != len(out) {
+		return false
+	}
+	n := 0
+	for i := fc; i < len(out); i++ {
+		n += results(in.msg(i)) - results(&out[i])
+	}
+	return n == 0
+}
+
+// results counts a message's tool result blocks.
+func results(m *corpus.Message) int {
+	n := 0
+	for j := range m.Blocks {
+		if m.Blocks[j].Kind == corpus.KindToolResult {
+			n++
+		}
+	}
+	return n
 }
