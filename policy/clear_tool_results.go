@@ -289,13 +289,16 @@ func (p *ClearToolResults) threshold() int {
 // cleared; Claude Code does not protect them (issue 13's held-out case:
 // five parallel Reads, the first cleared before the model saw it). Tool
 // inputs are only cleared before the current user turn, which must stay
-// untouched beyond its results.
+// untouched beyond its results. A checkpoint that fires but whose result
+// marks (at.Results) show that plan would clear nothing, or less than
+// min_reclaim, returns what plan's answer would without reading h; a
+// forced one still plans, for the stage figures agreement reads.
 func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	before, recorded := p.contextTokens(h, at.Units, at.Session)
 	o := untouched(h, at, before)
 	o.TriggerTokens, o.TargetTokens, o.MaxTokens = p.threshold(), p.threshold(), p.window
 	o.TriggerUnit, o.ReachedTarget = p.triggerUnit(), true
-	if !at.Force && !p.fires(at.Count, before) {
+	if !at.Force && (!p.fires(at.Count, before) || p.clearsNothing(at.Results)) {
 		return o
 	}
 	pl := p.plan(h)

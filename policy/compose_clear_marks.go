@@ -20,6 +20,9 @@ import (
 // min_reclaim, swe-agent with more than 5 results each no longer than its
 // stub). The replay keeps them like the turn starts: ResultMarks when it
 // starts, AddResult as it appends, AdoptResults over a changed suffix.
+// clear-tool-results run alone (keep=tokens or results) keeps them too,
+// with its own Count (its plan's candidates) and no Writable
+// (clear_tool_results_marks.go).
 type ResultMark struct {
 	At       int
 	Count    int64
@@ -27,27 +30,41 @@ type ResultMark struct {
 }
 
 // ResultMarks are the marks of an empty history under p: empty for a
-// preset with a clear stage, nil otherwise. nil means the caller does not
+// preset with a clear stage and for clear-tool-results with keep=tokens
+// or keep=results, nil otherwise. nil means the caller does not
 // keep them, and AddResult and AdoptResults keep nil as it is, so a
 // policy that does not read them costs nothing.
 func ResultMarks(p Policy) []ResultMark {
-	if c, ok := p.(*Composed); ok && c.weigh != nil {
-		return []ResultMark{}
+	switch c := p.(type) {
+	case *Composed:
+		if c.weigh != nil {
+			return []ResultMark{}
+		}
+	case *ClearToolResults:
+		if c.usesMarks() {
+			return []ResultMark{}
+		}
 	}
 	return nil
 }
 
 // AddResult returns rs with m's mark appended when m holds a tool result;
-// m is about to be appended at index at of the history rs describes.
-func AddResult(p Policy, rs []ResultMark, m *corpus.Message, at int) []ResultMark {
+// m is about to be appended to h, the history rs describes.
+func AddResult(p Policy, rs []ResultMark, h []corpus.Message, m *corpus.Message) []ResultMark {
 	if rs == nil {
 		return nil
 	}
-	c, ok := p.(*Composed)
-	if !ok || c.weigh == nil {
-		return nil
+	switch c := p.(type) {
+	case *Composed:
+		if c.weigh != nil {
+			return c.weigh.mark(rs, m, len(h), c.g.meter)
+		}
+	case *ClearToolResults:
+		if c.usesMarks() {
+			return c.mark(rs, h, m)
+		}
 	}
-	return c.weigh.mark(rs, m, at, c.g.meter)
+	return nil
 }
 
 // AdoptResults returns the marks of h, given rs, those of a history whose
@@ -62,7 +79,7 @@ func AdoptResults(p Policy, rs []ResultMark, h []corpus.Message, fc int) []Resul
 		rs = rs[:len(rs)-1]
 	}
 	for i := fc; i < len(h); i++ {
-		rs = AddResult(p, rs, &h[i], i)
+		rs = AddResult(p, rs, h[:i], &h[i])
 	}
 	return rs
 }
@@ -136,25 +153,7 @@ func (c *clearStage) writesNothing(st *compState, rs []ResultMark, end int) bool
 		return false
 	}
 	n := sort.Search(len(rs), func(k int) bool { return rs[k].At >= end })
-	if n == 0 {
-		return true // no result before end
-	}
-	total := rs[n-1].Count
-	over := func(s int64) bool {
-		if p.keep == KeepResults {
-			return s > int64(p.keepValue)
-		}
-		return p.meter.Tokens(s) > p.keepValue
-	}
-	// The count from mark k through end shrinks as k grows: k is the
-	// newest mark from which it still overflows.
-	k := sort.Search(n, func(k int) bool {
-		before := int64(0)
-		if k > 0 {
-			before = rs[k-1].Count
-		}
-		return !over(total - before)
-	}) - 1
+	k := p.newestOverflow(rs[:n]) // -1 also when no result is before end
 	switch {
 	case k < 0:
 		return true

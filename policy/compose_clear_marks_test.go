@@ -62,7 +62,8 @@ func TestClearStageMarksAgree(t *testing.T) {
 			for _, recorded := range []bool{false, true} {
 				t.Run(fmt.Sprintf("%s/%v/%s/recorded=%v", tt.preset, tt.set, s.name, recorded), func(t *testing.T) {
 					p := presetPolicy(t, tt.preset, tt.set)
-					proved, changed := walkMarked(t, p.(*Composed), s.msgs, recorded)
+					c := p.(*Composed)
+					proved, changed := walkMarked(t, c, s.msgs, recorded, func(h []corpus.Message, at Checkpoint) bool { return c.weigh.provable(c, h, at) })
 					if s.blind && !tt.noProof && !recorded && proved == 0 {
 						t.Error("no checkpoint was settled by the marks: the session misses the blind spot")
 					}
@@ -77,9 +78,9 @@ func TestClearStageMarksAgree(t *testing.T) {
 
 // walkMarked walks msgs through p asking every checkpoint with and without
 // the turn starts and result marks (see TestClearStageMarksAgree). It
-// returns how many checkpoints the marks settled where the count's bound
-// could not, and how many compacted.
-func walkMarked(t *testing.T, p *Composed, msgs []corpus.Message, recorded bool) (proved, changed int) {
+// returns how many checkpoints the marks settled where nothing else could
+// (proves, asked before Compact), and how many compacted.
+func walkMarked(t *testing.T, p Policy, msgs []corpus.Message, recorded bool, proves func([]corpus.Message, Checkpoint) bool) (proved, changed int) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(uint64(len(msgs)), 11))
 	var h []corpus.Message
@@ -92,7 +93,7 @@ func walkMarked(t *testing.T, p *Composed, msgs []corpus.Message, recorded bool)
 			if want := AdoptResults(p, ResultMarks(p), h, 0); !reflect.DeepEqual(at.Results, want) {
 				t.Fatalf("message %d: result marks %v, a fresh read gives %v", i, at.Results, want)
 			}
-			if p.weigh.provable(p, h, at) {
+			if proves(h, at) {
 				proved++
 			}
 			slow := at
@@ -120,7 +121,7 @@ func walkMarked(t *testing.T, p *Composed, msgs []corpus.Message, recorded bool)
 			}
 		}
 		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
-		at.Results = AddResult(p, at.Results, m, len(h))
+		at.Results = AddResult(p, at.Results, h, m)
 		h = append(h, *m)
 		u, c, k := p.Measure(m)
 		at.Units, at.Count, at.Thinking = at.Units+u, at.Count+c, at.Thinking+k
@@ -132,7 +133,7 @@ func walkMarked(t *testing.T, p *Composed, msgs []corpus.Message, recorded bool)
 // recordedClear stubs a few of h's results in place as walker.clear writes
 // a recorded clear (new block slices, the stub of an agent: Claude Code's,
 // SWE-agent's or the API's), and updates at's sums and marks.
-func recordedClear(p *Composed, h []corpus.Message, r *rand.Rand, at *Checkpoint) []corpus.Message {
+func recordedClear(p Policy, h []corpus.Message, r *rand.Rand, at *Checkpoint) []corpus.Message {
 	stubs := []string{ClaudeCodeStub, "Old environment output: (7 lines omitted)", "[cleared]"}
 	first := len(h)
 	for range 1 + r.IntN(3) {

@@ -127,7 +127,7 @@ func Agree(s *corpus.Session, p policy.Policy) Agreement {
 				ev.Checkpoint, ev.Fired = isCP, acted
 				a.Events = append(a.Events, ev)
 				w.clear(c.ClearedIDs, stub)
-				at.Units, at.Count, at.Thinking = w.sum.units, w.sum.count, w.sum.thinking
+				at.Units, at.Count, at.Thinking, at.Results = w.sum.units, w.sum.count, w.sum.thinking, w.results
 				at.Force = false
 				acted = p.Compact(w.h, at).Strategy != policy.None
 			}

@@ -134,7 +134,7 @@ func (w *walker) add(m *corpus.Message) {
 		w.turn++
 	}
 	w.turns = policy.AddTurn(w.turns, m, len(w.h), w.sum.thinking)
-	w.results = policy.AddResult(w.p, w.results, m, len(w.h))
+	w.results = policy.AddResult(w.p, w.results, w.h, m)
 	w.h = append(w.h, *m)
 	w.sum = w.sum.plus(measureOf(w.p, m))
 	w.prev = m

@@ -14,8 +14,9 @@ import (
 // as Agree does (the agent's recorded clears written in place with
 // Claude Code's stub, a recorded full compaction restarting the history),
 // and checks after every step that the walker's marks (Checkpoint.Results)
-// are the ones a fresh read of its history gives. A policy without a clear
-// stage gets none (nil).
+// are the ones a fresh read of its history gives; clear-tool-results alone
+// (its tool names read from the calls) keeps them too. A policy without a
+// clear stage gets none (nil).
 func TestWalkerResultMarks(t *testing.T) {
 	for _, tt := range []struct {
 		preset string
@@ -23,6 +24,7 @@ func TestWalkerResultMarks(t *testing.T) {
 	}{
 		{"gemini-cli", map[string]string{"mask.keep_value": "3000", "mask.min_reclaim": "1000", "compress.trigger_at": "0.01"}},
 		{"swe-agent", nil},
+		{"clear-tool-results", map[string]string{"trigger_at": "20000", "context_source": policy.SourceEstimate, "compactable_tools": "bash", "keep_value": "2000", "min_reclaim": "1000"}},
 	} {
 		t.Run(tt.preset, func(t *testing.T) {
 			p, err := policy.New(tt.preset, tt.set)
