@@ -13,9 +13,10 @@ import (
 // above the trigger whose results are all kept, exempt or under
 // min_reclaim was quadratic).
 
-// resultLookBack is how many messages before a tool result its mark
-// looks for the call that names its tool: a call not found there leaves
-// the result counted, which only weakens the proof.
+// resultLookBack is how many messages before a tool result plan and its
+// mark look for the call that names its tool: a call not found there
+// leaves the result counted by the mark, which only weakens the proof,
+// and sends plan to the history's other calls.
 const resultLookBack = 64
 
 // usesMarks reports whether Compact reads the result marks: the keep
@@ -58,7 +59,7 @@ func (p *ClearToolResults) mark(rs []ResultMark, h []corpus.Message, m *corpus.M
 	counted := false
 	for j := range m.Blocks {
 		b := &m.Blocks[j]
-		if b.Kind != corpus.KindToolResult || p.stub.matches(b.Text) || !p.mayClear(h, b) {
+		if b.Kind != corpus.KindToolResult || p.stub.matches(b.Text) || !p.mayClear(h, m, b) {
 			continue
 		}
 		r.Count += p.keepWeight(p.meter.Block(b))
@@ -70,29 +71,51 @@ func (p *ClearToolResults) mark(rs []ResultMark, h []corpus.Message, m *corpus.M
 	return append(rs, r)
 }
 
-// mayClear reports whether plan may count b, a result about to follow h,
-// as one of its candidates: its tool (on b, or on the call it answers
-// when that call is within resultLookBack messages, the last block with
-// its id winning as in plan's names) is neither exempt nor left out of
-// compactable_tools. A result whose call is not found counts. (A call id
-// is taken to name one call: a later call reusing the id of one already
-// answered would rename the result in plan and not here.)
-func (p *ClearToolResults) mayClear(h []corpus.Message, b *corpus.Block) bool {
+// mayClear reports whether plan may count b, a result of m, which is
+// about to follow h, as one of its candidates: its tool (callName) is
+// neither exempt nor left out of compactable_tools. A result whose call is
+// not within resultLookBack messages counts (plan reads its name from the
+// whole history).
+func (p *ClearToolResults) mayClear(h []corpus.Message, m *corpus.Message, b *corpus.Block) bool {
 	if len(p.exempt) == 0 && p.compactable == nil {
 		return true
 	}
-	name, found := b.ToolName, b.ToolName != ""
-	for i := len(h) - 1; !found && i >= max(0, len(h)-resultLookBack); i-- {
-		if h[i].Role != corpus.RoleAssistant {
+	name, found := callName(h, m, b)
+	return !found || p.clears(name)
+}
+
+// clears reports whether the policy clears results of tool name.
+func (p *ClearToolResults) clears(name string) bool {
+	return !p.exempt[name] && (p.compactable == nil || p.compactable[name])
+}
+
+// callName is the tool of b, a result of m, which follows h: the name on
+// b, or that of the call b answers, the nearest call with its id in an
+// assistant message among m and the resultLookBack messages before it
+// (the last such block of that message). found is false when there is
+// none: the caller then reads the history's other calls, or counts b.
+func callName(h []corpus.Message, m *corpus.Message, b *corpus.Block) (name string, found bool) {
+	if b.ToolName != "" {
+		return b.ToolName, true
+	}
+	for i := len(h); i >= max(0, len(h)-resultLookBack); i-- {
+		c := m
+		if i < len(h) {
+			c = &h[i]
+		}
+		if c.Role != corpus.RoleAssistant {
 			continue
 		}
-		for k := range h[i].Blocks {
-			if c := &h[i].Blocks[k]; c.Kind == corpus.KindToolUse && c.ToolCallID == b.ToolCallID {
-				name, found = c.ToolName, true
+		for k := range c.Blocks {
+			if u := &c.Blocks[k]; u.Kind == corpus.KindToolUse && u.ToolCallID == b.ToolCallID {
+				name, found = u.ToolName, true
 			}
 		}
+		if found {
+			return name, true
+		}
 	}
-	return !found || !p.exempt[name] && (p.compactable == nil || p.compactable[name])
+	return "", false
 }
 
 // newestOverflow is the index of the newest mark of rs from which the

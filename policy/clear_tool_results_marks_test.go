@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -121,4 +122,54 @@ func farCalls(msgs []corpus.Message) []corpus.Message {
 		out = append(out, m)
 	}
 	return out
+}
+
+// TestClearToolResultsNamesTheAnsweredCall: with the tool names on the
+// calls only, plan clears a result by the tool of the call it answers:
+// the nearest call with its id before it (a later call reusing the id
+// does not rename it), or, past resultLookBack messages, the last call
+// with its id anywhere; a result with no call has no tool, which
+// compactable_tools does not list.
+func TestClearToolResultsNamesTheAnsweredCall(t *testing.T) {
+	big := chars4Text(3000)
+	call := func(id, tool string) corpus.Message {
+		return corpus.Message{ID: "a-" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: id, ToolName: tool, Args: []byte(`{}`)}}}
+	}
+	result := func(id string) corpus.Message {
+		return corpus.Message{ID: "r-" + id, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: id, Text: big}}}
+	}
+	padding := func(n int) []corpus.Message {
+		var out []corpus.Message
+		for k := range n {
+			out = append(out, puser(fmt.Sprint("pu", k), "go on"), passt(fmt.Sprint("pa", k), "ok"))
+		}
+		return out
+	}
+	join := func(parts ...[]corpus.Message) []corpus.Message {
+		h := []corpus.Message{puser("u", "start")}
+		for _, p := range parts {
+			h = append(h, p...)
+		}
+		return append(h, result("new"), passt("end", "done"))
+	}
+	for _, tt := range []struct {
+		name string
+		h    []corpus.Message
+		want []string
+	}{
+		{"answered call", join([]corpus.Message{call("x", "Read"), result("x"), call("y", "bash"), result("y"), call("new", "Read")}), []string{"x"}},
+		{"id reused later", join([]corpus.Message{call("x", "bash"), result("x"), call("x", "Read"), call("new", "Read")}), nil},
+		{"call far back", join([]corpus.Message{call("x", "Read")}, padding(resultLookBack), []corpus.Message{result("x"), call("new", "Read")}), []string{"x"}},
+		{"no call", join([]corpus.Message{result("x"), call("new", "Read")}), nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := presetPolicy(t, "clear-tool-results", map[string]string{"keep_value": "3000", "min_reclaim": "1000"}).(*ClearToolResults)
+			at := sums(p, tt.h[:len(tt.h)-1])
+			at.Force = true
+			o := p.Compact(tt.h[:len(tt.h)-1], at)
+			if got := Cleared(tt.h[:len(tt.h)-1], o.History); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("cleared %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

@@ -24,23 +24,29 @@ type resultRef struct {
 // compactable results are kept by the keep rule, the rest are cleared.
 func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 	var pl clearPlan
-	names := map[string]string{} // tool call id -> tool name, for compactable_tools and exempt_tools
 	lastAsst, turnStart := -1, 0
 	for i := range h {
-		m := &h[i]
-		switch {
+		switch m := &h[i]; {
 		case m.Role == corpus.RoleAssistant:
 			lastAsst = i
-			if len(p.exempt) > 0 || p.compactable != nil {
-				for j := range m.Blocks {
-					if b := &m.Blocks[j]; b.Kind == corpus.KindToolUse {
-						names[b.ToolCallID] = b.ToolName
-					}
-				}
-			}
 		case m.RealTurn():
 			turnStart = i
 		}
+	}
+	// A result's tool, for compactable_tools and exempt_tools, is that of
+	// the call it answers (callName, as the result marks read it); only a
+	// call further back than resultLookBack, or none, makes plan read every
+	// call: the last with the result's id names it.
+	filter := len(p.exempt) > 0 || p.compactable != nil
+	var names map[string]string
+	toolOf := func(i int, b *corpus.Block) string {
+		if name, found := callName(h[:i], &h[i], b); found {
+			return name
+		}
+		if names == nil {
+			names = callNames(h)
+		}
+		return names[b.ToolCallID]
 	}
 	pl.turnStart = turnStart
 	// The keep rules that count turns or steps keep every result after the
@@ -61,11 +67,7 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 			if b.Kind != corpus.KindToolResult || p.stub.matches(b.Text) {
 				continue
 			}
-			name := b.ToolName
-			if name == "" {
-				name = names[b.ToolCallID]
-			}
-			if p.exempt[name] || p.compactable != nil && !p.compactable[name] {
+			if filter && !p.clears(toolOf(i, b)) {
 				continue
 			}
 			u := p.meter.Block(b)
@@ -98,6 +100,23 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 		pl.clear[l], pl.clear[r] = pl.clear[r], pl.clear[l]
 	}
 	return pl
+}
+
+// callNames maps every tool call id of h's assistant messages to its
+// tool name, the last call with an id naming it.
+func callNames(h []corpus.Message) map[string]string {
+	names := map[string]string{}
+	for i := range h {
+		if h[i].Role != corpus.RoleAssistant {
+			continue
+		}
+		for j := range h[i].Blocks {
+			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolUse {
+				names[b.ToolCallID] = b.ToolName
+			}
+		}
+	}
+	return names
 }
 
 // nthLast is the index of the n-th last message matching is, 0 when there
