@@ -106,10 +106,7 @@ func (c *clearStage) weigh(b *corpus.Block, units int64) int64 {
 	if b.Kind != corpus.KindToolResult || c.inner.stub.matches(b.Text) {
 		return 0
 	}
-	if c.inner.keep == KeepTokens {
-		return units
-	}
-	return 1
+	return c.inner.keepWeight(units)
 }
 
 // nothingToClear reports whether the inner rule, given any part of a
@@ -121,13 +118,11 @@ func (c *clearStage) nothingToClear(n int64) bool {
 	switch p := c.inner; {
 	case n == 0:
 		return true
-	case p.keep == KeepResults:
-		return n <= int64(p.keepValue)
-	case p.keep == KeepTokens:
-		t := p.meter.Tokens(n)
-		return t <= p.keepValue || t < p.minReclaim
+	case !p.usesMarks(): // keep=turns or steps: the count bounds nothing
+		return false
+	default:
+		return !p.overflows(n) || p.keep == KeepTokens && p.meter.Tokens(n) < p.minReclaim
 	}
-	return false
 }
 
 func (c *clearStage) isStub(text string) bool {

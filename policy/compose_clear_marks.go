@@ -148,17 +148,13 @@ func (c *clearStage) writable(b *corpus.Block, u int64, meter *Meter) bool {
 // Any other case answers false, and run reads the history as before.
 func (c *clearStage) writesNothing(st *compState, rs []ResultMark, end int) bool {
 	p := c.inner
-	if rs == nil || st.weigh != c || (p.keep != KeepTokens && p.keep != KeepResults) ||
+	if rs == nil || st.weigh != c || !p.usesMarks() ||
 		len(st.h) != len(st.in) || len(st.h) > 0 && &st.h[0] != &st.in[0] { // an earlier stage rewrote the history
 		return false
 	}
 	n := sort.Search(len(rs), func(k int) bool { return rs[k].At >= end })
-	k := p.newestOverflow(rs[:n]) // -1 also when no result is before end
-	switch {
-	case k < 0:
-		return true
-	case p.keep == KeepTokens && p.meter.Tokens(rs[k].Count) < p.minReclaim:
+	if p.clearsNothing(rs[:n]) { // also when no result is before end
 		return true
 	}
-	return !p.clearInput && rs[k].Writable == 0
+	return !p.clearInput && rs[p.newestOverflow(rs[:n])].Writable == 0
 }
