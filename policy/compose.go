@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -81,8 +82,8 @@ type stageKind struct {
 }
 
 // stageRunner is a built stage. run rewrites st (copy on write: the input
-// history is never modified, but for the messages the thinking stage
-// replaces in a history the caller lends, Checkpoint.Owned, which it
+// history is never modified, but for the messages a stage replaces in a
+// history the caller lends, Checkpoint.Owned, which compState.writable
 // records in st.over) and reports what it did, nil when nothing.
 type stageRunner interface {
 	run(st *compState, at Checkpoint) *StageReport
@@ -190,6 +191,37 @@ func (st *compState) setCounted(out []corpus.Message, units, count, thinking int
 		st.over = nil
 	}
 	st.h, st.units, st.count, st.thinking = out, units, count, thinking
+}
+
+// asHanded reports whether h is still the history Compact was handed,
+// unchanged: no stage copied it nor wrote in it in place.
+func (st *compState) asHanded() bool { return st.over == nil && sameSlice(st.h, st.in) }
+
+// writable reports whether a stage may replace messages of h[lo:hi] in
+// place (h[i] = a new message): h is owned (st.owned). When h is the
+// history the caller lent, the messages there that no stage replaced yet
+// join what st.over keeps, which stays one contiguous run of the messages
+// as handed from st.overAt to the last one written: a stage writing near
+// the end of the history keeps a short run, and the checkpoint costs what
+// it writes. Otherwise the stage copies the history.
+func (st *compState) writable(lo, hi int) bool {
+	switch {
+	case !st.owned:
+		return false
+	case !sameSlice(st.h, st.in):
+		return true // an array this compaction made
+	case st.over == nil:
+		st.over, st.overAt = slices.Clone(st.h[lo:hi]), lo
+	default:
+		// Outside the run every message is as handed.
+		if lo < st.overAt {
+			st.over, st.overAt = append(slices.Clone(st.h[lo:st.overAt]), st.over...), lo
+		}
+		if end := st.overAt + len(st.over); hi > end {
+			st.over = append(st.over, st.h[end:hi]...)
+		}
+	}
+	return true
 }
 
 // sameSlice reports whether a and b are the same slice of one array.
@@ -332,14 +364,18 @@ func lookupStageKind(kind string) stageKind {
 }
 
 // cow is a copy-on-write rewrite of a few blocks of a history: the slice
-// is copied on the first write, a message's blocks on the first write to
-// it, and the units follow block by block (every meter is a sum over
-// blocks), so a stage that touches k blocks costs O(k) measures. Its
-// callers rewrite a block's text or arguments, never its kind, so the
-// thinking sum (which reads kinds alone) does not move.
+// is copied on the first write, unless the stage may write it in place
+// (compState.writable: a history the caller lends, or one this compaction
+// made), a message's blocks on the first write to it, and the units
+// follow block by block (every meter is a sum over blocks), so a stage
+// that touches k blocks costs O(k) measures. Its callers rewrite a
+// block's text or arguments, never its kind, so the thinking sum (which
+// reads kinds alone) does not move.
 type cow struct {
-	in, h   []corpus.Message
-	owned   map[int]bool
+	st      *compState
+	h       []corpus.Message
+	owned   map[int]bool // the messages whose blocks it copied
+	inPlace bool         // h is st.h, written in place
 	units   int64
 	count   int64
 	weigh   *clearStage
@@ -349,15 +385,21 @@ type cow struct {
 }
 
 func newCow(st *compState) *cow {
-	return &cow{in: st.h, h: st.h, units: st.units, count: st.count, weigh: st.weigh, meter: st.g.meter}
+	return &cow{st: st, h: st.h, units: st.units, count: st.count, weigh: st.weigh, meter: st.g.meter}
 }
 
 func (c *cow) setBlock(i, j int, b corpus.Block) {
 	if c.owned == nil {
-		c.h = append([]corpus.Message(nil), c.h...)
 		c.owned = map[int]bool{}
+		c.inPlace = c.st.writable(i, i+1)
+		if !c.inPlace {
+			c.h = append([]corpus.Message(nil), c.h...)
+		}
 	}
 	if !c.owned[i] {
+		if c.inPlace {
+			c.st.writable(i, i+1)
+		}
 		c.h[i].Blocks = append([]corpus.Block(nil), c.h[i].Blocks...)
 		c.owned[i] = true
 	}
@@ -380,7 +422,7 @@ func (c *cow) done(st *compState) *StageReport {
 	}
 	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: c.touched, BytesRemoved: c.bytes}
 	st.setCounted(c.h, c.units, c.count, st.thinking)
-	st.owned = true // setBlock copied the history
+	st.owned = true // setBlock copied the history, or wrote one it may
 	r.AfterTokens = st.tokens()
 	return r
 }

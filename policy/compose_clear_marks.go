@@ -149,7 +149,7 @@ func (c *clearStage) writable(b *corpus.Block, u int64, meter *Meter) bool {
 func (c *clearStage) writesNothing(st *compState, rs []ResultMark, end int) bool {
 	p := c.inner
 	if rs == nil || st.weigh != c || !p.usesMarks() ||
-		len(st.h) != len(st.in) || len(st.h) > 0 && &st.h[0] != &st.in[0] { // an earlier stage rewrote the history
+		!st.asHanded() { // an earlier stage rewrote the history
 		return false
 	}
 	n := sort.Search(len(rs), func(k int) bool { return rs[k].At >= end })

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"math"
-	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -70,15 +69,12 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	}
 	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
 	out := st.h
-	switch {
-	case st.owned && st.over == nil && sameSlice(st.h, st.in):
-		// The caller's own history: replace [lo, from) in place and hand
-		// back what was there, so the checkpoint costs what it drops.
-		st.over, st.overAt = slices.Clone(st.h[lo:from]), lo
+	if st.writable(lo, from) {
+		// The caller's own history, or an array this compaction made:
+		// replace [lo, from) in place, so the checkpoint costs what it
+		// drops.
 		copy(out[lo:], w.msgs)
-	case st.owned && !sameSlice(st.h, st.in):
-		copy(out[lo:], w.msgs) // an array this compaction made
-	default:
+	} else {
 		// Room to grow: the replay appends the next messages to what this
 		// returns, which would otherwise copy the history a second time.
 		out = make([]corpus.Message, 0, len(st.h)+len(st.h)/4+16)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay/loss"
 )
@@ -31,13 +32,14 @@ func (l *lending) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outco
 }
 
 // TestInPlaceMatchesCopy replays anthropic-context-editing, loss tracked,
-// with the walker's history lent to the policy (a drop of thinking then
-// rewrites the dropped messages in place, Outcome.Overwrote) and without
-// (every drop copies the history): the traces, the final histories and
-// the loss must be the same, with no violation, some drops must have
-// been in place, and the session must be as it was before the replays.
-// Under the low triggers the preset also clears results and summarizes,
-// so drops follow copies (the walker owns those too) and summaries.
+// with the walker's history lent to the policy (a drop of thinking, or a
+// clear, then rewrites the messages it changes in place,
+// Outcome.Overwrote) and without (every one copies the history): the
+// traces, the final histories and the loss must be the same, with no
+// violation, some compactions must have been in place, and the session
+// must be as it was before the replays. Under the low triggers the preset
+// also clears results and summarizes, so drops follow clears in one
+// compaction, and summaries (copies the walker owns too) precede drops.
 func TestInPlaceMatchesCopy(t *testing.T) {
 	for _, tt := range []struct {
 		name               string
@@ -46,52 +48,99 @@ func TestInPlaceMatchesCopy(t *testing.T) {
 		wantInPlace        int
 	}{
 		{"drops only", nil, 20, 4, 2000, 19},
-		// The clear stage copies at every request: the drops after it
-		// write in its copy.
+		// The clear stage writes in place at nearly every request, and
+		// the drops after it extend what it overwrote; a summary copies.
 		{"clears, drops and summaries", map[string]string{"clear-tool-uses.trigger_at": "2000",
-			"compact.trigger_at": "1800", "compact.tail_value": "1"}, 12, 4, 2000, 0},
+			"compact.trigger_at": "1800", "compact.tail_value": "1"}, 12, 4, 2000, 30},
 		{"keep 2 turns, clears now and then", map[string]string{"clear-thinking.keep_turns": "2",
 			"clear-tool-uses.trigger_at": "3000"}, 15, 3, 700, 10},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := thinkingTurns(tt.turns, tt.steps, tt.size)
-			before := deepCopySession(s)
-			var traces [2]*Trace
-			var inPlace [2]int
-			for k, copying := range []bool{false, true} {
-				p, err := policy.New("anthropic-context-editing", tt.set)
-				if err != nil {
-					t.Fatal(err)
-				}
-				l := &lending{Policy: p, copy: copying}
-				tr, err := Run(context.Background(), s, l, Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{})})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(tr.Violations) != 0 {
-					t.Fatalf("copying %v: violations %+v", copying, tr.Violations)
-				}
-				traces[k], inPlace[k] = tr, l.inPlace
+			inPlace, tr := lentMatchesCopy(t, s, "anthropic-context-editing", tt.set)
+			if len(tr.Loss.Signals) == 0 && tt.set != nil {
+				t.Fatal("no loss: the replay did too little to compare")
 			}
-			if inPlace[0] < tt.wantInPlace || inPlace[1] != 0 {
-				t.Fatalf("%d compactions in place when lent, %d when not; want at least %d and 0", inPlace[0], inPlace[1], tt.wantInPlace)
+			if inPlace < tt.wantInPlace {
+				t.Fatalf("%d compactions in place when lent, want at least %d", inPlace, tt.wantInPlace)
 			}
-			t.Logf("%d of %d compactions in place", inPlace[0], len(traces[0].Events))
-			a, b := traces[0], traces[1]
-			if len(a.Events) == 0 || a.Loss == nil || len(a.Loss.Signals) == 0 && tt.set != nil {
-				t.Fatalf("%d events, loss %v: the replay did too little to compare", len(a.Events), a.Loss)
+			t.Logf("%d of %d compactions in place", inPlace, len(tr.Events))
+		})
+	}
+}
+
+// TestInPlaceClearsMatchCopy is TestInPlaceMatchesCopy for the stages
+// that rewrite blocks (cow: the cap stage and the clear stage), on a
+// tool-heavy session: lent, the preset writes the results it caps or
+// clears in place (Outcome.Overwrote); not lent, it copies the history.
+// anthropic-context-editing's clear stage is given a trigger low enough
+// to clear in this session, and gemini-cli budgets low enough to mask.
+func TestInPlaceClearsMatchCopy(t *testing.T) {
+	s := synth.ToolHeavySession(1500)
+	for _, tt := range []struct {
+		preset string
+		set    map[string]string
+	}{
+		{"swe-agent", nil},
+		{"opencode", nil},
+		{"gemini-cli", map[string]string{"mask.keep_value": "3000", "mask.min_reclaim": "1000"}},
+		{"anthropic-context-editing", map[string]string{"clear-tool-uses.trigger_at": "20000"}},
+	} {
+		t.Run(tt.preset, func(t *testing.T) {
+			inPlace, tr := lentMatchesCopy(t, s, tt.preset, tt.set)
+			t.Logf("%d of %d compactions in place", inPlace, len(tr.Events))
+			if len(tr.Loss.Signals) == 0 {
+				t.Fatal("no loss: the replay did too little to compare")
 			}
-			if !reflect.DeepEqual(a, b) {
-				for i := range min(len(a.Events), len(b.Events)) {
-					if !reflect.DeepEqual(a.Events[i], b.Events[i]) {
-						t.Fatalf("event %d: in place %+v, copying %+v", i, a.Events[i], b.Events[i])
-					}
-				}
-				t.Fatal("the traces differ")
-			}
-			if !reflect.DeepEqual(s, before) {
-				t.Fatal("the replay modified the session")
+			if inPlace < len(tr.Events)/2 {
+				t.Fatalf("%d of %d compactions in place when lent, want at least half", inPlace, len(tr.Events))
 			}
 		})
 	}
+}
+
+// lentMatchesCopy replays s under preset (set applied), loss tracked, with
+// the walker's history lent to the policy and without: the traces (events,
+// final histories, loss) must be the same, with no violation, and the
+// session as it was before. It returns how many compactions were made in
+// place when lent (none may be when not), and the trace.
+func lentMatchesCopy(t *testing.T, s *corpus.Session, preset string, set map[string]string) (inPlace int, tr *Trace) {
+	t.Helper()
+	before := deepCopySession(s)
+	var traces [2]*Trace
+	var counts [2]int
+	for k, copying := range []bool{false, true} {
+		p, err := policy.New(preset, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &lending{Policy: p, copy: copying}
+		r, err := Run(context.Background(), s, l, Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Violations) != 0 {
+			t.Fatalf("copying %v: violations %+v", copying, r.Violations)
+		}
+		traces[k], counts[k] = r, l.inPlace
+	}
+	if counts[1] != 0 {
+		t.Fatalf("%d compactions in place when not lent", counts[1])
+	}
+	a, b := traces[0], traces[1]
+	if len(a.Events) == 0 || a.Loss == nil || len(a.Final) == 0 {
+		t.Fatalf("%d events, loss %v, %d final messages: the replay did too little to compare", len(a.Events), a.Loss, len(a.Final))
+	}
+	if !reflect.DeepEqual(a, b) {
+		for i := range min(len(a.Events), len(b.Events)) {
+			if !reflect.DeepEqual(a.Events[i], b.Events[i]) {
+				t.Fatalf("event %d: in place %+v, copying %+v", i, a.Events[i], b.Events[i])
+			}
+		}
+		t.Fatal("the traces differ")
+	}
+	if !reflect.DeepEqual(s, before) {
+		t.Fatal("the replay modified the session")
+	}
+	return counts[0], a
 }

@@ -51,7 +51,7 @@ func TestWalkerResultMarks(t *testing.T) {
 					m := &s.Messages[i]
 					if w.checks(m) {
 						if o := p.Compact(w.h, w.at(i)); o.Strategy != policy.None && mode == followPolicy {
-							w.adopt(o, policy.FirstChanged(w.h, o.History))
+							w.adopt(o, policy.ChangedFrom(w.h, o))
 							compacted++
 							check(w, "a compaction", i)
 						}
