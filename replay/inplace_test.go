@@ -74,19 +74,22 @@ func TestInPlaceMatchesCopy(t *testing.T) {
 // tool-heavy session: lent, the preset writes the results it caps or
 // clears in place (Outcome.Overwrote); not lent, it copies the history.
 // anthropic-context-editing's clear stage is given a trigger low enough
-// to clear in this session, and gemini-cli budgets low enough to mask.
+// to clear in this session, and gemini-cli budgets low enough to mask
+// (and, once, a cap low enough to cut most outputs).
 func TestInPlaceClearsMatchCopy(t *testing.T) {
 	s := synth.ToolHeavySession(1500)
 	for _, tt := range []struct {
-		preset string
-		set    map[string]string
+		name, preset string
+		set          map[string]string
 	}{
-		{"swe-agent", nil},
-		{"opencode", nil},
-		{"gemini-cli", map[string]string{"mask.keep_value": "3000", "mask.min_reclaim": "1000"}},
-		{"anthropic-context-editing", map[string]string{"clear-tool-uses.trigger_at": "20000"}},
+		{"swe-agent", "swe-agent", nil},
+		{"opencode", "opencode", nil},
+		{"gemini-cli", "gemini-cli", map[string]string{"mask.keep_value": "3000", "mask.min_reclaim": "1000"}},
+		// Caps in place, then masks after them in the same compaction.
+		{"gemini-cli capping", "gemini-cli", map[string]string{"cap.max": "2000", "mask.keep_value": "3000", "mask.min_reclaim": "1000"}},
+		{"anthropic-context-editing", "anthropic-context-editing", map[string]string{"clear-tool-uses.trigger_at": "20000"}},
 	} {
-		t.Run(tt.preset, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			inPlace, tr := lentMatchesCopy(t, s, tt.preset, tt.set)
 			t.Logf("%d of %d compactions in place", inPlace, len(tr.Events))
 			if len(tr.Loss.Signals) == 0 {
