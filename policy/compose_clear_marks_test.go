@@ -123,8 +123,7 @@ func walkMarked(t *testing.T, p Policy, msgs []corpus.Message, recorded bool, pr
 		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
 		at.Results = AddResult(p, at.Results, h, m)
 		h = append(h, *m)
-		u, c, k := p.Measure(m)
-		at.Units, at.Count, at.Thinking = at.Units+u, at.Count+c, at.Thinking+k
+		measureInto(&at, p, m)
 		prev = m
 	}
 	return proved, changed

@@ -67,10 +67,8 @@ func TestClearStageShortcutAgrees(t *testing.T) {
 						}
 					}
 					hf, hs = append(hf, *m), append(hs, *m)
-					u, c, k := fast.Measure(m)
-					atf.Units, atf.Count, atf.Thinking = atf.Units+u, atf.Count+c, atf.Thinking+k
-					u, c, k = slow.Measure(m)
-					ats.Units, ats.Count, ats.Thinking = ats.Units+u, ats.Count+c, ats.Thinking+k
+					measureInto(&atf, fast, m)
+					measureInto(&ats, &slow, m)
 					prev = m
 				}
 				if changed == 0 {

@@ -218,10 +218,8 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 			atf.Turns = AddTurn(atf.Turns, m, len(hf), atf.Thinking)
 		}
 		hf, hs = append(hf, *m), append(hs, *m)
-		u, c, k := fast.Measure(m)
-		atf.Units, atf.Count, atf.Thinking = atf.Units+u, atf.Count+c, atf.Thinking+k
-		u, c, k = slow.Measure(m)
-		ats.Units, ats.Count, ats.Thinking = ats.Units+u, ats.Count+c, ats.Thinking+k
+		measureInto(&atf, fast, m)
+		measureInto(&ats, slow, m)
 		prev = m
 	}
 	return dropped, inPlace

@@ -52,10 +52,7 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
 		at.Results = AddResult(p, at.Results, h, m)
 		h = append(h, *m)
-		u, c, k := p.Measure(m)
-		at.Units += u
-		at.Count += c
-		at.Thinking += k
+		measureInto(&at, p, m)
 		prev = m
 	}
 	return h

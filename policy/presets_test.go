@@ -42,12 +42,16 @@ func sums(p Policy, h []corpus.Message) Checkpoint {
 	at := Checkpoint{Turns: []TurnStart{}}
 	for i := range h {
 		at.Turns = AddTurn(at.Turns, &h[i], i, at.Thinking)
-		u, c, k := p.Measure(&h[i])
-		at.Units += u
-		at.Count += c
-		at.Thinking += k
+		measureInto(&at, p, &h[i])
 	}
 	return at
+}
+
+// measureInto adds m's running sums under p to at, as the replay does
+// when it appends m.
+func measureInto(at *Checkpoint, p Policy, m *corpus.Message) {
+	u, c, k := p.Measure(m)
+	at.Units, at.Count, at.Thinking = at.Units+u, at.Count+c, at.Thinking+k
 }
 
 // walk replays msgs through p as the replay does (checkpoint, compact,
