@@ -12,34 +12,7 @@ import (
 // does and returns the outcome of every request that changed the history,
 // by request.
 func outcomesRecorded(t *testing.T, s *corpus.Session, set map[string]string) map[int]Outcome {
-	t.Helper()
-	pol, err := New("recorded", set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h []corpus.Message
-	var units int64
-	var prev *corpus.Message
-	out := map[int]Outcome{}
-	req := 0
-	for i := range s.Messages {
-		m := &s.Messages[i]
-		if m.Summary && len(h) > 0 {
-			continue
-		}
-		if pol.Checkpoint(prev, m) {
-			o := pol.Compact(h, Checkpoint{Request: req, Units: units, Session: s, Next: i})
-			if o.Strategy != None {
-				h, units = o.History, o.Units
-				out[req] = o
-			}
-			req++
-		}
-		h = append(h, *m)
-		u, _, _ := pol.Measure(m)
-		units += u
-		prev = m
-	}
+	_, out := replayRecorded(t, s, set)
 	return out
 }
 

@@ -13,6 +13,13 @@ import (
 // message, summaries after the first message skipped) and returns the
 // history sent at each request.
 func walkRecorded(t *testing.T, s *corpus.Session, set map[string]string) [][]corpus.Message {
+	sent, _ := replayRecorded(t, s, set)
+	return sent
+}
+
+// replayRecorded is walkRecorded's walk: the history sent at each request,
+// and the outcome of every request that changed it, by request.
+func replayRecorded(t *testing.T, s *corpus.Session, set map[string]string) ([][]corpus.Message, map[int]Outcome) {
 	t.Helper()
 	pol, err := New("recorded", set)
 	if err != nil {
@@ -21,6 +28,7 @@ func walkRecorded(t *testing.T, s *corpus.Session, set map[string]string) [][]co
 	var h []corpus.Message
 	var units int64
 	var sent [][]corpus.Message
+	outs := map[int]Outcome{}
 	var prev *corpus.Message
 	for i := range s.Messages {
 		m := &s.Messages[i]
@@ -31,6 +39,7 @@ func walkRecorded(t *testing.T, s *corpus.Session, set map[string]string) [][]co
 			out := pol.Compact(h, Checkpoint{Request: len(sent), Units: units, Session: s, Next: i})
 			if out.Strategy != None {
 				h, units = out.History, out.Units
+				outs[len(sent)] = out
 			}
 			sent = append(sent, h)
 		}
@@ -39,7 +48,7 @@ func walkRecorded(t *testing.T, s *corpus.Session, set map[string]string) [][]co
 		units += u
 		prev = m
 	}
-	return sent
+	return sent, outs
 }
 
 func recMsg(id string, role corpus.Role, blocks ...corpus.Block) corpus.Message {
