@@ -4,14 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -374,24 +371,6 @@ func newStream(path string, h sweep.Header, v sweep.View) (*sweep.Stream, error)
 		return nil, &outputError{fmt.Errorf("--out %s: %w", path, err)}
 	}
 	return s, nil
-}
-
-// createErrorText is what to print after "--out PATH: " for a file that
-// could not be created: the failure in words, once, and what to do.
-func createErrorText(path string, err error) string {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return "its folder does not exist; create it first or give another path"
-	case errors.Is(err, syscall.EISDIR):
-		return "is a folder; give a file path such as " + filepath.Join(path, "rows.jsonl")
-	case errors.Is(err, fs.ErrPermission):
-		return "permission denied; give a path in a folder you can write to"
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return err.Error() + "; give another path"
 }
 
 // closeStream finishes --out; a write that failed on the way is reported

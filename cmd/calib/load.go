@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
@@ -192,32 +190,6 @@ func demoCompact(s *corpus.Session) []corpus.Message {
 		panic(err) // only a cancelled context fails, and this one is not
 	}
 	return t.Final
-}
-
-// fileErrorText is what to print after "calib: FILE: " for a file that
-// could not be read. The operating system's errors (*fs.PathError) repeat
-// the path, which the line already starts with: print the failure once,
-// in words, with what to do about it.
-func fileErrorText(err error) string {
-	var pe *fs.PathError
-	if !errors.As(err, &pe) {
-		return err.Error()
-	}
-	var what string
-	switch {
-	case errors.Is(pe.Err, fs.ErrPermission):
-		what = "permission denied; make it readable by this user (chmod +r, or for a folder +rx) or run calib as a user who can read it"
-	case errors.Is(pe.Err, syscall.ENOTDIR):
-		what = "not a directory: a part of the path before the last is a file; check the path"
-	case errors.Is(pe.Err, syscall.EISDIR):
-		what = "is a directory where a file was expected; give the file or its folder"
-	case errors.Is(pe.Err, fs.ErrNotExist):
-		what = "no such file or directory; check the path"
-	default:
-		what = fmt.Sprintf("cannot %s it: %v; check that the path exists and can be read", pe.Op, pe.Err)
-	}
-	// Keep what the loader wrapped around it ("reading: ...").
-	return strings.Replace(err.Error(), pe.Error(), what, 1)
 }
 
 // location is "file:line", or "file" when the line is unknown (0).
