@@ -2,7 +2,6 @@ package loss
 
 import (
 	"bytes"
-	"hash/maphash"
 	"math/bits"
 	"unsafe"
 
@@ -116,14 +115,14 @@ func (ix *Index) buildEvidence(want []bool, from int32, fileAll bool) *evidence 
 	return ev
 }
 
-// lineEntry is one content line of the results and who holds it.
+// lineEntry is one distinct line of the results and who holds it; its
+// index in the entries is the line's id in the lineTable.
 type lineEntry struct {
-	line  string
-	end   int32   // where the line ends in the first wanted result's text
-	first int32   // the first result holding the line, -1 before any
-	more  []int32 // the next ones, up to contentShareCap in all
-	count int32   // results holding the line
-	last  int32   // the last result counted
+	end   int32 // where the line ends in the text of the result that filed it
+	first int32 // the first result holding the line, -1 before any
+	more  int32 // where its next holders start in the pool of holders, -1 before any
+	count int32 // results holding the line; -1 if it is not a content line
+	last  int32 // the last result counted
 }
 
 // indexLines counts each content line once per result, marks content
@@ -132,11 +131,11 @@ type lineEntry struct {
 // at least three), and returns the matcher of their distinctive lines
 // (those in exactly one result) with the result each belongs to.
 //
-// With fileAll it is one pass that files every content line. Otherwise it
-// first files the wanted results' lines, then passes over every result
-// looking each line up without filing new ones: a line no wanted result
-// holds can change none of their counts, so the other results' lines cost
-// a hash and a lookup, not the content-line test and a map entry each.
+// With fileAll it is one pass that files every line. Otherwise it first
+// files the wanted results' lines, then passes over every result looking
+// each line up without filing new ones: a line no wanted result holds can
+// change none of their counts, so the other results' lines cost a hash
+// and a lookup, not the content-line test and an entry each.
 func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines {
 	texts := make([]string, len(ix.Results))
 	size := 0
@@ -147,34 +146,35 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 			size += len(texts[k])
 		}
 	}
-	// Lines are keyed by a 64-bit hash (a collision between two of a
-	// session's lines, about n²/2⁶⁵, could only make a line look shared)
-	// and kept in one slice, so that the common case, a line seen once,
-	// costs one map entry and no allocation of its own. Sized from the
-	// text (a guess of one content line per 100 bytes; a wrong guess only
-	// costs growth) so that the map and slice grow less.
-	size /= 100
-	seed := maphash.MakeSeed()
-	byHash := make(map[uint64]int32, size)
-	all := make([]lineEntry, 0, size)
-	// file returns a line's entry, filing it if it is a content line, or
-	// -1 if it is not one. The content-line test runs once per distinct
-	// line: the map remembers a line that failed it as -1, so a line
-	// repeated across results (a test runner's output, a file read twice)
-	// costs a lookup.
+	// Every distinct line gets an id in the table and an entry, the same
+	// index, so that the common case, a line seen before, costs a hash
+	// and a probe, and a line seen once no allocation of its own. They
+	// start sized for one line per 100 bytes of text, capped: a large
+	// tool-heavy session repeats most of its lines, and memory asked for
+	// and never used is paid for (fresh pages) all the same.
+	guess := min(size/100, maxLineGuess)
+	tab := newLineTable(guess)
+	all := make([]lineEntry, 0, guess)
+	// holders are the entries' next holders after the first, a block of
+	// contentShareCap-1 per line held by two results or more: no
+	// allocation per shared line.
+	var holders []int32
+	// file returns a line's id, filing it if it is new. The content-line
+	// test runs once per distinct line: the entry remembers a line that
+	// failed it (count -1), so a line repeated across results (a test
+	// runner's output, a file read twice) costs a lookup.
 	file := func(text, ln string) int32 {
-		h := maphash.String(seed, ln)
-		if i, ok := byHash[h]; ok {
+		h := tab.hash(ln)
+		i, at, ok := tab.find(ln, h)
+		if ok {
 			return i
 		}
-		if !contentLine(ln) {
-			byHash[h] = -1
-			return -1
+		e := lineEntry{first: -1, more: -1, last: -1, count: -1}
+		if contentLine(ln) {
+			e.end, e.count = int32(offsetIn(text, ln)+len(ln)), 0
 		}
-		i := int32(len(all))
-		byHash[h] = i
-		all = append(all, lineEntry{line: ln, end: int32(offsetIn(text, ln) + len(ln)), first: -1, last: -1})
-		return i
+		all = append(all, e)
+		return tab.put(ln, h, at)
 	}
 	var filter lineFilter
 	if !fileAll {
@@ -183,9 +183,12 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 				candidateLines(text, func(ln string) { file(text, ln) })
 			}
 		}
-		filter = newLineFilter(all)
+		filter = newLineFilter(tab.lines, all)
 	}
-	shared := map[int32]int32{}
+	// shared[o] counts the content lines of the current result that
+	// result o holds too; touched lists the o counted.
+	shared := make([]int32, len(ix.Results))
+	var touched []int32
 	for k := range ix.Results {
 		text := texts[k]
 		lookup := !fileAll && !want[k]
@@ -193,22 +196,31 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 			r := &ix.Results[k]
 			text = resultText(&ix.Session.Messages[r.Msg].Blocks[r.Block])
 		}
-		clear(shared)
+		for _, o := range touched {
+			shared[o] = 0
+		}
+		touched = touched[:0]
+		see := func(o int32) {
+			if shared[o] == 0 {
+				touched = append(touched, o)
+			}
+			shared[o]++
+		}
 		count := func(ln string) {
 			var i int32
 			if fileAll {
 				i = file(text, ln)
 			} else if lookup && !filter.has(ln) {
 				return
-			} else if j, ok := byHash[maphash.String(seed, ln)]; ok {
+			} else if j, _, ok := tab.find(ln, tab.hash(ln)); ok {
 				i = j
 			} else {
 				return
 			}
-			if i < 0 {
+			e := &all[i]
+			if e.count < 0 {
 				return // not a content line
 			}
-			e := &all[i]
 			if e.last == int32(k) {
 				return // the same line twice in one result counts once
 			}
@@ -220,14 +232,17 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 				e.first = int32(k)
 				return
 			case e.count > contentShareCap:
-				e.more = nil // boilerplate from now on
-				return
+				return // boilerplate from now on
+			case e.count == 2:
+				e.more = int32(len(holders))
+				holders = append(holders, make([]int32, contentShareCap-1)...)
 			}
-			shared[e.first]++
-			for _, o := range e.more {
-				shared[o]++
+			see(e.first)
+			more := holders[e.more : e.more+e.count-1]
+			for _, o := range more[:len(more)-1] {
+				see(o)
 			}
-			e.more = append(e.more, int32(k))
+			more[len(more)-1] = int32(k)
 		}
 		candidateLines(text, count)
 		c, ok := ix.callOf[ix.Results[k].ID]
@@ -235,11 +250,11 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 			continue
 		}
 		u := ix.calls[c].unit
-		for o, n := range shared {
+		for _, o := range touched {
 			if want != nil && !want[o] {
 				continue
 			}
-			if l := ev.lines[o]; l >= 3 && 2*n >= l {
+			if l, n := ev.lines[o], shared[o]; l >= 3 && 2*n >= l {
 				ev.fetched[o] = appendUnit(ev.fetched[o], u)
 			}
 		}
@@ -255,13 +270,17 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 	q := &quoteLines{m: newLineMatcher(distinct), owner: make([]int32, 0, distinct), end: make([]int32, 0, distinct)}
 	for i := range all { // first-filed order, so ids are deterministic
 		if e := &all[i]; distinctive(e) {
-			q.m.add(e.line)
+			q.m.add(tab.lines[i])
 			q.owner = append(q.owner, e.first)
 			q.end = append(q.end, e.end)
 		}
 	}
 	return q
 }
+
+// maxLineGuess caps the lines the index makes room for before it has seen
+// any: about the most distinct lines the largest real sessions have.
+const maxLineGuess = 1 << 13
 
 // lineFilter holds a cheap fingerprint of each filed line (its length and
 // its first and last eight bytes), so that most lines of the other results
@@ -272,14 +291,19 @@ type lineFilter struct {
 	mask uint64
 }
 
-func newLineFilter(lines []lineEntry) lineFilter {
+// newLineFilter holds the content lines filed (those whose entry has a
+// count: a line that is not one can change no count either).
+func newLineFilter(lines []string, entries []lineEntry) lineFilter {
 	n := uint64(1024)
 	for n < 16*uint64(len(lines)) { // at most 1 in 16 bits set: few false hits
 		n <<= 1
 	}
 	f := lineFilter{bits: make([]uint64, n/64), mask: n - 1}
 	for i := range lines {
-		h := fingerprint(lines[i].line) & f.mask
+		if entries[i].count < 0 {
+			continue
+		}
+		h := fingerprint(lines[i]) & f.mask
 		f.bits[h/64] |= 1 << (h % 64)
 	}
 	return f
