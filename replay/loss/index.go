@@ -112,8 +112,30 @@ func Build(s *corpus.Session, opt Options) *Index {
 	if meter == nil {
 		meter, _ = policy.NewMeter(policy.MeterChars4, policy.MeterOptions{})
 	}
-	ix := &Index{Session: s, byID: map[string]int{}, callOf: map[string]int32{}, meter: meter, shared: opt.Shared}
 	side := allSidechain(s)
+	// Counting first sizes every list and map once: appending grew the
+	// results a quarter at a time, several times their size allocated in
+	// all, and Build's allocations were a replay's largest after loading.
+	units, calls, results := 0, 0, 0
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if m.Sidechain && !side {
+			continue
+		}
+		if m.Role == corpus.RoleAssistant {
+			units++
+		}
+		for j := range m.Blocks {
+			switch {
+			case m.Blocks[j].Kind == corpus.KindToolUse && m.Role == corpus.RoleAssistant:
+				calls++
+			case m.Blocks[j].Kind == corpus.KindToolResult && m.Role != corpus.RoleAssistant:
+				results++
+			}
+		}
+	}
+	ix := &Index{Session: s, byID: make(map[string]int, results), callOf: make(map[string]int32, calls), meter: meter, shared: opt.Shared,
+		Results: make([]Result, 0, results), units: make([]unit, 0, units), calls: make([]toolCall, 0, calls)}
 	for i := range s.Messages {
 		m := &s.Messages[i]
 		if m.Sidechain && !side {
