@@ -114,11 +114,22 @@ func (ix *Index) Signal(h Hide) *Signal {
 // signal reads one hide's signal from evidence that covers its result. It
 // costs a few binary searches in the result's lists: nothing is rescanned.
 func (ix *Index) signal(ev *evidence, h Hide) *Signal {
-	r := ix.Result(h.CallID)
-	if r == nil {
+	s := new(Signal)
+	if !ix.readSignal(ev, h, s) {
 		return nil
 	}
-	s := &Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1, ArrivedRequest: -1}
+	return s
+}
+
+// readSignal is signal into s (Report fills one slice of them: one
+// allocation per report, not per hidden result); false when the index
+// has no result with the hide's id.
+func (ix *Index) readSignal(ev *evidence, h Hide, s *Signal) bool {
+	r := ix.Result(h.CallID)
+	if r == nil {
+		return false
+	}
+	*s = Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1, ArrivedRequest: -1}
 	from := ix.unitAtOrAfter(h.At)
 	s.Unseen = ix.unitAtOrAfter(r.Msg+1) == from
 	fetch := ix.firstFetch(ev, r, from)
@@ -132,7 +143,7 @@ func (ix *Index) signal(ev *evidence, h Hide) *Signal {
 	}
 	s.Refetched = fetch >= 0 && (need < 0 || fetch <= need)
 	s.Lost = need >= 0 && (fetch < 0 || fetch > need)
-	return s
+	return true
 }
 
 // unitAtOrAfter is the first unit whose message index is >= msg

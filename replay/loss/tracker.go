@@ -2,7 +2,8 @@ package loss
 
 import (
 	"bytes"
-	"sort"
+	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
@@ -224,13 +225,22 @@ func commonPrefix(a, b string) int {
 
 // Hides are the results hidden so far, by request, then message order.
 func (t *Tracker) Hides() []Hide {
-	var out []Hide
+	n := 0
+	for i := range t.hides {
+		if t.hides[i].Request >= 0 {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Hide, 0, n)
 	for _, h := range t.hides {
 		if h.Request >= 0 {
 			out = append(out, h)
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Request < out[j].Request })
+	slices.SortStableFunc(out, func(a, b Hide) int { return cmp.Compare(a.Request, b.Request) })
 	return out
 }
 
@@ -270,9 +280,14 @@ type Report struct {
 func (ix *Index) Report(hides []Hide) Report {
 	rep := Report{ByStage: map[string]Counts{}, ByEvent: map[int]Counts{}, ByEventStage: map[int]map[string]Counts{}}
 	ev := ix.evidenceFor(hides)
-	for _, h := range hides {
-		s := ix.signal(ev, h)
-		if s == nil {
+	if len(hides) == 0 {
+		return rep
+	}
+	signals := make([]Signal, len(hides))
+	rep.Signals = make([]*Signal, 0, len(hides))
+	for i, h := range hides {
+		s := &signals[i]
+		if !ix.readSignal(ev, h, s) {
 			continue
 		}
 		rep.Signals = append(rep.Signals, s)
