@@ -55,7 +55,13 @@ func LossDetails(t *replay.Trace) []LossDetail {
 	if t.Loss == nil {
 		return nil
 	}
-	out := []LossDetail{}
+	n := 0
+	for _, s := range t.Loss.Signals {
+		if s.Lost || s.FetchedMsg >= 0 {
+			n++
+		}
+	}
+	out := make([]LossDetail, 0, n) // sized once: a large replay lists thousands
 	msgs := t.Session.Messages
 	line := func(i int) int {
 		if i >= 0 && i < len(msgs) {

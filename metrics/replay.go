@@ -134,36 +134,60 @@ func Session(t *replay.Trace) SessionRow {
 // resultLoss compares the final history's tool results with the recorded
 // ones, by tool call id.
 func resultLoss(raw, final []corpus.Message) (mangled, dropped int) {
-	orig := map[string]string{}
 	main := false
 	for i := range raw {
 		main = main || !raw[i].Sidechain
 	}
+	// One map sized once, from a tool call id to its result's index in
+	// texts, and a slice of seen flags: a map of texts grown entry by
+	// entry and a second map of ids seen were most of this.
+	n := 0
 	for i := range raw {
 		if raw[i].Sidechain && main {
 			continue
 		}
-		for _, b := range raw[i].Blocks {
-			if b.Kind == corpus.KindToolResult {
-				orig[b.ToolCallID] = b.Text
+		for j := range raw[i].Blocks {
+			if raw[i].Blocks[j].Kind == corpus.KindToolResult {
+				n++
 			}
 		}
 	}
-	seen := make(map[string]bool, len(orig))
-	for i := range final {
-		for _, b := range final[i].Blocks {
+	orig := make(map[string]int32, n)
+	texts := make([]string, 0, n)
+	for i := range raw {
+		if raw[i].Sidechain && main {
+			continue
+		}
+		for j := range raw[i].Blocks {
+			b := &raw[i].Blocks[j]
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			if t, ok := orig[b.ToolCallID]; ok && !seen[b.ToolCallID] {
-				seen[b.ToolCallID] = true
-				if t != b.Text {
+			if k, ok := orig[b.ToolCallID]; ok {
+				texts[k] = b.Text // the last result with an id is its text
+				continue
+			}
+			orig[b.ToolCallID] = int32(len(texts))
+			texts = append(texts, b.Text)
+		}
+	}
+	seen, nSeen := make([]bool, len(texts)), 0
+	for i := range final {
+		for j := range final[i].Blocks {
+			b := &final[i].Blocks[j]
+			if b.Kind != corpus.KindToolResult {
+				continue
+			}
+			if k, ok := orig[b.ToolCallID]; ok && !seen[k] {
+				seen[k] = true
+				nSeen++
+				if texts[k] != b.Text {
 					mangled++
 				}
 			}
 		}
 	}
-	return mangled, len(orig) - len(seen)
+	return mangled, len(texts) - nSeen
 }
 
 // StageNames lists the stage names that occur in rows, in first-seen
