@@ -225,7 +225,7 @@ func (w *working) truncateLargestFirst(end, target, keep int) (touched int, remo
 // keeps its first keep bytes (byte_slice, which may split a character, as
 // Go slicing does) and a marker.
 func shortenResult(text string, keep int) string {
-	if strings.Contains(text, smithTruncationMarker) || strings.Contains(text, smithSupersededMarker) {
+	if hasSmithMarker(text) {
 		return "[" + strconv.Itoa(len(text)/1024) + " KiB " + smithTruncationMarker + "]"
 	}
 	if len(text) <= keep {
