@@ -148,24 +148,37 @@ func hasResult(bs []corpus.Block, id string) bool {
 // included; only results before end are rewritten, by stub's text (smith's
 // is smithSupersededStub).
 func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, stub func(name string, b *corpus.Block) string) (touched int, removed int64) {
-	// The key views the recorded argument bytes as a string without
-	// copying them (they are never modified).
 	if w.fits(target) {
 		return 0, 0 // nothing to do: skip building the maps
 	}
-	type key struct{ name, args string }
-	// Sized for about one call per message, so that the maps do not grow
-	// (rehashing was a third of this stage's time on tool-heavy sessions).
-	calls := make(map[string]key, len(w.msgs))
-	newest := make(map[key]string, len(w.msgs))
+	// Collect the supersedable calls first (one tools lookup each: they
+	// were a fifth of this stage) and size calls for them: sized for
+	// len(w.msgs), as it was, both maps allocated and cleared tables about
+	// twice as big as they needed (a tenth of a smith-staged sweep), and
+	// unsized, calls grew by rehashing (a third of this stage's time on
+	// tool-heavy sessions). newest holds one entry per distinct call, far
+	// fewer (repeats are what this stage is about), so it grows from small.
+	// With fewer than two such calls nothing can be superseded.
+	var uses []*corpus.Block
 	for i := range w.msgs {
-		for _, b := range w.msgs[i].Blocks {
-			if b.Kind == corpus.KindToolUse && tools[b.ToolName] {
-				k := key{b.ToolName, unsafe.String(unsafe.SliceData(b.Args), len(b.Args))}
-				calls[b.ToolCallID] = k
-				newest[k] = b.ToolCallID
+		for k := range w.msgs[i].Blocks {
+			if b := &w.msgs[i].Blocks[k]; b.Kind == corpus.KindToolUse && tools[b.ToolName] {
+				uses = append(uses, b)
 			}
 		}
+	}
+	if len(uses) < 2 {
+		return 0, 0
+	}
+	type key struct{ name, args string }
+	calls := make(map[string]key, len(uses))
+	newest := make(map[key]string)
+	for _, b := range uses {
+		// The key views the recorded argument bytes as a string without
+		// copying them (they are never modified).
+		k := key{b.ToolName, unsafe.String(unsafe.SliceData(b.Args), len(b.Args))}
+		calls[b.ToolCallID] = k
+		newest[k] = b.ToolCallID
 	}
 	for i, j := range w.resultsUntilFit(end, target) {
 		b := &w.msgs[i].Blocks[j]
