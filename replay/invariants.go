@@ -51,8 +51,7 @@ type checker struct {
 	known int
 	last  corpus.Message
 
-	pairs map[string]pair // tool_use and tool_result counts per call id
-	first map[string]pos  // where each call id first occurs
+	calls map[string]call // per call id in the history: its counts and first block
 	empty map[string]int  // ids of messages without blocks, counted
 	turns []int           // indexes of real turns, ascending
 	ms    []measure       // p.Measure of each message
@@ -69,6 +68,19 @@ type keptMeasure struct {
 	m measure
 }
 
+// call is what the state knows of one call id: its tool_use and
+// tool_result counts and where it first occurs. The two live in one map
+// entry (they were two maps): a block pushed or dropped costs one lookup
+// and one store instead of three or four, and these were a tenth of a
+// smith-staged sweep. An id is in the map exactly while its counts are not
+// both zero, which is also when it has a first block: the state covers a
+// prefix of the history, and the blocks a drop removes are all those from
+// an index on, so an id loses its first block only with its last.
+type call struct {
+	pair
+	first pos
+}
+
 // pos is a block's place in the history; call ids are reported in this
 // order (history order, not map order: the report must be deterministic).
 type pos struct{ msg, block int }
@@ -82,7 +94,7 @@ type brokenPair struct {
 }
 
 func newChecker() *checker {
-	return &checker{pairs: map[string]pair{}, first: map[string]pos{}, empty: map[string]int{}, before: map[string]pair{}}
+	return &checker{calls: map[string]call{}, empty: map[string]int{}, before: map[string]pair{}}
 }
 
 // handed is the history a compaction was handed, read after it: in, but
@@ -129,7 +141,7 @@ func (c *checker) check(p policy.Policy, in handed, out policy.Outcome, fc, req 
 	clear(before)
 	note := func(m *corpus.Message) {
 		for _, b := range toolBlocks(m) {
-			before[b.ToolCallID] = c.pairs[b.ToolCallID]
+			before[b.ToolCallID] = c.calls[b.ToolCallID].pair
 		}
 	}
 	for i := fc; i < in.len(); i++ {
@@ -182,11 +194,12 @@ func (c *checker) check(p policy.Policy, in handed, out policy.Outcome, fc, req 
 	// zero; it is reported at its first block there.
 	broken := c.broken[:0]
 	for id, b := range before {
-		a := c.pairs[id]
+		e := c.calls[id]
+		a := e.pair
 		if a == (pair{}) || a.uses == a.results || a == b {
 			continue
 		}
-		broken = append(broken, brokenPair{at: c.first[id], id: id, before: b, after: a})
+		broken = append(broken, brokenPair{at: e.first, id: id, before: b, after: a})
 	}
 	slices.SortFunc(broken, func(x, y brokenPair) int {
 		if x.at.less(y.at) {
@@ -248,8 +261,7 @@ func (c *checker) catchUp(p policy.Policy, in handed) {
 // history it covers.
 func (c *checker) drop(h handed, fc int) {
 	if fc == 0 {
-		clear(c.pairs)
-		clear(c.first)
+		clear(c.calls)
 		clear(c.empty)
 		c.turns, c.ms, c.sum = c.turns[:0], c.ms[:0], measure{}
 		return
@@ -258,14 +270,11 @@ func (c *checker) drop(h handed, fc int) {
 		m := h.msg(i)
 		for _, b := range toolBlocks(m) {
 			id := b.ToolCallID
-			pc := c.count(b, -1)
-			if pc == (pair{}) {
-				delete(c.pairs, id)
+			e := c.calls[id]
+			if e.pair = e.moved(b, -1); e.pair == (pair{}) {
+				delete(c.calls, id) // its first block went with it
 			} else {
-				c.pairs[id] = pc
-			}
-			if c.first[id].msg >= fc {
-				delete(c.first, id)
+				c.calls[id] = e // its first block is before fc
 			}
 		}
 		if len(m.Blocks) == 0 {
@@ -297,10 +306,9 @@ func toolBlocks(m *corpus.Message) iter.Seq2[int, *corpus.Block] {
 	}
 }
 
-// count is the pair count of tool block b's call with b's side moved by
-// d (+1 as a message is pushed, -1 as it is popped); the caller stores it.
-func (c *checker) count(b *corpus.Block, d int) pair {
-	pc := c.pairs[b.ToolCallID]
+// moved is pc with tool block b's side moved by d (+1 as a message is
+// pushed, -1 as it is popped); the caller stores it.
+func (pc pair) moved(b *corpus.Block, d int) pair {
 	if b.Kind == corpus.KindToolUse {
 		pc.uses += d
 	} else {
@@ -319,10 +327,12 @@ func (c *checker) push(p policy.Policy, m *corpus.Message, i int) {
 func (c *checker) pushMeasured(m *corpus.Message, i int, ms measure) {
 	for j, b := range toolBlocks(m) {
 		id := b.ToolCallID
-		c.pairs[id] = c.count(b, 1)
-		if _, ok := c.first[id]; !ok {
-			c.first[id] = pos{i, j}
+		e, ok := c.calls[id]
+		if !ok {
+			e.first = pos{i, j}
 		}
+		e.pair = e.moved(b, 1)
+		c.calls[id] = e
 	}
 	if len(m.Blocks) == 0 {
 		c.empty[m.ID]++

@@ -51,6 +51,9 @@ func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 			for _, v := range wv {
 				fired[v.Rule]++
 			}
+			if want := callsOf(out.History); !reflect.DeepEqual(c.calls, want) {
+				t.Fatalf("seed %d request %d: the checker's calls are %v, the outcome's %v", seed, req, c.calls, want)
+			}
 			h = out.History
 		}
 	}
@@ -62,6 +65,23 @@ func TestCheckerAgreesWithTheWholeHistoryCheck(t *testing.T) {
 			t.Errorf("no %s violation in the random walks: the test does not exercise it", rule)
 		}
 	}
+}
+
+// callsOf is the checker's calls state built afresh for h: the counts of
+// every call id with a block in h, and its first block.
+func callsOf(h []corpus.Message) map[string]call {
+	m := map[string]call{}
+	for i := range h {
+		for j, b := range toolBlocks(&h[i]) {
+			e, ok := m[b.ToolCallID]
+			if !ok {
+				e.first = pos{i, j}
+			}
+			e.pair = e.moved(b, 1)
+			m[b.ToolCallID] = e
+		}
+	}
+	return m
 }
 
 // inPlace turns o, a compaction of h that keeps its length, into the
