@@ -283,9 +283,7 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 // that stage could drop thinking from (droppableThinking), which lets it
 // see in O(1) whether any such message lies before its window.
 func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
-	if p.thinks && droppableThinking(m) {
-		thinking = 1
-	}
+	thinking = p.thinkingOf(m)
 	if p.weigh == nil {
 		return p.g.meter.Message(m), 1, thinking
 	}
@@ -296,6 +294,15 @@ func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
 		count += p.weigh.weigh(b, u)
 	}
 	return units, count, thinking
+}
+
+// thinkingOf is Measure's third sum alone, which reads block kinds and
+// measures nothing.
+func (p *Composed) thinkingOf(m *corpus.Message) int64 {
+	if p.thinks && droppableThinking(m) {
+		return 1
+	}
+	return 0
 }
 
 // Compact runs the stages whose triggers fire, in order.

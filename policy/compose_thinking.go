@@ -58,16 +58,13 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	// Only [lo, from) can change: smith's stage runs on that part, so a
 	// checkpoint measures the thinking since the last one, not the session.
 	w := newWorking(st.h[lo:from], st.g.meter)
+	// [lo, from) as handed, measured once: w's total before the drop.
+	before := w.total
 	touched, bytes := w.dropStaleThinking(from-lo, -1) // no target: every stale block goes
 	if touched == 0 {
 		return nil
 	}
 	r := &StageReport{BeforeTokens: st.tokens(), BlocksTouched: touched, BytesRemoved: bytes}
-	var before int64
-	for i := lo; i < from; i++ {
-		before += st.g.meter.Message(&st.h[i])
-	}
-	count := st.count - weighAll(st.weigh, st.g.meter, st.h[lo:from]) + weighAll(st.weigh, st.g.meter, w.msgs)
 	out := st.h
 	if st.writable(lo, from) {
 		// The caller's own history, or an array this compaction made:
@@ -83,7 +80,11 @@ func (t *thinkingStage) run(st *compState, _ Checkpoint) *StageReport {
 	}
 	// Every droppable message before the window lost its thinking: what
 	// stays droppable is the window's.
-	st.setCounted(out, st.units-before+w.total, count, inWindow)
+	// The drop takes thinking blocks out and leaves every other block as
+	// it was, so the count (the clear stage's weight of the tool results)
+	// does not move: weighing [lo, from) before and after measured every
+	// result there twice to find no difference.
+	st.setCounted(out, st.units-before+w.total, st.count, inWindow)
 	st.turns = nil // their thinking sums were the history's before the drop
 	r.AfterTokens = st.tokens()
 	return r
