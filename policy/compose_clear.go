@@ -184,21 +184,22 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 			if old.Text == nb.Text && string(old.Args) == string(nb.Args) {
 				continue
 			}
-			if old.Kind == corpus.KindToolResult {
-				if (c.keepFirst && i == first[0] && j == first[1]) || c.isStub(old.Text) {
-					continue
-				}
-				if c.perResult {
-					nb.Text = c.render(old)
-				}
-				// A stub no shorter than the output stays unwritten (a
-				// compaction never grows the context; SWE-agent would
-				// write it, over outputs of a line or two).
-				if st.g.meter.Block(&nb) >= st.g.meter.Block(old) {
-					continue
-				}
+			if old.Kind != corpus.KindToolResult {
+				w.setBlock(i, j, nb)
+				continue
 			}
-			w.setBlock(i, j, nb)
+			if (c.keepFirst && i == first[0] && j == first[1]) || c.isStub(old.Text) {
+				continue
+			}
+			if c.perResult {
+				nb.Text = c.render(old)
+			}
+			// A stub no shorter than the output stays unwritten (a
+			// compaction never grows the context; SWE-agent would write
+			// it, over outputs of a line or two).
+			if nu, ou := st.g.meter.Block(&nb), st.g.meter.Block(old); nu < ou {
+				w.setMeasured(i, j, nb, nu, ou)
+			}
 		}
 	}
 	return w.done(st)
