@@ -142,6 +142,11 @@ type ClearToolResults struct {
 	clearInput  bool
 	minReclaim  int
 	meter       *Meter
+	// staged is set by the clear stage that runs this policy inside a
+	// preset (buildClearStage): the stage reads only which blocks an
+	// outcome rewrote and recounts them itself, so plan need not
+	// measure results whose units decide nothing (planUnits).
+	staged bool
 }
 
 func newClearToolResults(v Values) (Policy, error) {

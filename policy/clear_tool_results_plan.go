@@ -58,6 +58,7 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 	case KeepSteps:
 		keepFrom = nthLast(h, p.keepValue, func(m *corpus.Message) bool { return m.Role == corpus.RoleAssistant })
 	}
+	measure := p.planUnits()
 	kept, keptUnits := 0, int64(0)
 	keeping := true // keep=tokens, keep_walk=stop: once the budget overflows, every older result goes
 	for i := len(h) - 1; i >= 0; i-- {
@@ -70,7 +71,10 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 			if filter && !p.clears(toolOf(i, b)) {
 				continue
 			}
-			u := p.meter.Block(b)
+			var u int64
+			if measure {
+				u = p.meter.Block(b)
+			}
 			pl.resultUnits += u
 			keep := p.protect && i > lastAsst // the pending step
 			switch p.keep {
@@ -100,6 +104,15 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 		pl.clear[l], pl.clear[r] = pl.clear[r], pl.clear[l]
 	}
 	return pl
+}
+
+// planUnits reports whether plan measures the results it walks. Only
+// keep=tokens decides by their units; otherwise they feed min_reclaim and
+// the outcome's figures, which the clear stage does not read (staged):
+// without them a stage past its trigger measured every result since its
+// newest stub at each request, the kept ones again each time.
+func (p *ClearToolResults) planUnits() bool {
+	return !p.staged || p.keep == KeepTokens || p.minReclaim > 0
 }
 
 // callNames maps every tool call id of h's assistant messages to its

@@ -89,6 +89,7 @@ func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 		return nil, err
 	}
 	c.inner = inner2.(*ClearToolResults)
+	c.inner.staged = true
 	return c, nil
 }
 
@@ -165,7 +166,8 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	}
 	// Forced, the inner policy decides from the history alone; its sums
 	// only feed its own figures, which the rebuild below recounts, so the
-	// view is not measured here.
+	// view is not measured here, nor its results by plan unless its keep
+	// rule or min_reclaim reads their units (planUnits).
 	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Request: at.Request, Session: at.Session})
 	if o.Strategy == None {
 		return nil
