@@ -80,6 +80,10 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 			return p
 		}
 	}
+	paths, stdinRepeats := readStdinOnce(paths)
+	if stdinRepeats > 0 && !a.flags.quiet {
+		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
+	}
 	sessions, err := load.Load(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
@@ -115,6 +119,26 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 		return nil, l.Err()
 	}
 	return l, nil
+}
+
+// readStdinOnce keeps the first "-" of paths and drops the others,
+// returning how many it dropped. Standard input can be read only once:
+// two readers would each get part of it, and the parts would load as two
+// damaged logs, a different split every run.
+func readStdinOnce(paths []string) ([]string, int) {
+	out := make([]string, 0, len(paths))
+	seen, dropped := false, 0
+	for _, p := range paths {
+		if p == "-" {
+			if seen {
+				dropped++
+				continue
+			}
+			seen = true
+		}
+		out = append(out, p)
+	}
+	return out, dropped
 }
 
 // duplicate is a file given twice (as two PATHs, or as a PATH and inside
