@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -92,7 +93,18 @@ func ReadFile(path string) (*Report, error) {
 		return readStream(path, data)
 	}
 	var r Report
-	if err := json.Unmarshal(data, &r); err != nil || r.Policy == "" || r.Shard == "" {
+	err = json.Unmarshal(data, &r)
+	var syn *json.SyntaxError
+	switch {
+	case len(bytes.TrimSpace(data)) == 0:
+		return nil, fmt.Errorf("%s: empty file; expected the output of calib sweep --format json or --out", path)
+	case errors.As(err, &syn) && bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")):
+		// A report cut short (a sweep killed mid-write, a disk that
+		// filled) is still recognisably one: say where it breaks and
+		// what to do, rather than that it is something else.
+		line := 1 + bytes.Count(data[:min(int(syn.Offset), len(data))], []byte("\n"))
+		return nil, fmt.Errorf("%s:%d: not complete JSON (%v); expected the whole output of calib sweep --format json: run the shard again", path, line, err)
+	case err != nil || r.Policy == "" || r.Shard == "":
 		return nil, fmt.Errorf("%s: not a sweep report; expected the output of calib sweep --format json or --out", path)
 	}
 	return &r, nil

@@ -121,3 +121,27 @@ func TestStreamWriteError(t *testing.T) {
 		t.Fatalf("header write error: %v", err)
 	}
 }
+
+// A --format json report that does not parse is named with the line where
+// it breaks when it is a JSON object cut short or damaged (a shard killed
+// mid-write), and as not a report otherwise.
+func TestReadFileDamagedReport(t *testing.T) {
+	dir := t.TempDir()
+	report := "{\n  \"policy\": \"smith-staged\",\n  \"shard\": \"1/2\",\n  \"sets\": [\n"
+	for _, c := range []struct{ name, data, want string }{
+		{"cut.json", report, "cut.json:5: not complete JSON (unexpected end of JSON input); expected the whole output of calib sweep --format json: run the shard again"},
+		{"damaged.json", report + "  {]\n", "damaged.json:5: not complete JSON ("},
+		{"empty.json", "\n", "empty.json: empty file; expected the output of calib sweep --format json or --out"},
+		{"nul.json", "\x00\x00", "nul.json: not a sweep report; expected"},
+		{"other.json", `{"name": "x"}`, "other.json: not a sweep report; expected"},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadFile(p)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: got %v, want it to contain %q", c.name, err, c.want)
+		}
+	}
+}
