@@ -86,6 +86,11 @@ as in sweep: write the shards without --top.`,
 // readShard reads one shard, naming a file it cannot read once, with what
 // to do (as loadSessions does), and a folder given for its files.
 func readShard(p string) (*sweep.Report, error) {
+	if p == "-" {
+		// Not "no such file": a newcomer who piped a shard in would
+		// look for a file named "-".
+		return nil, usageErrorf("-: merge reads shard files, not standard input; write each shard to a file (calib sweep ... --shard k/n --format json > shard-k.json) and give the files")
+	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return nil, usageErrorf("%s: a folder; expected a shard file (calib sweep --format json or --out); give its files, e.g. %s", p, filepath.Join(p, "*.json"))
 	}
