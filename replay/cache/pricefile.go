@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // MaxPriceFileBytes caps a --prices file at 1 MiB: about 10,000 rows of
@@ -108,6 +110,11 @@ func parsePrices(file string, r io.Reader) ([]Price, error) {
 		}
 		if !known(h) {
 			line, _ := cr.FieldPos(0)
+			if !utf8.ValidString(h) || strings.ContainsFunc(h, unicode.IsControl) {
+				// Printed as a column name, a binary file's bytes would
+				// go to the terminal raw.
+				return nil, &PriceFileError{File: file, Line: line, Msg: "binary content (NUL bytes, control characters or invalid UTF-8), not a CSV text file; expected a header line " + strings.Join(priceColumns, ",")}
+			}
 			return nil, &PriceFileError{File: file, Line: line, Field: h, Msg: "unknown column (expected: " + strings.Join(priceColumns, ",") + ")"}
 		}
 		col[h] = i

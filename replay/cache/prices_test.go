@@ -85,6 +85,8 @@ func TestParsePrices(t *testing.T) {
 		{"missing column", "model,provider,input,cache_write_5m,cache_read,output\nm,anthropic,1,1,1,1\n", `p.csv:1: field cache_write_1h: missing column`},
 		{"unknown column", "model,provider,price\n", `field price: unknown column`},
 		{"empty", "", "p.csv:1: empty file"},
+		{"NUL bytes", "\x00\x00\x00\x00\n", "p.csv:1: binary content (NUL bytes, control characters or invalid UTF-8), not a CSV text file; expected a header line model,"},
+		{"invalid UTF-8", "\xff\xfemodel,provider\n", "p.csv:1: binary content"},
 		{"header only", head, "no price rows"},
 		{"bad quoting", head + "m1,\"anthropic,3\n", "p.csv:"},
 	} {
