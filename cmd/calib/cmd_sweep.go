@@ -104,7 +104,7 @@ shards' --format json reports into the report one run would have given.`,
 func viewFlags(cmd *cobra.Command, o *sweepOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.sort, "sort", "", "order parameter sets best first by `METRIC[,METRIC...]` (later ones break ties; see calib metrics)")
-	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets")
+	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets (0: all)")
 	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
 	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
 	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")

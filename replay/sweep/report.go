@@ -130,7 +130,7 @@ func (v View) Check(have func(metrics.Needs) bool) error {
 		}
 	}
 	if v.Top < 0 {
-		return fmt.Errorf("--top %d: expected a positive count", v.Top)
+		return fmt.Errorf("--top %d: expected a number of sets to show, 0 (all, the default) or more", v.Top)
 	}
 	return nil
 }
