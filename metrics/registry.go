@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"fmt"
+	"github.com/calib-dev/calib/internal/suggest"
 	"slices"
 	"sort"
 	"strings"
@@ -165,6 +166,16 @@ func HigherIsBetter(name string) bool {
 	return m.HigherBetter
 }
 
+// plainNames lists the registry's names, a family's as its prefix, for
+// suggestions (reclaimed_ suggests itself for reclaimed_summ).
+func plainNames() []string {
+	var out []string
+	for _, m := range Registry() {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
 // names lists the registry's names, comma-separated, for error messages.
 func names() string {
 	var names []string
@@ -183,7 +194,7 @@ func names() string {
 func Check(flag, name string, have func(Needs) bool) error {
 	m, ok := Lookup(name)
 	if !ok {
-		return fmt.Errorf("%s %s: no such metric (known: %s); `calib metrics` explains each", flag, name, names())
+		return fmt.Errorf("%s %s: no such metric%s (known: %s); `calib metrics` explains each", flag, name, suggest.Hint(name, plainNames()), names())
 	}
 	if m.Needs != NeedsNothing && have != nil && !have(m.Needs) {
 		switch m.Needs {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"github.com/calib-dev/calib/internal/suggest"
 	"math"
 	"sort"
 	"strconv"
@@ -175,7 +176,7 @@ func Resolve(policy string, specs []ParamSpec, set map[string]string) (Values, e
 	for _, k := range names {
 		spec, ok := findSpec(specs, k)
 		if !ok {
-			return Values{}, fmt.Errorf("policy %s has no parameter %q (it has: %s)", policy, k, specNames(specs))
+			return Values{}, fmt.Errorf("policy %s has no parameter %q%s (it has: %s)", policy, k, suggest.Hint(k, specList(specs)), specNames(specs))
 		}
 		norm, err := spec.Parse(set[k])
 		if err != nil {
@@ -196,11 +197,15 @@ func findSpec(specs []ParamSpec, name string) (ParamSpec, bool) {
 }
 
 func specNames(specs []ParamSpec) string {
+	return strings.Join(specList(specs), ", ")
+}
+
+func specList(specs []ParamSpec) []string {
 	n := make([]string, len(specs))
 	for i, s := range specs {
 		n[i] = s.Name
 	}
-	return strings.Join(n, ", ")
+	return n
 }
 
 // Str returns a parameter's value as text.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"github.com/calib-dev/calib/internal/suggest"
 	"slices"
 
 	"github.com/calib-dev/calib/corpus"
@@ -83,7 +84,7 @@ func Lookup(name string) (Def, error) {
 			return d, nil
 		}
 	}
-	return Def{}, fmt.Errorf("unknown policy %q (available: %s; `calib policies` lists their parameters)", name, strings.Join(Names(), ", "))
+	return Def{}, fmt.Errorf("unknown policy %q%s (available: %s; `calib policies` lists their parameters)", name, suggest.Hint(name, Names()), strings.Join(Names(), ", "))
 }
 
 // New builds a policy from --set style settings, validating every value.

@@ -26,7 +26,7 @@ func TestBadInputParameters(t *testing.T) {
 		{"smith-staged", "summarizer=llm", `parameter summarizer="llm": expected fixed:BYTES, ratio:R, recorded or fail (valid: text)`},
 		{"smith-staged", "summarizer=fixed:lots", `parameter summarizer="fixed:lots": fixed needs a byte count >= 0, e.g. fixed:2000 (valid: text)`},
 		{"smith-staged", "summarizer=ratio:3", `parameter summarizer="ratio:3": ratio needs a fraction in [0, 1] of the bytes replaced, e.g. ratio:0.05 (valid: text)`},
-		{"smith-staged", "window=3", `policy smith-staged has no parameter "window" (it has: max_tokens, compact_at, compact_to, overhead_tokens, ratio, ratio_recorded, window_turns, thinking_window, old_result_bytes, supersedable_tools, image_tokens, document_tokens, summarizer, meter, stage_thinking, stage_attachments, stage_duplicates, stage_truncate, stage_summarize)`},
+		{"smith-staged", "window=3", `policy smith-staged has no parameter "window"; did you mean window_turns? (it has: max_tokens, compact_at, compact_to, overhead_tokens, ratio, ratio_recorded, window_turns, thinking_window, old_result_bytes, supersedable_tools, image_tokens, document_tokens, summarizer, meter, stage_thinking, stage_attachments, stage_duplicates, stage_truncate, stage_summarize)`},
 		{"smith-legacy", "result_bytes=-1", `parameter result_bytes="-1": out of range (valid: int in [0, ∞])`},
 		{"smith-legacy", "compact_at=0.8", `policy smith-legacy has no parameter "compact_at" (it has: max_tokens, result_bytes, summarizer, meter)`},
 	}
