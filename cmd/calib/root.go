@@ -159,14 +159,14 @@ func newRootCmd(a *app) *cobra.Command {
 	root.SetOut(a.IO.Out)
 	root.SetErr(a.IO.ErrOut)
 	root.SetVersionTemplate("calib version {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.SetFlagErrorFunc(flagError)
 
 	root.AddGroup(
 		&cobra.Group{ID: groupCorpus, Title: "Reading sessions:"},
 		&cobra.Group{ID: groupAnalysis, Title: "Replaying policies:"},
 		&cobra.Group{ID: groupOther, Title: "Other commands:"},
 	)
-	root.SetHelpCommandGroupID(groupOther)
+	root.SetHelpCommand(newHelpCmd())
 	root.SetCompletionCommandGroupID(groupOther)
 	for _, c := range commands() {
 		cmd := c.build(a)
@@ -298,4 +298,25 @@ func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return run(ctx, os.Args[1:], systemIO())
+}
+
+// newHelpCmd is "calib help [command]" as cobra's, except that an unknown
+// topic is a usage error (exit 2, as "calib nope" is) where cobra's prints
+// the usage and exits 0.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:     "help [command]",
+		Short:   "Help about any command",
+		Long:    "Help provides help for any command in the application.\nSimply type calib help [path to command] for full details.",
+		GroupID: groupOther,
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, _, err := c.Root().Find(args)
+			if cmd == nil || err != nil {
+				return usageErrorf("unknown help topic %q; calib --help lists the commands", strings.Join(args, " "))
+			}
+			cmd.InitDefaultHelpFlag()
+			cmd.InitDefaultVersionFlag()
+			return cmd.Help()
+		},
+	}
 }
