@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,11 +144,45 @@ func refuseOverlap(flag, out string, inputs []string) error {
 		if rout == rin || outErr == nil && os.SameFile(outInfo, inInfo) {
 			return usageErrorf("%s %s is the input %s: calib never writes to what it reads; give a path outside the inputs", flag, out, in)
 		}
+		if side := sqliteSideFile(rin, inInfo, rout); side != "" {
+			return usageErrorf("%s %s is the %s of the input database %s: calib never writes to what it reads; give a path outside the inputs", flag, out, side, in)
+		}
 		if inInfo.IsDir() && strings.HasPrefix(rout, strings.TrimSuffix(rin, string(filepath.Separator))+string(filepath.Separator)) {
 			return usageErrorf("%s %s is inside the input folder %s: calib never writes to what it reads; give a path outside the inputs", flag, out, in)
 		}
 	}
 	return nil
+}
+
+// sqliteSideFile names what out is to the input file in when in is a
+// SQLite database and out one of the files SQLite keeps beside it (its
+// write-ahead log, shared memory or rollback journal), else "". Those
+// files are part of the database: clai or opencode may hold committed
+// rows in the -wal that the database file does not have yet, and a JSON
+// report written over it would lose them.
+func sqliteSideFile(in string, inInfo os.FileInfo, out string) string {
+	if !inInfo.Mode().IsRegular() {
+		return ""
+	}
+	var side string
+	for suffix, what := range map[string]string{"-wal": "write-ahead log", "-shm": "shared-memory file", "-journal": "rollback journal"} {
+		if out == in+suffix {
+			side = what
+		}
+	}
+	if side == "" {
+		return ""
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	if _, err := io.ReadFull(f, head); err != nil || string(head) != "SQLite format 3\x00" {
+		return ""
+	}
+	return side
 }
 
 // resolvePath is p made absolute with the symbolic links of its longest
