@@ -75,9 +75,16 @@ func TestLoadDirectoryOfTranscripts(t *testing.T) {
 	writeFile(t, dir, "a.jsonl", line+line)
 	writeFile(t, dir, "README.md", "# not a session\n")
 	writeFile(t, dir, "sub/transcript.jsonl", line)
+	// An empty JSON array starts as a smith index.json does, but only
+	// index.json is one: "data/x/index.json: no such file" failed the
+	// whole folder.
+	other := writeFile(t, dir, "data/manual.json", "[]\n")
 	ss, err := load.Load([]string{dir}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := load.Load([]string{other}, corpus.Options{}); err == nil || !strings.Contains(err.Error(), "manual.json: unrecognised content") {
+		t.Errorf("a JSON array given as a PATH: %v, want unrecognised content named", err)
 	}
 	var got []string
 	for _, s := range ss {

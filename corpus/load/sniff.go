@@ -99,6 +99,13 @@ func sniffFile(p string) (*format, error) {
 		}
 	}
 	k := sniffBytes(buf)
+	if k != nil && k.name == "smith-index" && filepath.Base(p) != "index.json" {
+		// smith keeps its index only as index.json beside the session
+		// folders, and its reader reads that name. Any other JSON array
+		// ("[]" is any tool's empty list) is not a session file: in a
+		// folder walk it is skipped like other files.
+		return nil, nil
+	}
 	if k == nil && looksBinary(buf) {
 		return nil, &corpus.FileError{Path: p, Err: errBinary}
 	}
