@@ -188,7 +188,13 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	}
 	sc.Priced = priced
 	if !priced {
-		sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd is 0 (give one with --prices)", model))
+		// Tables show such a usd as "-", JSON as 0 with the session
+		// counted in unpriced_sessions: "usd is 0" read as a price.
+		if model == "" {
+			sc.Notes = append(sc.Notes, "the log names no model: usd not counted (price it with --set model=NAME)")
+		} else {
+			sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd not counted (give one with --prices)", model))
+		}
 	}
 	var pp *Price
 	if priced {

@@ -65,8 +65,13 @@ func TestCostWithoutUsage(t *testing.T) {
 		t.Fatalf("unpriced model with a price file: %v", err)
 	}
 	o.PriceFile = ""
-	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !strings.Contains(strings.Join(sc.Notes, ";"), `no price for model "acme-1"`) {
+	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !strings.Contains(strings.Join(sc.Notes, ";"), `no price for model "acme-1": usd not counted (give one with --prices)`) {
 		t.Fatalf("unpriced model without a price file: %v %+v", err, sc)
+	}
+	// A log that names no model is told so, not priced as model "".
+	s.Meta.Model = ""
+	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !strings.Contains(strings.Join(sc.Notes, ";"), "the log names no model: usd not counted (price it with --set model=NAME)") {
+		t.Fatalf("no model: %v %+v", err, sc)
 	}
 }
 
