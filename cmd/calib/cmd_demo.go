@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +36,10 @@ DIR must be empty or absent; --force writes into a folder that holds files
 				return usageErrorf("demo needs the DIR to write the demo corpus into: calib demo DIR")
 			case len(args) > 1:
 				return usageErrorf("demo writes one DIR; got %d arguments", len(args))
+			case args[0] == "":
+				// "" does not exist, so it passed as a new folder, and
+				// the corpus went into the current one, however full.
+				return usageErrorf("demo needs the DIR to write the demo corpus into, not an empty name: calib demo DIR")
 			}
 			return nil
 		},
@@ -47,7 +52,9 @@ DIR must be empty or absent; --force writes into a folder that holds files
 			}
 			paths, err := synth.WriteDemo(dir, synth.DemoOptions{Compact: demoCompact})
 			if err != nil {
-				return fmt.Errorf("%w; check that %s is writable", err, dir)
+				// An output that could not be written: exit 3, as for
+				// --out and --plot.
+				return &outputError{fmt.Errorf("%w; check that %s is writable", err, dir)}
 			}
 			if !a.flags.quiet {
 				for _, p := range paths {
@@ -67,6 +74,9 @@ func checkEmptyDir(dir string) error {
 	f, err := os.Open(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
+	}
+	if errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%s: a part of the path before the last is a file; give a new or empty folder", filepath.Clean(dir))
 	}
 	if err != nil {
 		return err
