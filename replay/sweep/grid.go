@@ -210,10 +210,19 @@ func (g Grid) Validate(def policy.Def, fixed map[string]string) error {
 		if _, ok := fixed[a.Name]; ok {
 			return fmt.Errorf("parameter %s is both swept (--grid) and fixed (--set)", a.Name)
 		}
+		// Two spellings of one value (0.7 and 0.70) would run the same
+		// parameter set twice, as a value given twice would.
+		first := map[string]string{}
 		for _, v := range a.Values {
-			if _, err := policy.Resolve(def.Name, def.Specs, map[string]string{a.Name: v}); err != nil {
+			vals, err := policy.Resolve(def.Name, def.Specs, map[string]string{a.Name: v})
+			if err != nil {
 				return err
 			}
+			norm := vals.Str(a.Name)
+			if f, ok := first[norm]; ok {
+				return fmt.Errorf("--grid %s: values %s and %s are the same value, which would run the same parameter set twice", a.Name, f, v)
+			}
+			first[norm] = v
 		}
 	}
 	return nil

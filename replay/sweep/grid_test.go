@@ -107,6 +107,15 @@ func TestGridValidate(t *testing.T) {
 	if err := (Grid{{Name: "compact_at", Values: []string{"0.5"}}}).Validate(def, map[string]string{"compact_at": "0.6"}); err == nil {
 		t.Error("a parameter both swept and fixed must fail")
 	}
+	// Two spellings of one value would run one parameter set twice, as
+	// 1,1 would (ParseAxis refuses that one).
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.7", "0.8", "0.70"}}}).Validate(def, nil); err == nil ||
+		!strings.Contains(err.Error(), "--grid compact_at: values 0.7 and 0.70 are the same value, which would run the same parameter set twice") {
+		t.Errorf("one value spelled twice: %v", err)
+	}
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.7", "0.75"}}}).Validate(def, nil); err != nil {
+		t.Errorf("different values: %v", err)
+	}
 }
 
 func TestShard(t *testing.T) {
