@@ -392,4 +392,14 @@ func TestStdoutWriteFails(t *testing.T) {
 			t.Errorf("calib %v: exit %d, stderr %q; want 3, %q", args, code, errOut.String(), want)
 		}
 	}
+	// Help and the version, which cobra writes, too: --version exited 2
+	// (a usage error) and help 0, with nothing printed.
+	for _, args := range [][]string{{"--version"}, {"--help"}, {"replay", "--help"}, {"help", "sweep"}} {
+		var errOut bytes.Buffer
+		code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: fullWriter{}, ErrOut: &errOut})
+		want := "calib: standard output: no space left on device; the output is incomplete\n"
+		if code != 3 || errOut.String() != want {
+			t.Errorf("calib %v: exit %d, stderr %q; want 3, %q", args, code, errOut.String(), want)
+		}
+	}
 }

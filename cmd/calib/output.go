@@ -1,10 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,11 +29,7 @@ func (a *app) write(doc report.Doc) error {
 	}
 	if err := report.Write(a.IO.Out, a.Format, doc); err != nil {
 		// The OS error names /dev/stdout; say standard output once.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return &outputError{fmt.Errorf("standard output: %w; the report is incomplete", err)}
+		return &outputError{fmt.Errorf("standard output: %w; the report is incomplete", osErrOnly(err))}
 	}
 	return nil
 }

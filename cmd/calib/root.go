@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	goio "io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -265,6 +267,12 @@ func versionOf(bi *debug.BuildInfo) string {
 func run(ctx context.Context, args []string, io *IO) int {
 	a := &app{IO: io}
 	root := newRootCmd(a)
+	// Help and --version are written by cobra, which ignores a failed
+	// write of help and returns one of the version as any other error:
+	// keep the first, so either is an output error (exit 3) as a report
+	// that could not be written is.
+	cobraOut := &firstErrWriter{w: io.Out}
+	root.SetOut(cobraOut)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil && !a.running && !errors.Is(err, context.Canceled) {
@@ -274,6 +282,9 @@ func run(ctx context.Context, args []string, io *IO) int {
 		if !errors.As(err, &ue) {
 			err = &usageError{err}
 		}
+	}
+	if cobraOut.err != nil && (err == nil || !a.running) {
+		err = &outputError{fmt.Errorf("standard output: %w; the output is incomplete", osErrOnly(cobraOut.err))}
 	}
 	if msg := errorMessage(err); msg != "" {
 		fmt.Fprintf(io.ErrOut, "calib: %s\n", msg)
@@ -319,4 +330,27 @@ func newHelpCmd() *cobra.Command {
 			return cmd.Help()
 		},
 	}
+}
+
+// firstErrWriter passes writes to w and keeps the first error.
+type firstErrWriter struct {
+	w   goio.Writer
+	err error
+}
+
+func (f *firstErrWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// osErrOnly drops the path of an *fs.PathError (it names /dev/stdout).
+func osErrOnly(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
