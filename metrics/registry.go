@@ -2,7 +2,7 @@ package metrics
 
 import (
 	"fmt"
-	"github.com/calib-dev/calib/internal/suggest"
+	"github.com/calib-dev/calib/policy/suggest"
 	"slices"
 	"sort"
 	"strings"

@@ -3,7 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
-	"github.com/calib-dev/calib/internal/suggest"
+	"github.com/calib-dev/calib/policy/suggest"
 	"math"
 	"sort"
 	"strconv"

@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"github.com/calib-dev/calib/internal/suggest"
+	"github.com/calib-dev/calib/policy/suggest"
 	"slices"
 
 	"github.com/calib-dev/calib/corpus"
