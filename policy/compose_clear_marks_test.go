@@ -105,10 +105,7 @@ func walkMarked(t *testing.T, p Policy, msgs []corpus.Message, recorded bool, pr
 			if of.Strategy != None {
 				changed++
 				if !recorded {
-					fc := FirstChanged(h, of.History)
-					at.Turns = AdoptTurns(p, at.Turns, of, fc)
-					at.Results = AdoptResults(p, at.Results, of.History, fc)
-					h, at.Units, at.Count, at.Thinking = of.History, of.Units, of.Count, of.Thinking
+					adoptInto(&h, &at, p, of, FirstChanged(h, of.History))
 				}
 			}
 		}
@@ -120,10 +117,7 @@ func walkMarked(t *testing.T, p Policy, msgs []corpus.Message, recorded bool, pr
 				h = recordedClear(p, h, r, &at)
 			}
 		}
-		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
-		at.Results = AddResult(p, at.Results, h, m)
-		h = append(h, *m)
-		measureInto(&at, p, m)
+		appendInto(&h, &at, p, m)
 		prev = m
 	}
 	return proved, changed

@@ -79,16 +79,10 @@ func walkPlanUnits(t *testing.T, p, oracle Policy, msgs []corpus.Message) (chang
 			}
 			if got.Strategy != None {
 				changed++
-				fc := FirstChanged(h, got.History)
-				at.Turns = AdoptTurns(p, at.Turns, got, fc)
-				at.Results = AdoptResults(p, at.Results, got.History, fc)
-				h, at.Units, at.Count, at.Thinking = got.History, got.Units, got.Count, got.Thinking
+				adoptInto(&h, &at, p, got, FirstChanged(h, got.History))
 			}
 		}
-		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
-		at.Results = AddResult(p, at.Results, h, m)
-		h = append(h, *m)
-		measureInto(&at, p, m)
+		appendInto(&h, &at, p, m)
 		prev = m
 	}
 	return changed

@@ -42,17 +42,11 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 		if p.Checkpoint(prev, m) {
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
-				fc := ChangedFrom(h, o)
-				at.Turns = AdoptTurns(p, at.Turns, o, fc)
-				at.Results = AdoptResults(p, at.Results, o.History, fc)
-				h, at.Units, at.Count, at.Thinking = o.History, o.Units, o.Count, o.Thinking
+				adoptInto(&h, &at, p, o, ChangedFrom(h, o))
 				at.Owned = o.Owned
 			}
 		}
-		at.Turns = AddTurn(at.Turns, m, len(h), at.Thinking)
-		at.Results = AddResult(p, at.Results, h, m)
-		h = append(h, *m)
-		measureInto(&at, p, m)
+		appendInto(&h, &at, p, m)
 		prev = m
 	}
 	return h

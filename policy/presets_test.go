@@ -54,6 +54,24 @@ func measureInto(at *Checkpoint, p Policy, m *corpus.Message) {
 	at.Units, at.Count, at.Thinking = at.Units+u, at.Count+c, at.Thinking+k
 }
 
+// adoptInto makes o the history a test walk goes on from, moving the turn
+// starts and result marks as the replay does; fc is where o first differs
+// from *h.
+func adoptInto(h *[]corpus.Message, at *Checkpoint, p Policy, o Outcome, fc int) {
+	at.Turns = AdoptTurns(p, at.Turns, o, fc)
+	at.Results = AdoptResults(p, at.Results, o.History, fc)
+	*h, at.Units, at.Count, at.Thinking = o.History, o.Units, o.Count, o.Thinking
+}
+
+// appendInto appends m to a test walk's history as the replay does: its
+// turn start, its result marks and its running sums.
+func appendInto(h *[]corpus.Message, at *Checkpoint, p Policy, m *corpus.Message) {
+	at.Turns = AddTurn(at.Turns, m, len(*h), at.Thinking)
+	at.Results = AddResult(p, at.Results, *h, m)
+	*h = append(*h, *m)
+	measureInto(at, p, m)
+}
+
 // walk replays msgs through p as the replay does (checkpoint, compact,
 // append) and returns the final history and every outcome that changed it.
 func walk(p Policy, msgs []corpus.Message) ([]corpus.Message, []Outcome) {
