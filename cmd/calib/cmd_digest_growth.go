@@ -159,7 +159,10 @@ func growthRuns(o *growthOptions) ([]growthRun, error) {
 		return nil, usageErrorf("give the variant either with --set variant=… or with --variants, not both")
 	}
 	var runs []growthRun
-	for _, v := range o.variants {
+	for i, v := range o.variants {
+		if slices.Contains(o.variants[:i], v) {
+			return nil, usageErrorf("--variants %s: given twice; each variant runs once", v)
+		}
 		s := map[string]string{"variant": v}
 		for k, x := range set {
 			s[k] = x
@@ -231,6 +234,32 @@ func readBaseline(path string) (*baselineRows, error) {
 	return r, nil
 }
 
+// covers refuses a baseline that holds none of the sessions loaded: every
+// chain would go uncompared and the gate pass on nothing (a baseline of
+// another corpus, or of an empty run).
+func (b *baselineRows) covers(path string, sessions []*corpus.Session) error {
+	run := make([]string, 0, len(sessions))
+	for _, s := range sessions {
+		if _, ok := b.byID[s.ID]; ok {
+			return nil
+		}
+		run = append(run, s.ID)
+	}
+	holds := "no chains"
+	if len(b.byID) > 0 {
+		holds = "the chains of sessions " + fewNames(slices.Sorted(maps.Keys(b.byID)))
+	}
+	return usageErrorf("--baseline %s holds %s; this run's sessions are %s: none of them is in the baseline, so nothing would be compared; give a baseline written from these sessions", path, holds, fewNames(run))
+}
+
+// fewNames lists up to three names and how many more there are.
+func fewNames(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:3], ", "), len(names)-3)
+}
+
 // find returns the baseline chain for row: the same session and variant,
 // else the same session under another variant (compared, with a warning,
 // since a legacy baseline makes a fixed run look good and vice versa).
@@ -285,6 +314,11 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	l, err := a.loadSessions(ctx, args)
 	if err != nil {
 		return err
+	}
+	if baseline != nil {
+		if err := baseline.covers(o.baseline, l.Sessions); err != nil {
+			return err
+		}
 	}
 	n := len(l.Sessions)
 	names := sessionNames(l.Sessions)

@@ -86,6 +86,9 @@ as in sweep: write the shards without --top.`,
 // readShard reads one shard, naming a file it cannot read once, with what
 // to do (as loadSessions does), and a folder given for its files.
 func readShard(p string) (*sweep.Report, error) {
+	if p == "" {
+		return nil, usageErrorf("an empty shard argument (\"\"); expected a shard file (calib sweep --format json or --out) (is a shell variable unset?)")
+	}
 	if p == "-" {
 		// Not "no such file": a newcomer who piped a shard in would
 		// look for a file named "-".

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Exit codes, as documented in `calib --help` and README.md. They are chosen
@@ -61,11 +62,26 @@ func gateFailed(format string, args ...any) error {
 // not exit 2. The message names the path.
 type outputError struct{ err error }
 
+// errStdout starts the error of a failed write to standard output (not
+// --out or --plot), so readerGone can tell it from the others.
+var errStdout = errors.New("standard output")
+
 func (e *outputError) Error() string { return e.err.Error() }
 func (e *outputError) Unwrap() error { return e.err }
 
+// readerGone reports whether err is a write to standard output whose
+// reader went away (calib ... | head -1): the reader has all it asked
+// for, so calib stops quietly with success, as other Unix tools do (Main
+// ignores SIGPIPE, which otherwise killed calib with status 141).
+func readerGone(err error) bool {
+	return errors.Is(err, errStdout) && errors.Is(err, syscall.EPIPE)
+}
+
 // exitCode maps a command's error to the process exit code.
 func exitCode(err error) int {
+	if readerGone(err) {
+		return exitOK
+	}
 	var ue *usageError
 	var ie *inputError
 	var ge *gateError
@@ -91,7 +107,7 @@ func errorMessage(err error) string {
 	var ie *inputError
 	var ge *gateError
 	switch {
-	case err == nil, errors.As(err, &ie):
+	case err == nil, errors.As(err, &ie), readerGone(err):
 		return ""
 	case errors.Is(err, context.Canceled):
 		return "interrupted"

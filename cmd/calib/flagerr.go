@@ -50,3 +50,44 @@ func flagTypeWords(typ string) (string, bool) {
 	}
 	return "", false
 }
+
+// stdioFlags are the flags that name a file or folder calib reads (in) or
+// writes (out). None of them takes "-" for a standard stream: standard
+// input is a PATH argument's, standard output the report's.
+func stdioFlags() map[string]string {
+	return map[string]string{"out": "out", "plot": "out", "baseline": "in", "grid-file": "in", "prices": "in"}
+}
+
+// checkFlagValues refuses, before any work, a string flag given an empty
+// value, which pflag accepts and the commands took for the flag left out
+// (--plot "" drew nothing, --prices "" used the built-in table) or for the
+// current folder, and "-" where no standard stream is read or written,
+// which became a file named "-".
+func checkFlagValues(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if err != nil {
+			return
+		}
+		v := f.Value.String()
+		if typ := f.Value.Type(); typ == "string" && v == "" || typ == "stringSlice" && v == "[]" {
+			want, _ := pflag.UnquoteUsage(f)
+			if want == "" || want == "string" || want == "strings" {
+				want = "a value"
+			}
+			err = usageErrorf("--%s \"\": an empty value; expected %s (or drop the flag)", f.Name, want)
+			return
+		}
+		switch stdioFlags()[f.Name] {
+		case "out":
+			if v == "-" {
+				err = usageErrorf("--%s -: --%s does not write to standard output (the report goes there); give a path (./- for one named -)", f.Name, f.Name)
+			}
+		case "in":
+			if v == "-" {
+				err = usageErrorf("--%s -: --%s does not read standard input (only a PATH argument - does); give a file path (./- for one named -)", f.Name, f.Name)
+			}
+		}
+	})
+	return err
+}

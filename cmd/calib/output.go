@@ -29,7 +29,7 @@ func (a *app) write(doc report.Doc) error {
 	}
 	if err := report.Write(a.IO.Out, a.Format, doc); err != nil {
 		// The OS error names /dev/stdout; say standard output once.
-		return &outputError{fmt.Errorf("standard output: %w; the report is incomplete", osErrOnly(err))}
+		return &outputError{fmt.Errorf("%w: %w; the report is incomplete", errStdout, osErrOnly(err))}
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -185,6 +186,9 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 		return &usageError{fmt.Errorf("--format: %w", err)}
 	}
 	a.Format = f
+	if err := checkFlagValues(cmd); err != nil {
+		return err
+	}
 	// --jobs is declared by each command that runs work in parallel,
 	// checked here once for all of them.
 	if cmd.Flags().Lookup("jobs") != nil {
@@ -208,6 +212,10 @@ func pathArgs(a *app) cobra.PositionalArgs {
 			return usageErrorf("--demo reads the demo corpus: give no PATH arguments with it")
 		case !a.flags.demo && len(args) == 0:
 			return usageErrorf("%s needs at least one PATH (a session file, a folder or -), or --demo", cmd.CommandPath())
+		case slices.Contains(args, ""):
+			// Not "no such file": the user wrote no path at all (an
+			// unset shell variable, most often).
+			return usageErrorf("an empty PATH argument (\"\"); expected a session file, a folder or - for standard input (is a shell variable unset?)")
 		}
 		return nil
 	}
@@ -284,7 +292,7 @@ func run(ctx context.Context, args []string, io *IO) int {
 		}
 	}
 	if cobraOut.err != nil && (err == nil || !a.running) {
-		err = &outputError{fmt.Errorf("standard output: %w; the output is incomplete", osErrOnly(cobraOut.err))}
+		err = &outputError{fmt.Errorf("%w: %w; the output is incomplete", errStdout, osErrOnly(cobraOut.err))}
 	}
 	if msg := errorMessage(err); msg != "" {
 		fmt.Fprintf(io.ErrOut, "calib: %s\n", msg)
@@ -308,6 +316,10 @@ func commandPath(root *cobra.Command, args []string) string {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A closed standard output (calib ... | head -1) becomes a write
+	// error, which run maps to a quiet exit 0 (readerGone), not a death by
+	// SIGPIPE (status 141, "broken pipe" under set -o pipefail).
+	signal.Ignore(syscall.SIGPIPE)
 	return run(ctx, os.Args[1:], systemIO())
 }
 
