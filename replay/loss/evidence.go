@@ -51,10 +51,7 @@ func (ix *Index) fullEvidence() *evidence {
 // one pass costs less than two passes).
 func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	ix.prepare()
-	switch {
-	case len(hides) == 0:
-		return &evidence{} // a report with no hides reads nothing
-	case ix.shared:
+	if ix.shared {
 		return ix.fullEvidence()
 	}
 	want := make([]bool, len(ix.Results))

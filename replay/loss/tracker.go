@@ -279,10 +279,12 @@ type Report struct {
 // an agent recorded).
 func (ix *Index) Report(hides []Hide) Report {
 	rep := Report{ByStage: map[string]Counts{}, ByEvent: map[int]Counts{}, ByEventStage: map[int]map[string]Counts{}}
-	ev := ix.evidenceFor(hides)
 	if len(hides) == 0 {
+		// Before evidenceFor: a replay that hid nothing (most sessions of
+		// a light policy) reads no call's subject either.
 		return rep
 	}
+	ev := ix.evidenceFor(hides)
 	signals := make([]Signal, len(hides))
 	rep.Signals = make([]*Signal, 0, len(hides))
 	for i, h := range hides {

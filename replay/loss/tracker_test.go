@@ -176,3 +176,20 @@ func TestTrackerReadsTheChangedSuffix(t *testing.T) {
 		t.Errorf("hides reading everything\n%+v\nreading the changed suffix\n%+v\nwant\n%+v", hides[0], hides[1], want)
 	}
 }
+
+// A replay that hid nothing reads no call's subject: its report returns
+// before the index prepares anything.
+func TestReportWithoutHidesPreparesNothing(t *testing.T) {
+	var b sessionBuilder
+	b.user("go")
+	b.call("r1", "read_file", `{"path":"a.go"}`, fileText("a.go", 3))
+	b.say("done")
+	ix := Build(&b.s, Options{})
+	rep := ix.NewTracker().Report()
+	if rep.Hidden != 0 || len(rep.Signals) != 0 {
+		t.Fatalf("report of no hides: %+v", rep.Counts)
+	}
+	if ix.persistReads != nil || ix.Results[0].Tool != "" {
+		t.Errorf("a report with no hides prepared the index")
+	}
+}
