@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
 )
@@ -26,9 +27,15 @@ type nameMatcher struct {
 	// a map lookup per byte.
 	first, kids []int32
 	via         []byte
-	fail        []int32 // longest proper suffix that is a trie node
-	out         []int32 // the name ending at a node, -1 if none
-	dict        []int32 // nearest node on the fail chain with a name, -1 if none
+	// kidVia[j] is via[kids[j]]: a node's children's bytes side by side,
+	// so that finding the child for a byte reads one short run of memory.
+	kidVia []byte
+	fail   []int32 // longest proper suffix that is a trie node
+	out    []int32 // the name ending at a node, -1 if none
+	dict   []int32 // nearest node on the fail chain with a name, -1 if none
+	// emits says a name ends at a node or on its fail chain: the one test
+	// most bytes of a text need after stepping.
+	emits []bool
 }
 
 func newNameMatcher() *nameMatcher {
@@ -49,9 +56,10 @@ func (m *nameMatcher) add(name string) int32 {
 
 func (m *nameMatcher) step(n int32, c byte) int32 {
 	for n != 0 {
-		for _, k := range m.kids[m.first[n]:m.first[n+1]] {
-			if m.via[k] == c {
-				return k
+		lo, hi := m.first[n], m.first[n+1]
+		for j, v := range m.kidVia[lo:hi] {
+			if v == c {
+				return m.kids[lo+int32(j)]
 			}
 		}
 		n = m.fail[n]
@@ -105,14 +113,14 @@ func (m *nameMatcher) build() {
 	for n := 1; n <= nodes; n++ {
 		first[n] += first[n-1]
 	}
-	kids := make([]int32, nodes-1)
+	kids, kidVia := make([]int32, nodes-1), make([]byte, nodes-1)
 	fill := append([]int32(nil), first[:nodes]...)
 	for child := 1; child < nodes; child++ {
 		p := parent[child]
-		kids[fill[p]] = int32(child)
+		kids[fill[p]], kidVia[fill[p]] = int32(child), m.via[child]
 		fill[p]++
 	}
-	m.first, m.kids = first, kids
+	m.first, m.kids, m.kidVia = first, kids, kidVia
 	m.fail, m.dict = make([]int32, nodes), make([]int32, nodes)
 	m.dict[0] = -1
 	queue := make([]int32, 0, nodes)
@@ -136,14 +144,34 @@ func (m *nameMatcher) build() {
 			queue = append(queue, child)
 		}
 	}
+	m.emits = make([]bool, nodes)
+	for n := range m.emits {
+		m.emits[n] = m.out[n] >= 0 || m.dict[n] > 0
+	}
 }
 
 // scan calls fn with the id of every name occurring in text, once per
 // occurrence (the caller dedupes per message).
+//
+// At the root, the bytes that start no name (most bytes of prose and of
+// JSON: the names are paths, commands and URLs) are skipped in a loop of
+// their own, without stepping.
 func (m *nameMatcher) scan(text string, fn func(id int32)) {
 	n := int32(0)
 	for i := 0; i < len(text); i++ {
-		n = m.step(n, text[i])
+		if n == 0 {
+			for m.root[text[i]] == 0 {
+				if i++; i == len(text) {
+					return
+				}
+			}
+			n = m.root[text[i]]
+		} else {
+			n = m.step(n, text[i])
+		}
+		if !m.emits[n] {
+			continue
+		}
 		for o := n; o > 0; o = m.dict[o] {
 			if m.out[o] >= 0 {
 				fn(m.out[o])
@@ -159,11 +187,19 @@ func (m *nameMatcher) scan(text string, fn func(id int32)) {
 // that many bytes.
 type lineMatcher struct {
 	lines []string
-	// starts maps a window hash to the first and last line with it, and
-	// next chains the others in id order: no allocation per line.
-	starts map[uint64][2]int32
+	// slots place each window hash (open addressing, a power of two long,
+	// at most half full) with the first and last line having it; next
+	// chains the others in id order: no allocation per line, and none per
+	// distinct hash as a map's growth made.
+	slots  []windowSlot
 	next   []int32
-	filter [1 << 16 / 64]uint64 // bits of the window hashes, to skip most map lookups
+	filter [1 << 16 / 64]uint64 // bits of the window hashes, to skip most lookups
+}
+
+// windowSlot is one window hash and its lines; last is -1 in an empty slot.
+type windowSlot struct {
+	hash        uint64
+	first, last int32
 }
 
 const (
@@ -173,15 +209,52 @@ const (
 
 // newLineMatcher sizes the matcher for n lines.
 func newLineMatcher(n int) *lineMatcher {
-	return &lineMatcher{lines: make([]string, 0, n), next: make([]int32, 0, n), starts: make(map[uint64][2]int32, n)}
+	size := 16
+	for size < 2*n {
+		size <<= 1
+	}
+	m := &lineMatcher{lines: make([]string, 0, n), next: make([]int32, 0, n), slots: make([]windowSlot, size)}
+	for i := range m.slots {
+		m.slots[i].last = -1
+	}
+	return m
 }
 
+// windowHash is the polynomial hash of s's first lineWindow bytes,
+// sum of s[i]*hashBase^(lineWindow-1-i) (what the scan rolls), computed in
+// four lanes: lane r sums the bytes at i = 4q+r in powers of hashBase^4,
+// and the lanes are joined at the end. One multiply chain of forty steps
+// was the cost of adding every distinctive line (its latency, not its
+// work); four chains of ten run side by side. FuzzWindowHash holds it to
+// the simple loop.
 func windowHash(s string) uint64 {
-	var h uint64
-	for i := 0; i < lineWindow; i++ {
-		h = h*hashBase + uint64(s[i])
+	const ( // hashBase^2, ^3 and ^4 mod 2^64
+		b2 = 0x366000002e329
+		b3 = 0x8a97b0004e7feab
+		b4 = 0x9ffaac085635bc91
+	)
+	s = s[:lineWindow]
+	var h0, h1, h2, h3 uint64
+	for i := 0; i < lineWindow; i += 4 {
+		h0 = h0*b4 + uint64(s[i])
+		h1 = h1*b4 + uint64(s[i+1])
+		h2 = h2*b4 + uint64(s[i+2])
+		h3 = h3*b4 + uint64(s[i+3])
 	}
-	return h
+	return h0*b3 + h1*b2 + h2*hashBase + h3
+}
+
+// slot is where hash h is or goes. A polynomial hash's low bits depend on
+// the bytes' low bits alone, so the slot is taken from the high bits of a
+// multiplied hash.
+func (m *lineMatcher) slot(h uint64) *windowSlot {
+	shift := 64 - bits.Len(uint(len(m.slots)-1))
+	mask := len(m.slots) - 1
+	for i := int((h * 0x9e3779b97f4a7c15) >> shift); ; i = (i + 1) & mask {
+		if s := &m.slots[i]; s.last < 0 || s.hash == h {
+			return s
+		}
+	}
 }
 
 // add registers a line (of at least lineWindow bytes) under id = its index.
@@ -189,15 +262,32 @@ func (m *lineMatcher) add(line string) int32 {
 	id := int32(len(m.lines))
 	m.lines = append(m.lines, line)
 	m.next = append(m.next, -1)
+	if 2*len(m.lines) > len(m.slots) {
+		m.grow()
+	}
 	h := windowHash(line)
-	if se, ok := m.starts[h]; ok {
-		m.next[se[1]] = id
-		m.starts[h] = [2]int32{se[0], id}
+	if s := m.slot(h); s.last >= 0 {
+		m.next[s.last] = id
+		s.last = id
 	} else {
-		m.starts[h] = [2]int32{id, id}
+		*s = windowSlot{hash: h, first: id, last: id}
 	}
 	m.filter[(h&0xffff)>>6] |= 1 << (h & 63)
 	return id
+}
+
+// grow doubles the slots and places every hash again.
+func (m *lineMatcher) grow() {
+	old := m.slots
+	m.slots = make([]windowSlot, 2*len(old))
+	for i := range m.slots {
+		m.slots[i].last = -1
+	}
+	for _, s := range old {
+		if s.last >= 0 {
+			*m.slot(s.hash) = s
+		}
+	}
 }
 
 // scan calls fn with the id of every registered line occurring in text.
@@ -212,8 +302,8 @@ func (m *lineMatcher) scan(text string, fn func(id int32)) {
 	h := windowHash(text)
 	for i := 0; ; i++ {
 		if m.filter[(h&0xffff)>>6]&(1<<(h&63)) != 0 {
-			if se, ok := m.starts[h]; ok {
-				for id := se[0]; id >= 0; id = m.next[id] {
+			if s := m.slot(h); s.last >= 0 {
+				for id := s.first; id >= 0; id = m.next[id] {
 					if strings.HasPrefix(text[i:], m.lines[id]) {
 						fn(id)
 					}
