@@ -35,3 +35,26 @@ func (e *FileError) Unwrap() error { return e.Err }
 // ErrNoSessions is wrapped by the error for a directory that holds nothing
 // calib can read.
 var ErrNoSessions = errors.New("no sessions found")
+
+// NotSessionFile is the error of a reader for a file of its kind that holds
+// no sessions of any agent calib reads (a SQLite database of another
+// program): a folder walk skips such a file with a warning, where one
+// given by name is an error.
+type NotSessionFile struct{ Err error }
+
+func (e *NotSessionFile) Error() string { return e.Err.Error() }
+func (e *NotSessionFile) Unwrap() error { return e.Err }
+
+// FileWarning is a warning about a file that belongs to no session (a
+// file a folder walk skipped, a damaged line of a file that gave no
+// session). Load returns it among its errors, but it fails nothing:
+// callers print it as a warning (--strict makes it a *FileError).
+type FileWarning struct {
+	Path    string
+	Line    int
+	Message string
+}
+
+func (w *FileWarning) Error() string {
+	return (&FileError{Path: w.Path, Line: w.Line, Err: errors.New("warning: " + w.Message)}).Error()
+}

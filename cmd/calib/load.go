@@ -22,6 +22,9 @@ type loaded struct {
 	// failed counts inputs that could not be read; their errors are
 	// already printed.
 	failed int
+	// warnings are the load warnings about files that gave no session (a
+	// file a folder walk skipped), already printed.
+	warnings []corpus.Warning
 }
 
 // Err is the error a command returns after writing its report: nil when
@@ -107,6 +110,14 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 		}
 	}
 	for _, e := range splitErrors(err) {
+		if w, ok := e.(*corpus.FileWarning); ok {
+			w.Path = rel(w.Path)
+			l.warnings = append(l.warnings, corpus.Warning{File: w.Path, Line: w.Line, Message: w.Message})
+			if !a.flags.quiet {
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.Path, w.Line), w.Message)
+			}
+			continue
+		}
 		l.failed++
 		var fe *corpus.FileError
 		if errors.As(e, &fe) {
@@ -192,11 +203,15 @@ func readOnce(sessions []*corpus.Session) ([]*corpus.Session, []duplicate) {
 // of the session file it is about.
 func (l *loaded) annotations() []report.Annotation {
 	var out []report.Annotation
-	for _, s := range l.Sessions {
-		for _, w := range s.Warnings {
+	add := func(ws []corpus.Warning) {
+		for _, w := range ws {
 			out = append(out, report.Annotation{Level: report.LevelWarning, File: w.File, Line: w.Line, Title: "calib", Message: w.Message})
 		}
 	}
+	for _, s := range l.Sessions {
+		add(s.Warnings)
+	}
+	add(l.warnings)
 	return out
 }
 

@@ -133,7 +133,7 @@ func (r *claiReader) schema() error {
 		if len(names) > 0 {
 			found = strings.Join(names, ", ")
 		}
-		return fmt.Errorf("not a clai database: missing table(s) %s (tables found: %s); expected a clai workspace database (.clai/data.sqlite)", strings.Join(missing, ", "), found)
+		return &corpus.NotSessionFile{Err: fmt.Errorf("not a clai database: missing table(s) %s (tables found: %s); expected a clai workspace database (.clai/data.sqlite)", strings.Join(missing, ", "), found)}
 	}
 	for _, need := range []struct{ table, cols string }{
 		{"assistant_sessions", "id created_at"},

@@ -301,6 +301,23 @@ func TestClaiBadInput(t *testing.T) {
 			},
 		},
 		{
+			// SQLite checks the CHECK constraint only on write; a hand
+			// edit or a later clai may leave another value.
+			name: "unknown compaction status",
+			p:    withCompact(small, chain("model", false)),
+			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
+				claiExec(t, path, false, "PRAGMA ignore_check_constraints = 1", `UPDATE assistant_compactions SET status = '"paused"' WHERE rowid = 3`)
+			},
+			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
+				if c := s.Recorded.Compactions[2]; c.Status != "paused" {
+					t.Errorf("%+v", c)
+				}
+			},
+			want: func(h synth.ClaiHistory) []string {
+				return []string{fmt.Sprintf(`3: assistant_compactions row 3 (id %s): status "paused" is not one clai writes; expected "running", "completed" or "failed" (quoted JSON strings); not counted as a completed compaction`, h.Compactions[2].ID)}
+			},
+		},
+		{
 			name: "summary deleted with foreign keys on",
 			p:    withCompact(small, chain("model", false)),
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {

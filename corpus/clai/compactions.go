@@ -79,6 +79,8 @@ func (r *claiReader) resolveCompactions(s *corpus.Session) {
 			c.SummaryMissing = true
 		}
 		switch {
+		case !knownStatus(c.Status) && r.cols["assistant_compactions"]["status"]:
+			r.warn(s, int64(c.Line), "%s: status %q is not one clai writes; expected \"running\", \"completed\" or \"failed\" (quoted JSON strings); not counted as a completed compaction", where, c.Status)
 		case c.Status == "running":
 			r.warn(s, int64(c.Line), "%s: status \"running\" and no summary was completed: a dangling compaction (clai stopped during it, or is compacting right now); expected \"completed\" with a summary_message_id", where)
 		case c.Status == "completed" && c.SummaryID == "":
@@ -106,6 +108,12 @@ func (r *claiReader) resolveCompactions(s *corpus.Session) {
 			prev = i
 		}
 	}
+}
+
+// knownStatus reports whether s is a status clai writes in
+// assistant_compactions (its CHECK constraint, unquoted).
+func knownStatus(s string) bool {
+	return s == "running" || s == "completed" || s == "failed"
 }
 
 // readToolCalls loads assistant_tool_calls: CLI sessions keep their tool

@@ -43,6 +43,7 @@ func Load(paths []string, opts corpus.Options) ([]*corpus.Session, error) {
 		}
 	}
 	if opts.Strict {
+		errs = strictWarnings(errs)
 		for _, s := range sessions {
 			if len(s.Warnings) > 0 {
 				w := s.Warnings[0]
@@ -75,14 +76,17 @@ func (g group) collect(rs []result) ([]*corpus.Session, error) {
 	}
 	var sessions []*corpus.Session
 	var errs []error
+	failed := false
 	for _, r := range rs {
 		sessions = append(sessions, r.sessions...)
 		if r.err != nil {
 			errs = append(errs, r.err)
+			failed = failed || !onlyWarnings(r.err)
 		}
 	}
-	if len(sessions) == 0 && len(errs) == 0 {
-		return nil, &corpus.FileError{Path: g.path, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", corpus.ErrNoSessions)}
+	if len(sessions) == 0 && !failed {
+		errs = append(errs, &corpus.FileError{Path: g.path, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", corpus.ErrNoSessions)})
+		return nil, errors.Join(errs...)
 	}
 	return parentsFirst(sessions), errors.Join(errs...)
 }
@@ -138,7 +142,7 @@ func expand(p string, opts corpus.Options) group {
 			if err != nil || ff == nil {
 				return nil, nil // not a session file: folders hold other things too
 			}
-			return ff.load(f.path, opts)
+			return ff.loadChecked(f.path, opts, true)
 		})
 	}
 	return g
@@ -153,7 +157,7 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	if f == nil {
 		return nil, &corpus.FileError{Path: p, Err: errors.New("unrecognised content; expected a smith transcript.jsonl or session.json, a clai data.sqlite, a Claude Code or Codex session log, a Gemini CLI chat, an opencode.db or opencode storage session file")}
 	}
-	return f.load(p, opts)
+	return f.loadChecked(p, opts, false)
 }
 
 // notRegular refuses a path that is neither a regular file nor a folder.

@@ -41,7 +41,11 @@ func loadStdin(r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	case f.read == nil:
 		return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("standard input holds a %s, which is read only from a path; pass its path instead of -", f.what)}
 	}
-	return f.read(buf, opts)
+	ss, err := f.read(buf, opts)
+	if err != nil || f.record == nil || f.whole {
+		return ss, err
+	}
+	return noMessages(stdinName, ss)
 }
 
 func readSmithTranscript(buf []byte, opts corpus.Options) ([]*corpus.Session, error) {
