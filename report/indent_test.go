@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -124,6 +125,82 @@ func TestWriteJSONError(t *testing.T) {
 	}
 }
 
+// TestIndenterSplitAnywhere feeds the indenter a compact value cut in two
+// at every byte, and cut into single bytes: a piece may end inside a
+// string, right after a backslash, inside a number or between a bracket
+// and what closes it, and the output must be json.Indent's all the same.
+func TestIndenterSplitAnywhere(t *testing.T) {
+	src := []byte(`{"a":[1,-2.5e+3,{},[],"x\\\"y\\",[{"k\"":"\u2028"}]],"":true,"n":null,"s":"\\"}` + "\n")
+	var want bytes.Buffer
+	if err := json.Indent(&want, src, "", indentUnit); err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k <= len(src); k++ {
+		var d indenter
+		if got := d.append(d.append(nil, src[:k]), src[k:]); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("split at %d (%q | %q):\n%s\nwant\n%s", k, src[:k], src[k:], got, want.Bytes())
+		}
+	}
+	var d indenter
+	var got []byte
+	for i := range src {
+		got = d.append(got, src[i:i+1])
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("one byte at a time:\n%s\nwant\n%s", got, want.Bytes())
+	}
+}
+
+// writeRecorder records the size of each Write and fails the one numbered
+// failAt (from 1; 0 never).
+type writeRecorder struct {
+	bytes.Buffer
+	sizes  []int
+	failAt int
+}
+
+var errWriteFull = errors.New("disk full")
+
+func (w *writeRecorder) Write(p []byte) (int, error) {
+	w.sizes = append(w.sizes, len(p))
+	if len(w.sizes) == w.failAt {
+		return 0, errWriteFull
+	}
+	return w.Buffer.Write(p)
+}
+
+// TestWriteJSONStreams checks that a large report reaches the writer in
+// chunks (none over twice chunkSize for this report, whose indenting
+// grows no chunk of input by half) whose concatenation is the Encoder's
+// output, and that a failed write stops the report with its error.
+func TestWriteJSONStreams(t *testing.T) {
+	v := benchReport()
+	want := encoderIndent(t, v)
+	var w writeRecorder
+	if err := WriteJSON(&w, v); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("WriteJSON wrote %d bytes that differ from the Encoder's %d", w.Len(), len(want))
+	}
+	if len(w.sizes) < len(want)/(2*chunkSize) {
+		t.Errorf("WriteJSON wrote %d bytes in %d writes, want chunks of at most %d", len(want), len(w.sizes), 2*chunkSize)
+	}
+	for i, n := range w.sizes {
+		if n > 2*chunkSize {
+			t.Errorf("write %d holds %d bytes, want at most %d", i, n, 2*chunkSize)
+		}
+	}
+
+	f := writeRecorder{failAt: 2}
+	if err := WriteJSON(&f, v); !errors.Is(err, errWriteFull) {
+		t.Errorf("WriteJSON to a writer failing its second write = %v, want %v", err, errWriteFull)
+	}
+	if len(f.sizes) != 2 {
+		t.Errorf("WriteJSON went on writing after the failure: %d writes, want 2", len(f.sizes))
+	}
+}
+
 // FuzzWriteJSON decodes the input and checks WriteJSON against the Encoder
 // for the decoded value, both as plain any (numbers as float64) and with
 // UseNumber (numbers written back as they were spelled). It also indents
@@ -166,6 +243,13 @@ func FuzzWriteJSON(f *testing.F) {
 		}
 		if got := appendIndented(nil, compact.Bytes()); !bytes.Equal(got, want.Bytes()) {
 			t.Fatalf("appendIndented(%q) =\n%q\njson.Indent =\n%q", compact.Bytes(), got, want.Bytes())
+		}
+		// The same input in two pieces, split where the data says.
+		src := compact.Bytes()
+		k := len(data) % (len(src) + 1)
+		var d indenter
+		if got := d.append(d.append(nil, src[:k]), src[k:]); !bytes.Equal(got, want.Bytes()) {
+			t.Fatalf("indenter on %q split at %d =\n%q\njson.Indent =\n%q", src, k, got, want.Bytes())
 		}
 	})
 }

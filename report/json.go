@@ -17,15 +17,19 @@ import (
 // pointer (null) for "no value".
 //
 // The bytes are exactly those of a json.Encoder with SetEscapeHTML(false)
-// and SetIndent("", "  "), produced faster by marshalIndent (indent.go),
-// and reach w in one Write as the Encoder's did.
+// and SetIndent("", "  "), produced faster by an indenter (indent.go) that
+// passes them on to w in chunks as it goes, rather than in one Write as the
+// Encoder did: a failed write can leave part of the report written. A value
+// that cannot be marshalled writes nothing (the Encoder marshals it whole
+// before writing).
 func WriteJSON(w io.Writer, v any) error {
-	b, err := marshalIndent(v)
-	if err != nil {
+	iw := newIndentWriter(w)
+	enc := json.NewEncoder(iw)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err = w.Write(b)
-	return err
+	return iw.flush()
 }
 
 // tablesJSON is the json rendering of plain tables, for commands that
