@@ -110,12 +110,17 @@ func (w *working) resultsUntilFit(end, limit int) iter.Seq2[int, int] {
 
 func (w *working) changed() bool { return w.copied }
 
-func (w *working) own(i int) {
+// ownHistory copies msgs on the first write.
+func (w *working) ownHistory() {
 	if !w.copied {
 		w.msgs = slices.Clone(w.msgs)
 		w.owned = make([]bool, len(w.msgs))
 		w.copied = true
 	}
+}
+
+func (w *working) own(i int) {
+	w.ownHistory()
 	if !w.owned[i] {
 		w.msgs[i].Blocks = slices.Clone(w.msgs[i].Blocks)
 		w.owned[i] = true
@@ -137,7 +142,9 @@ func (w *working) setBlock(i, j int, b corpus.Block) int64 {
 // setBlocks replaces all blocks of message i (keeping its id, role and
 // flags) and returns the smith bytes removed.
 func (w *working) setBlocks(i int, blocks []corpus.Block) int64 {
-	w.own(i)
+	// The old blocks are read, never written: they need no copy.
+	w.ownHistory()
+	w.owned[i] = true
 	var removed int64
 	for k := range w.msgs[i].Blocks {
 		removed += smithBytes(&w.msgs[i].Blocks[k])
@@ -200,8 +207,13 @@ func (w *working) summarize(cut int, s Summarizer, at Checkpoint) ([]corpus.Mess
 		Summary: true,
 		Blocks:  []corpus.Block{{Kind: corpus.KindText, Text: smithSummaryPrefix + text}},
 	}
-	out := make([]corpus.Message, 0, len(tail)+1)
-	out = append(out, sum)
+	// The new history becomes the replay's, which appends to it message
+	// by message until the next compaction, by when it has grown back to
+	// about the length it has now: room for that (and a quarter more)
+	// saves the copies and doublings of an array filled to the brim.
+	// (ownHistory's copy gets none: most are summarized right after.)
+	room := len(w.msgs) + 1
+	out := append(make([]corpus.Message, 0, room+room/4), sum)
 	out = append(out, tail...)
 	var units int64
 	for i := cut; i < len(w.msgs); i++ {
