@@ -118,7 +118,24 @@ type CompactionCost struct {
 // Cost prices a replayed session's requests through the cache model. It
 // is linear in the session.
 func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
-	sc := &SessionCost{Session: s.ID, Params: o.Params, Requests: make([]RequestCost, 0, len(reqs)+8)}
+	// The rows are sized once (a request skipped below leaves some room):
+	// one per request and per summarizer call, one per compaction.
+	calls, compactions := 0, 0
+	for _, r := range reqs {
+		switch r.Strategy {
+		case policy.Summarized:
+			compactions++
+			if r.Before > 0 {
+				calls++
+			}
+		case policy.Truncated, policy.Dropped, policy.Rotated:
+			compactions++
+		}
+	}
+	sc := &SessionCost{Session: s.ID, Params: o.Params, Requests: make([]RequestCost, 0, len(reqs)+calls)}
+	if compactions > 0 {
+		sc.Compactions = make([]CompactionCost, 0, compactions)
+	}
 	usage := make(map[int]*corpus.Usage, len(s.Recorded.Usage))
 	for i := range s.Recorded.Usage {
 		if u := &s.Recorded.Usage[i]; u.AtMessage >= 0 && u.Requests == 1 {

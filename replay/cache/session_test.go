@@ -115,3 +115,33 @@ func TestCostWithUsage(t *testing.T) {
 		t.Fatalf("a steady session is predicted exactly: error %v (%+v)", e, sc.Agreement)
 	}
 }
+
+// TestCostRowsSizedOnce checks that a session's rows are allocated once:
+// one per request and summarizer call, one per compaction, where growing
+// them by appending copied a long session's requests over and over.
+func TestCostRowsSizedOnce(t *testing.T) {
+	s := &corpus.Session{ID: "s", Format: corpus.FormatSmithTranscript}
+	var reqs []Sent
+	for i := 0; i < 40; i++ {
+		s.Messages = append(s.Messages, corpus.Message{Role: corpus.RoleUser, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "go"}}}, corpus.Message{Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "ok"}}})
+		r := Sent{Next: 2*i + 1, Tokens: 1000 * (i + 1)}
+		switch i % 3 {
+		case 1:
+			r.Strategy, r.Before, r.Summary = policy.Summarized, 2000*(i+1), 100
+		case 2:
+			r.Strategy, r.Before = policy.Truncated, 2000*(i+1)
+		}
+		reqs = append(reqs, r)
+	}
+	p, _ := Resolve("anthropic", nil)
+	sc, err := Cost(s, reqs, DefaultOptions(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Requests) != 40+13 || cap(sc.Requests) != len(sc.Requests) {
+		t.Errorf("%d request rows in an array of %d, want 53 in 53", len(sc.Requests), cap(sc.Requests))
+	}
+	if len(sc.Compactions) != 26 || cap(sc.Compactions) != len(sc.Compactions) {
+		t.Errorf("%d compaction rows in an array of %d, want 26 in 26", len(sc.Compactions), cap(sc.Compactions))
+	}
+}
