@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"crypto/sha256"
+	"maps"
 	"math"
 	"testing"
 
@@ -95,5 +96,22 @@ func TestSessionRowCountsLoss(t *testing.T) {
 	}
 	if r.TokensSent != 22 || r.PeakTokens != 12 || r.PeakBefore != 30 || r.Reclaimed["truncate"] != 18 || r.TargetMisses != 1 {
 		t.Errorf("row = %+v", r)
+	}
+}
+
+// TestRowMetricsUsesTheRow checks that RowMetrics takes the row's figures
+// as given rather than summing the trace up again (the row reads the whole
+// final history), and that from Session(t) it equals SessionMetrics.
+func TestRowMetricsUsesTheRow(t *testing.T) {
+	tr := &replay.Trace{Session: &corpus.Session{ID: "x"}, Final: []corpus.Message{}, Messages: 3,
+		Requests: []replay.Request{{Tokens: 30, Sent: 12}}}
+	row := Session(tr)
+	want := SessionMetrics(tr, nil, nil)
+	if got := RowMetrics(row, tr, nil, nil); !maps.Equal(got, want) {
+		t.Errorf("RowMetrics(Session(t)) = %v, SessionMetrics = %v", got, want)
+	}
+	row.ResultsMangled, row.TokensSent = 7, 99
+	if got := RowMetrics(row, tr, nil, nil); got["results_mangled"] != 7 || got["tokens_sent"] != 99 {
+		t.Errorf("RowMetrics gave results_mangled %v and tokens_sent %v, want the row's 7 and 99", got["results_mangled"], got["tokens_sent"])
 	}
 }

@@ -13,7 +13,13 @@ import (
 // the recorded clearing events (agreementMetrics), and c the agreement with
 // the recorded full compactions (TimingMetrics).
 func SessionMetrics(t *replay.Trace, a *replay.Agreement, c []replay.CompactionAgreement) map[string]float64 {
-	s := Session(t)
+	return RowMetrics(Session(t), t, a, c)
+}
+
+// RowMetrics is SessionMetrics from s, the trace's row (Session(t)), for a
+// caller that has it already: replay reports both, and the row reads the
+// whole final history (resultLoss) and copies the loss counts.
+func RowMetrics(s SessionRow, t *replay.Trace, a *replay.Agreement, c []replay.CompactionAgreement) map[string]float64 {
 	m := map[string]float64{
 		"tokens_sent":   float64(s.TokensSent),
 		"compactions":   float64(s.Compactions),
