@@ -19,14 +19,24 @@ import (
 // The bytes are exactly those of a json.Encoder with SetEscapeHTML(false)
 // and SetIndent("", "  "), produced faster by an indenter (indent.go) that
 // passes them on to w in chunks as it goes, rather than in one Write as the
-// Encoder did: a failed write can leave part of the report written. A value
-// that cannot be marshalled writes nothing (the Encoder marshals it whole
-// before writing).
+// Encoder did: a failed write can leave part of the report written. A
+// struct is encoded field by field and its slices element by element
+// (writeFields), so that no buffer holds the whole report; a value that
+// cannot be marshalled writes nothing if it is not such a struct, else
+// the part before the failing field or element may be written.
 func WriteJSON(w io.Writer, v any) error {
 	iw := newIndentWriter(w)
-	enc := json.NewEncoder(iw)
+	tw := trimNewline{iw}
+	enc := json.NewEncoder(tw)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	streamed, err := writeFields(iw, enc, v)
+	if err == nil && !streamed {
+		err = enc.Encode(v)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := iw.Write([]byte{'\n'}); err != nil {
 		return err
 	}
 	return iw.flush()
