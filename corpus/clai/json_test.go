@@ -46,7 +46,7 @@ func claiStdParts(s string) ([]claiPart, error) {
 // checkClaiFast: whenever the fast decoder answers, it agrees with
 // encoding/json exactly, raw argument and payload bytes included.
 func checkClaiFast(t *testing.T, s string) {
-	fast, ok := claiFastParts(s, nil)
+	fast, ok := claiFastParts(s)
 	want, err := claiStdParts(s)
 	if !ok {
 		return // encoding/json decides
@@ -74,7 +74,7 @@ func TestClaiFastPartsAgreesWithEncodingJSON(t *testing.T) {
 	}
 	// The fast path must actually serve what serde_json writes.
 	for _, s := range claiJSONCases[:9] {
-		if _, ok := claiFastParts(s, nil); !ok {
+		if _, ok := claiFastParts(s); !ok {
 			t.Errorf("fast decoder gave up on %q", s)
 		}
 	}
@@ -90,13 +90,21 @@ func TestClaiFastSource(t *testing.T) {
 		{`{"compactionId":"c","createdAt":1,"source":"clai-compaction","sourceFromMessageId":null,"strategy":"local_summary"}`, "clai-compaction", true},
 		{`{}`, "", true},
 		{`{"Source":"x"}`, "", false},
-		{`{"source":null}`, "", false},
+		{`{"source":null}`, "", true}, // as encoding/json: null leaves it unset
+		{`{"source":"a","source":"b"}`, "", false},
+		{`{"source":5}`, "", false},
 		{`{"source":"x"`, "", false},
 		{`[]`, "", false},
 	} {
 		source, ok := claiFastSource(tc.in)
 		if source != tc.source || ok != tc.ok {
 			t.Errorf("%s: %q %v, want %q %v", tc.in, source, ok, tc.source, tc.ok)
+		}
+		var std struct {
+			Source string `json:"source"`
+		}
+		if err := json.Unmarshal([]byte(tc.in), &std); ok && (err != nil || std.Source != source) {
+			t.Errorf("%s: fast %q, encoding/json %q (%v)", tc.in, source, std.Source, err)
 		}
 	}
 }

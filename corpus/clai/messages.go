@@ -48,10 +48,9 @@ func (r *claiReader) readMessages() error {
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			var scratch claiScan
 			for batch := range jobs {
 				for i := range batch {
-					claiDecodeRow(&batch[i], &scratch)
+					claiDecodeRow(&batch[i])
 				}
 			}
 		})
@@ -147,7 +146,7 @@ var claiRoles = map[string]corpus.Role{"system": corpus.RoleSystem, "user": corp
 
 // claiDecodeRow turns a row into a Message. It runs on worker goroutines,
 // so it only touches its own row.
-func claiDecodeRow(row *claiRow, scratch *claiScan) {
+func claiDecodeRow(row *claiRow) {
 	m := &row.msg
 	m.ID = row.id
 	m.Line = int(row.rowid)
@@ -173,7 +172,7 @@ func claiDecodeRow(row *claiRow, scratch *claiScan) {
 		m.Source = source
 		m.Summary = source == claiCompactionSource
 	}
-	parts, fast := claiFastParts(row.content, scratch)
+	parts, fast := claiFastParts(row.content)
 	if !fast {
 		if err := json.Unmarshal([]byte(row.content), &parts); err != nil {
 			// Keep the message (compaction rows may point at it) with its

@@ -87,19 +87,16 @@ type lineDecoder struct {
 	// decline can hand encoding/json the untouched line.
 	orig  []byte
 	saved bool
-	// anyKey: inside a skipped value, where keys are only validated, so
-	// escaped keys are fine.
-	anyKey bool
+	// skip skips the values the model does not use.
+	skip jsonscan.Scanner
 }
-
-const maxFastDepth = 512
 
 // decode decodes one line into out. It returns false, leaving line
 // untouched, when the line must go to encoding/json instead. The line must
 // already be valid UTF-8.
 func (d *lineDecoder) decode(line []byte, out *smithLine) bool {
 	*out = smithLine{}
-	d.b, d.i, d.spans, d.copyBlocks, d.saved, d.anyKey = line, 0, d.spans[:0], d.copyBlocks[:0], false, false
+	d.b, d.i, d.spans, d.copyBlocks, d.saved = line, 0, d.spans[:0], d.copyBlocks[:0], false
 	d.ws()
 	if !d.message(out) || (d.peek() != 0 || d.i != len(d.b)) {
 		if d.saved {
@@ -139,7 +136,7 @@ func (d *lineDecoder) key() (string, bool) {
 		return "", false
 	}
 	start, end, esc, ok := d.scanString(false)
-	if !ok || (esc && !d.anyKey) {
+	if !ok || esc {
 		return "", false
 	}
 	d.ws()
@@ -238,7 +235,7 @@ func (d *lineDecoder) unknownKey(k string, known []string) bool {
 			return false
 		}
 	}
-	return d.skipValue(0)
+	return d.skipValue()
 }
 
 func asciiEqualFold(a, b string) bool {
@@ -360,7 +357,7 @@ func (d *lineDecoder) block(out *smithLine) bool {
 		case 1 << 8:
 			d.ws()
 			vs := d.i
-			if !d.skipValue(0) {
+			if !d.skipValue() {
 				return false
 			}
 			out.Blocks[idx].Args = d.b[vs:d.i:d.i]

@@ -57,6 +57,10 @@ var edgeLines = []string{
 	`{}`,
 	``,
 	`null`,
+	// Skipped values nested to jsonscan.MaxDepth and past it (encoding/json's
+	// limit): the first is served, the second declined.
+	`{"role":"user","content":[],"n":` + strings.Repeat("[", 9998) + strings.Repeat("]", 9998) + `}`,
+	`{"role":"user","content":[],"n":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`,
 }
 
 // decodeBoth decodes line with the fast decoder and with encoding/json,
@@ -242,6 +246,24 @@ func TestUTF8Len(t *testing.T) {
 		}
 		if got := jsonscan.UTF8Len([]byte(s)); got != want {
 			t.Errorf("jsonscan.UTF8Len(%q) = %d, want %d", s, got, want)
+		}
+	}
+}
+
+// A value the decoder skips is skipped by jsonscan.Scanner, which nests as
+// deep as encoding/json does and no deeper: the fast path serves a line at
+// the limit and declines one past it (which encoding/json rejects).
+func TestSkippedValueDepth(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		fast bool
+	}{
+		{edgeLines[len(edgeLines)-2], true},
+		{edgeLines[len(edgeLines)-1], false},
+	} {
+		fast, ok, _, stdErr := decodeBoth([]byte(tc.line))
+		if ok != tc.fast || (stdErr == nil) != tc.fast {
+			t.Errorf("%d bytes: fast %v (%+v), encoding/json error %v; want fast %v", len(tc.line), ok, fast, stdErr, tc.fast)
 		}
 	}
 }

@@ -138,41 +138,16 @@ func (d *lineDecoder) sep(close byte) (more, ok bool) {
 	return more, ok
 }
 
-// skipValue validates and skips any JSON value.
-func (d *lineDecoder) skipValue(depth int) bool {
-	if depth > maxFastDepth {
+// skipValue validates and skips any JSON value, by the decoder's reused
+// jsonscan.Scanner (keys inside it are only validated, so escaped ones are
+// fine; nesting past jsonscan.MaxDepth declines).
+func (d *lineDecoder) skipValue() bool {
+	d.skip.B, d.skip.I, d.skip.Err = d.b, d.i, nil
+	if !d.skip.Skip() {
 		return false
 	}
-	switch c := d.peek(); c {
-	case '"':
-		_, _, _, ok := d.scanString(false)
-		return ok
-	case '{':
-		outer := d.anyKey
-		d.anyKey = true
-		ok := d.object(func(string) bool { return d.skipValue(depth + 1) })
-		d.anyKey = outer
-		return ok
-	case '[':
-		d.i++
-		if d.peek() == ']' {
-			d.i++
-			return true
-		}
-		for {
-			if !d.skipValue(depth + 1) {
-				return false
-			}
-			if more, ok := d.sep(']'); !more {
-				return ok
-			}
-		}
-	}
-	end, ok := jsonscan.ScalarEnd(d.b, d.i)
-	if ok {
-		d.i = end
-	}
-	return ok
+	d.i = d.skip.I
+	return true
 }
 
 // unescape decodes the escapes of a validated JSON string body in place

@@ -7,14 +7,15 @@ import (
 )
 
 // Decoding into the fields of a Go struct as encoding/json would, or
-// declining. The Gemini CLI and opencode readers decode their hot paths
-// with these and hand anything they decline to encoding/json, which stays
-// the reference for their warnings (its type errors are quoted in them):
-// a decoder here fails the Scanner (so the caller falls back) on a value of
-// another type, a key that matches a field only case-insensitively, a field
-// given twice, and, through StringEnd's rule, a string that is not valid
-// UTF-8 (encoding/json would replace it). Where it succeeds, it gives what
-// json.Unmarshal gives; each reader checks that in a differential fuzz test.
+// declining. The Gemini CLI, opencode and clai readers decode their hot
+// paths with these and hand anything they decline to encoding/json, which
+// stays the reference for their warnings (its type errors are quoted in
+// them): a decoder here fails the Scanner (so the caller falls back) on a
+// value of another type, a key that matches a field only
+// case-insensitively, a field given twice, and, through StringEnd's rule,
+// a string that is not valid UTF-8 (encoding/json would replace it). Where
+// it succeeds, it gives what json.Unmarshal gives; each reader checks that
+// in a differential fuzz test.
 
 // TooDeep reports whether b could nest deeper than encoding/json allows
 // (counting brackets inside strings too, so it errs toward true). A

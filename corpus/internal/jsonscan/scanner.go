@@ -25,6 +25,10 @@ type Scanner struct {
 	B   []byte
 	I   int
 	Err error
+	// Alias says B is never written and outlives every string decoded
+	// from it (clai's column strings, not a reused line buffer): Str then
+	// returns a string without escapes as a view of B, not a copy.
+	Alias bool
 	// depth is how many objects and arrays enclose the current byte.
 	depth int
 }
@@ -127,6 +131,9 @@ func (s *Scanner) Str() (string, bool) {
 		return "", false
 	}
 	if !escaped {
+		if s.Alias {
+			return unsafe.String(unsafe.SliceData(raw), len(raw)), true
+		}
 		return string(raw), true
 	}
 	out, ok := Unescape(raw)

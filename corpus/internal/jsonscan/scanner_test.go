@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"encoding/json"
 	"testing"
+	"unsafe"
 )
 
 // Unescape decodes what StringEnd accepts as encoding/json does (a lone
@@ -31,6 +32,34 @@ func TestScannerInt(t *testing.T) {
 		v, ok := s.Int()
 		if v != tt.want || ok != tt.ok || !s.End() {
 			t.Errorf("Int(%s) = %d, %v (err %v); want %d, %v", tt.in, v, ok, s.Err, tt.want, tt.ok)
+		}
+	}
+}
+
+// With Alias, Str returns a string without escapes as a view of B (clai's
+// column strings are not copied again); without it, a copy (a reused line
+// buffer would change it). An escaped string is decoded either way.
+func TestScannerStrAlias(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		alias bool
+		view  bool
+	}{
+		{`"abc"`, true, true},
+		{`"abc"`, false, false},
+		{`"a\nc"`, true, false},
+		{`""`, true, false}, // empty: nothing to share
+	} {
+		b := []byte(tc.in)
+		s := &Scanner{B: b, Alias: tc.alias}
+		got, ok := s.Str()
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil || !ok || got != want {
+			t.Fatalf("%s alias %v: %q %v, want %q (%v)", tc.in, tc.alias, got, ok, want, err)
+		}
+		view := len(got) > 0 && unsafe.StringData(got) == &b[1]
+		if view != tc.view {
+			t.Errorf("%s alias %v: a view of B is %v, want %v", tc.in, tc.alias, view, tc.view)
 		}
 	}
 }
