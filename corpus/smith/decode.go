@@ -1,6 +1,7 @@
 package smith
 
 import (
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 
@@ -47,10 +48,10 @@ type smithLine struct {
 	HasID        bool
 }
 
-// Which string field a span fills.
+// A block's keys, numbered: a key's number is its bit in the block's seen
+// mask and, for a string, the field its span fills (blockKeys spells them).
 const (
-	fRole = iota
-	fID
+	fType = iota // validated at parse time, never stored
 	fText
 	fToolCallID
 	fToolName
@@ -58,7 +59,11 @@ const (
 	fMediaType
 	fSource
 	fMediaRef
-	fType // validated at parse time, never stored
+	fToolArgs // kept raw
+	fIsError  // a bool
+	// The message's own strings.
+	fRole
+	fID
 )
 
 // strSpan is a string value found while scanning, materialised only once
@@ -153,17 +158,25 @@ func (d *lineDecoder) object(member func(k string) bool) bool {
 	if d.peek() != '{' {
 		return false
 	}
+	return d.elements('}', func() bool {
+		k, ok := d.key()
+		return ok && member(k)
+	})
+}
+
+// elements reads the members or elements of the object or array whose
+// opening byte is at d.i, up to its closing byte; elem consumes each.
+func (d *lineDecoder) elements(close byte, elem func() bool) bool {
 	d.i++
-	if d.peek() == '}' {
+	if d.peek() == close {
 		d.i++
 		return true
 	}
 	for {
-		k, ok := d.key()
-		if !ok || !member(k) {
+		if !elem() {
 			return false
 		}
-		if more, ok := d.sep('}'); !more {
+		if more, ok := d.sep(close); !more {
 			return ok
 		}
 	}
@@ -217,8 +230,9 @@ func (d *lineDecoder) message(out *smithLine) bool {
 
 var (
 	messageKeys = []string{"role", "content", "synthetic", "id"}
-	blockKeys   = []string{"type", "text", "tool_call_id", "tool_name", "tool_args", "is_error",
-		"signature", "media_type", "source", "media_ref"}
+	blockKeys   = []string{fType: "type", fText: "text", fToolCallID: "tool_call_id", fToolName: "tool_name",
+		fSignature: "signature", fMediaType: "media_type", fSource: "source", fMediaRef: "media_ref",
+		fToolArgs: "tool_args", fIsError: "is_error"}
 )
 
 // unknownKey skips the value of a key the model does not use, unless
@@ -284,22 +298,10 @@ func (d *lineDecoder) content(out *smithLine) bool {
 	default:
 		return false
 	}
-	d.i++
-	if d.peek() == ']' {
-		d.i++
-		return true
-	}
-	for {
-		if d.peek() != '{' {
-			return false // null or a wrong type: encoding/json decides
-		}
-		if !d.block(out) {
-			return false
-		}
-		if more, ok := d.sep(']'); !more {
-			return ok
-		}
-	}
+	return d.elements(']', func() bool {
+		// null or a wrong type: encoding/json decides
+		return d.peek() == '{' && d.block(out)
+	})
 }
 
 // block parses one content block object.
@@ -312,38 +314,17 @@ func (d *lineDecoder) block(out *smithLine) bool {
 	var seen uint16
 	typeStart, typeEnd := -1, -1
 	ok := d.object(func(k string) bool {
-		var bit uint16
-		var field uint8
-		switch k {
-		case "type":
-			bit, field = 1<<0, fType
-		case "text":
-			bit, field = 1<<1, fText
-		case "tool_call_id":
-			bit, field = 1<<2, fToolCallID
-		case "tool_name":
-			bit, field = 1<<3, fToolName
-		case "signature":
-			bit, field = 1<<4, fSignature
-		case "media_type":
-			bit, field = 1<<5, fMediaType
-		case "source":
-			bit, field = 1<<6, fSource
-		case "media_ref":
-			bit, field = 1<<7, fMediaRef
-		case "tool_args":
-			bit = 1 << 8
-		case "is_error":
-			bit = 1 << 9
-		default:
+		field := slices.Index(blockKeys, k)
+		if field < 0 {
 			return d.unknownKey(k, blockKeys)
 		}
+		bit := uint16(1) << field
 		if seen&bit != 0 {
 			return false
 		}
 		seen |= bit
-		switch bit {
-		case 1 << 0:
+		switch field {
+		case fType:
 			if d.peek() != '"' {
 				return d.literal("null")
 			}
@@ -354,7 +335,7 @@ func (d *lineDecoder) block(out *smithLine) bool {
 			typeStart, typeEnd = s, e
 			_, d.inPlace = smithKind(unsafe.String(unsafe.SliceData(d.b[s:]), e-s))
 			return true
-		case 1 << 8:
+		case fToolArgs:
 			d.ws()
 			vs := d.i
 			if !d.skipValue() {
@@ -362,7 +343,7 @@ func (d *lineDecoder) block(out *smithLine) bool {
 			}
 			out.Blocks[idx].Args = d.b[vs:d.i:d.i]
 			return true
-		case 1 << 9:
+		case fIsError:
 			switch {
 			case d.literal("true"):
 				out.Blocks[idx].IsError = true
@@ -374,7 +355,7 @@ func (d *lineDecoder) block(out *smithLine) bool {
 			}
 			return true
 		}
-		return d.stringOrNull(idx, field)
+		return d.stringOrNull(idx, uint8(field))
 	})
 	if !ok {
 		return false
@@ -417,22 +398,12 @@ func (d *lineDecoder) materialize(out *smithLine) {
 			}
 			continue
 		}
-		b := &out.Blocks[sp.block]
-		switch sp.field {
-		case fText:
-			b.Text = s
-		case fToolCallID:
-			b.ToolCallID = s
-		case fToolName:
-			b.ToolName = s
-		case fSignature:
-			b.Signature = s
-		case fMediaType:
-			b.MediaType = s
-		case fSource:
-			b.Source = s
-		case fMediaRef:
-			b.MediaRef = s
-		}
+		*blockString(&out.Blocks[sp.block], sp.field) = s
 	}
+}
+
+// blockString is the field of b that a string key fills (fText to fMediaRef).
+func blockString(b *corpus.Block, field uint8) *string {
+	return [...]*string{fText: &b.Text, fToolCallID: &b.ToolCallID, fToolName: &b.ToolName, fSignature: &b.Signature,
+		fMediaType: &b.MediaType, fSource: &b.Source, fMediaRef: &b.MediaRef}[field]
 }
