@@ -10,6 +10,7 @@ package corpus
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"time"
 )
 
@@ -151,6 +152,12 @@ type Warning struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
 	Message string `json:"message"`
+}
+
+// Warnf is the warning about line (or rowid) of file, its message
+// formatted as fmt.Sprintf does: every reader's warn is this.
+func Warnf(file string, line int, format string, args ...any) Warning {
+	return Warning{File: file, Line: line, Message: fmt.Sprintf(format, args...)}
 }
 
 // Recorded is the ground truth a format keeps about compaction.

@@ -178,7 +178,7 @@ func (r *claiReader) col(table string, names ...string) string {
 }
 
 func (r *claiReader) warn(s *corpus.Session, rowid int64, format string, args ...any) {
-	s.Warnings = append(s.Warnings, corpus.Warning{File: r.path, Line: int(rowid), Message: fmt.Sprintf(format, args...)})
+	s.Warnings = append(s.Warnings, corpus.Warnf(r.path, int(rowid), format, args...))
 }
 
 // eachRow runs q and, for each row, scans it into dest and calls row. An

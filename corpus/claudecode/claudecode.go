@@ -112,13 +112,13 @@ func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error)
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
 	if err := jsonscan.StreamLines(r, l.line); err != nil {
-		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+		return nil, jsonscan.ReadError(p, err)
 	}
 	return l.finish(), nil
 }
 
 func (l *ccLoader) warn(line int, format string, args ...any) {
-	l.warnings = append(l.warnings, corpus.Warning{File: l.path, Line: line, Message: fmt.Sprintf(format, args...)})
+	l.warnings = append(l.warnings, corpus.Warnf(l.path, line, format, args...))
 }
 
 func (l *ccLoader) line(n int, b []byte, final bool) error {

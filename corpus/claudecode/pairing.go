@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/calib-dev/calib/corpus"
@@ -52,7 +51,7 @@ func (t *ccThread) sortResults() {
 func (l *ccLoader) pairing(t *ccThread) []corpus.Warning {
 	var ws []corpus.Warning
 	w := func(line int, format string, args ...any) {
-		ws = append(ws, corpus.Warning{File: l.path, Line: line, Message: fmt.Sprintf(format, args...)})
+		ws = append(ws, corpus.Warnf(l.path, line, format, args...))
 	}
 	for _, r := range t.results {
 		if u, ok := t.uses[r.id]; ok {

@@ -60,7 +60,7 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	l := newLoader(p)
 	if err := jsonscan.StreamLines(r, l.line); err != nil {
-		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+		return nil, jsonscan.ReadError(p, err)
 	}
 	l.finish()
 	return []*corpus.Session{l.s}, nil
@@ -72,7 +72,7 @@ func newLoader(p string) *loader {
 }
 
 func (l *loader) warn(line int, format string, args ...any) {
-	l.s.Warnings = append(l.s.Warnings, corpus.Warning{File: l.path, Line: line, Message: fmt.Sprintf(format, args...)})
+	l.s.Warnings = append(l.s.Warnings, corpus.Warnf(l.path, line, format, args...))
 }
 
 func (l *loader) line(n int, b []byte, final bool) error {

@@ -133,12 +133,12 @@ func Read(p string, r io.Reader, _ corpus.Options) ([]*corpus.Session, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, n, cut, err := firstLine(br)
 	if err != nil {
-		return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+		return nil, jsonscan.ReadError(p, err)
 	}
 	if isLegacyStart(first) {
 		rest, err := io.ReadAll(br)
 		if err != nil {
-			return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+			return nil, jsonscan.ReadError(p, err)
 		}
 		doc := append(bytes.Repeat([]byte{'\n'}, n-1), first...)
 		if err := l.legacy(append(append(doc, '\n'), rest...)); err != nil {
@@ -153,7 +153,7 @@ func Read(p string, r io.Reader, _ corpus.Options) ([]*corpus.Session, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
+			return nil, jsonscan.ReadError(p, err)
 		}
 	}
 	l.finish()
@@ -203,7 +203,7 @@ func isLegacyStart(first []byte) bool {
 }
 
 func (l *loader) warn(line int, format string, args ...any) {
-	l.s.Warnings = append(l.s.Warnings, corpus.Warning{File: l.path, Line: line, Message: fmt.Sprintf(format, args...)})
+	l.s.Warnings = append(l.s.Warnings, corpus.Warnf(l.path, line, format, args...))
 }
 
 // line handles one JSONL record.

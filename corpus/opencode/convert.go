@@ -74,7 +74,7 @@ func build(s *corpus.Session, msgs []message) {
 }
 
 func (b *builder) warn(r *row, format string, args ...any) {
-	b.s.Warnings = append(b.s.Warnings, corpus.Warning{File: r.file, Line: r.line, Message: fmt.Sprintf(format, args...)})
+	b.s.Warnings = append(b.s.Warnings, corpus.Warnf(r.file, r.line, format, args...))
 }
 
 func (b *builder) addUnknown(kind string, r *row) {

@@ -91,7 +91,7 @@ func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error
 	}
 	var fileWarnings []corpus.Warning
 	warn := func(rowid int64, format string, args ...any) {
-		fileWarnings = append(fileWarnings, corpus.Warning{File: p, Line: int(rowid), Message: fmt.Sprintf(format, args...)})
+		fileWarnings = append(fileWarnings, corpus.Warnf(p, int(rowid), format, args...))
 	}
 
 	var sessions []*corpus.Session

@@ -169,7 +169,7 @@ type lineReader struct {
 }
 
 func (r *lineReader) warn(line int, format string, args ...any) {
-	r.warnings = append(r.warnings, corpus.Warning{File: r.file, Line: line, Message: fmt.Sprintf(format, args...)})
+	r.warnings = append(r.warnings, corpus.Warnf(r.file, line, format, args...))
 }
 
 // decode turns one line into a message. line is the 1-based line number

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"fmt"
 	"io"
 	"os"
 
@@ -39,4 +40,10 @@ func LoadFile(p string, opts corpus.Options, read func(p string, r io.Reader, op
 	}
 	defer f.Close()
 	return read(p, f, opts)
+}
+
+// ReadError is a streaming reader's failure to read p (an I/O error, or a
+// line past StreamLines' limit) as a *corpus.FileError naming p.
+func ReadError(p string, err error) error {
+	return &corpus.FileError{Path: p, Err: fmt.Errorf("reading: %w", err)}
 }
