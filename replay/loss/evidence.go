@@ -174,13 +174,35 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 		return tab.put(ln, h, at)
 	}
 	var filter lineFilter
+	// Without fileAll, the wanted results' lines are filed first, and the
+	// ids they got are kept (filed[k] is result k's run of ids in fileIDs),
+	// so that counting them later reads the ids instead of splitting and
+	// hashing the same lines again.
+	var filed [][2]int32
+	var fileIDs []int32
+	twin := ix.twins()
 	if !fileAll {
+		filed = make([][2]int32, len(ix.Results))
 		for k, text := range texts {
-			if want[k] {
-				candidateLines(text, func(ln string) { file(text, ln) })
+			if j := twin[k]; want[k] && int(j) != k && want[j] {
+				filed[k] = filed[j] // the same lines, all filed already
+			} else if want[k] {
+				start := int32(len(fileIDs))
+				candidateLines(text, func(ln string) { fileIDs = append(fileIDs, file(text, ln)) })
+				filed[k] = [2]int32{start, int32(len(fileIDs))}
 			}
 		}
 		filter = newLineFilter(tab.lines, all)
+	}
+	// twinned marks the results some later result repeats: filing every
+	// line, their ids are kept for the twins to count.
+	var twinned []bool
+	if fileAll {
+		filed = make([][2]int32, len(ix.Results))
+		twinned = make([]bool, len(ix.Results))
+		for k, j := range twin {
+			twinned[j] = twinned[j] || int(j) != k
+		}
 	}
 	// shared[o] counts the content lines of the current result that
 	// result o holds too; touched lists the o counted.
@@ -203,17 +225,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 			}
 			shared[o]++
 		}
-		count := func(ln string) {
-			var i int32
-			if fileAll {
-				i = file(text, ln)
-			} else if lookup && !filter.has(ln) {
-				return
-			} else if j, _, ok := tab.find(ln, tab.hash(ln)); ok {
-				i = j
-			} else {
-				return
-			}
+		countID := func(i int32) {
 			e := &all[i]
 			if e.count < 0 {
 				return // not a content line
@@ -241,7 +253,37 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 			}
 			more[len(more)-1] = int32(k)
 		}
-		candidateLines(text, count)
+		switch {
+		case fileAll && int(twin[k]) != k:
+			// A twin's lines are its first's, all filed: count the ids
+			// they got.
+			for _, i := range fileIDs[filed[twin[k]][0]:filed[twin[k]][1]] {
+				countID(i)
+			}
+		case fileAll && twinned[k]:
+			start := int32(len(fileIDs))
+			candidateLines(text, func(ln string) {
+				i := file(text, ln)
+				fileIDs = append(fileIDs, i)
+				countID(i)
+			})
+			filed[k] = [2]int32{start, int32(len(fileIDs))}
+		case fileAll:
+			candidateLines(text, func(ln string) { countID(file(text, ln)) })
+		case lookup:
+			candidateLines(text, func(ln string) {
+				if !filter.has(ln) {
+					return
+				}
+				if i, _, ok := tab.find(ln, tab.hash(ln)); ok {
+					countID(i)
+				}
+			})
+		default:
+			for _, i := range fileIDs[filed[k][0]:filed[k][1]] {
+				countID(i)
+			}
+		}
 		c, ok := ix.callOf[ix.Results[k].ID]
 		if !ok {
 			continue
@@ -348,6 +390,7 @@ func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from
 	for i := range lastName {
 		lastName[i] = -1
 	}
+	var scratch []byte // the decoded escaped strings, one at a time
 	for u := from; int(u) < len(ix.units); u++ {
 		// Naming a subject in order to act on it again (read the path,
 		// rerun the command) is not using what an earlier result held:
@@ -384,7 +427,7 @@ func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from
 					// match no path, command or content line).
 					visit(unsafe.String(unsafe.SliceData(b.Args), len(b.Args)))
 				} else {
-					forEachString(b.Args, visit)
+					forEachString(b.Args, &scratch, visit)
 				}
 			}
 		}

@@ -150,7 +150,7 @@ func TestLineMatcher(t *testing.T) {
 
 func TestForEachString(t *testing.T) {
 	var got []string
-	forEachString([]byte(`{"a":"x","b":{"c":["y",1,"z"],"d":null},"e":"w"}`), func(s string) { got = append(got, s) })
+	forEachString([]byte(`{"a":"x","b":{"c":["y",1,"z"],"d":null},"e":"w"}`), nil, func(s string) { got = append(got, s) })
 	if !slices.Equal(got, []string{"x", "y", "z", "w"}) {
 		t.Errorf("forEachString = %q", got)
 	}

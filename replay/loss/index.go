@@ -82,6 +82,10 @@ type Index struct {
 	keyUnits     [][]int32
 	persistReads map[string][]int32
 
+	// twin[k] is the first result with result k's text (twins.go).
+	twinOnce sync.Once
+	twin     []int32
+
 	// full is the evidence of every result, built once for a shared index
 	// (or when a report's hidden results are most of the session's text).
 	fullOnce sync.Once
@@ -91,13 +95,15 @@ type Index struct {
 // Tokens is a result's size in the index's meter: its text alone, also for
 // a structured result (a meter counts Text, not Payload), since that is
 // what the agent had to read back. It is measured on demand, for hidden
-// results only, so the index never measures every result, and once.
+// results only, so the index never measures every result, and once for
+// all the results with the same text (twins.go).
 func (ix *Index) Tokens(r *Result) int {
-	size := &ix.sizes[r.pos]
+	root := &ix.Results[ix.twins()[r.pos]]
+	size := &ix.sizes[root.pos]
 	if v := size.Load(); v > 0 {
 		return ix.meter.Tokens(v - 1)
 	}
-	b := &ix.Session.Messages[r.Msg].Blocks[r.Block]
+	b := &ix.Session.Messages[root.Msg].Blocks[root.Block]
 	v := ix.meter.Block(&corpus.Block{Kind: corpus.KindText, Text: resultText(b)})
 	size.Store(v + 1)
 	return ix.meter.Tokens(v)

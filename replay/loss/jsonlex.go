@@ -108,7 +108,13 @@ func stringValue(lit []byte, plain, view bool) string {
 		}
 		return string(s)
 	}
-	out := make([]byte, 0, len(s))
+	out := appendUnescaped(make([]byte, 0, len(s)), s)
+	return unsafe.String(unsafe.SliceData(out), len(out))
+}
+
+// appendUnescaped appends the decoded content s of a string literal that
+// has escapes (scanString accepted it) to out.
+func appendUnescaped(out, s []byte) []byte {
 	for r := 0; r < len(s); {
 		c := s[r]
 		switch {
@@ -154,7 +160,7 @@ func stringValue(lit []byte, plain, view bool) string {
 			r += size
 		}
 	}
-	return unsafe.String(unsafe.SliceData(out), len(out))
+	return out
 }
 
 // scanNumber reads the number starting at b[i] (a '-' or a digit) by the

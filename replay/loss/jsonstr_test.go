@@ -69,11 +69,16 @@ func FuzzForEachString(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var got, want []string
-		forEachString(raw, func(s string) { got = append(got, s) })
+		var got, reused, want []string
+		forEachString(raw, nil, func(s string) { got = append(got, s) })
+		var scratch []byte
+		forEachString(raw, &scratch, func(s string) { reused = append(reused, strings.Clone(s)) })
 		oldForEachString(raw, func(s string) { want = append(want, s) })
 		if !slices.Equal(got, want) {
 			t.Fatalf("forEachString(%q) = %q, old gives %q", raw, got, want)
+		}
+		if !slices.Equal(reused, want) {
+			t.Fatalf("forEachString(%q) with a scratch buffer = %q, old gives %q", raw, reused, want)
 		}
 	})
 }
@@ -93,7 +98,7 @@ func TestForEachStringSeeds(t *testing.T) {
 	}
 	for _, tc := range cases {
 		var got []string
-		forEachString([]byte(tc.raw), func(s string) { got = append(got, s) })
+		forEachString([]byte(tc.raw), nil, func(s string) { got = append(got, s) })
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("forEachString(%q) = %q, want %q", tc.raw, got, tc.want)
 		}
@@ -118,7 +123,8 @@ func BenchmarkForEachString(b *testing.B) {
 	for _, v := range []struct {
 		name string
 		fn   func([]byte, func(string))
-	}{{"old", oldForEachString}, {"new", forEachString}} {
+	}{{"old", oldForEachString}, {"new", func(raw []byte, fn func(string)) { forEachString(raw, nil, fn) }},
+		{"scratch", func(raw []byte, fn func(string)) { var buf []byte; forEachString(raw, &buf, fn) }}} {
 		b.Run(v.name, func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
