@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strings"
 
@@ -206,9 +205,9 @@ type baselineRows struct {
 // or replay report, say) is named as such rather than failing on a field
 // type deep inside the decoder.
 func readBaseline(path string) (*baselineRows, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFlagFile("baseline", path)
 	if err != nil {
-		return nil, &usageError{fmt.Errorf("--baseline: %w", err)}
+		return nil, err
 	}
 	expect := "expected a digest-growth JSON report of an earlier run (write one with calib digest-growth ... --format json > FILE)"
 	var top map[string]json.RawMessage

@@ -150,18 +150,32 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	}
 	var g sweep.Grid
 	if o.gridFile != "" {
-		data, err := os.ReadFile(o.gridFile)
+		data, err := readFlagFile("grid-file", o.gridFile)
 		if err != nil {
-			return nil, &usageError{fmt.Errorf("--grid-file: %w", err)}
+			return nil, err
 		}
 		if g, err = sweep.ParseGridFile(data); err != nil {
+			var ge *sweep.GridFileError
+			if errors.As(err, &ge) {
+				return nil, usageErrorf("%s:%d: %v", o.gridFile, ge.Line, ge.Err)
+			}
 			return nil, &usageError{fmt.Errorf("%s: %w", o.gridFile, err)}
+		}
+		// Each parameter is checked here, so that a name or value the
+		// policy refuses is named with its file and line.
+		for _, ax := range g {
+			if err := (sweep.Grid{ax}).Validate(def, fixed); err != nil {
+				return nil, usageErrorf("%s:%d: %v", o.gridFile, ax.Line, err)
+			}
 		}
 	}
 	for _, s := range o.grid {
 		ax, err := sweep.ParseAxis(s)
 		if err != nil {
 			return nil, &usageError{err}
+		}
+		if i := slices.IndexFunc(g, func(f sweep.Axis) bool { return f.Name == ax.Name && f.Line > 0 }); i >= 0 {
+			return nil, usageErrorf("--grid %s: %s is also in --grid-file %s (line %d); give each parameter in one place", s, ax.Name, o.gridFile, g[i].Line)
 		}
 		g = append(g, ax)
 		if err := sweep.CheckRows(g.Points(), 1); err != nil {

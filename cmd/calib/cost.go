@@ -1,9 +1,8 @@
 package main
 
 import (
+	"bytes"
 	"errors"
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
@@ -67,12 +66,11 @@ func newCostSetup(f costFlags, set map[string]string) (*costSetup, error) {
 	}
 	rows := [][]cache.Price{cache.BuiltinPrices()}
 	if f.prices != "" {
-		fh, err := os.Open(f.prices)
+		data, err := readFlagFile("prices", f.prices)
 		if err != nil {
-			return nil, &usageError{fmt.Errorf("--prices: %w", err)}
+			return nil, err
 		}
-		defer fh.Close()
-		ps, err := cache.ParsePrices(f.prices, fh)
+		ps, err := cache.ParsePrices(f.prices, bytes.NewReader(data))
 		if err != nil {
 			return nil, &usageError{err}
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -56,4 +57,20 @@ func createErrorText(path string, err error) string {
 		err = pe.Err
 	}
 	return err.Error() + "; give another path"
+}
+
+// readFlagFile reads the file an input flag (--prices, --grid-file,
+// --baseline) names. A file it cannot read is a usage error naming the
+// flag and the path once, with the failure in words (it printed Go's
+// "open nope.csv: no such file or directory", or "read dir: is a
+// directory" after the path).
+func readFlagFile(flag, path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, syscall.EISDIR) {
+		return nil, usageErrorf("--%s %s: a folder; expected a file", flag, path)
+	}
+	if err != nil {
+		return nil, usageErrorf("--%s %s: %s", flag, path, fileErrorText(err))
+	}
+	return data, nil
 }

@@ -3,6 +3,7 @@ package load
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -132,6 +133,9 @@ func expand(p string, opts corpus.Options) group {
 	g := group{path: p, folder: true}
 	for _, f := range files {
 		g.units = append(g.units, func() ([]*corpus.Session, error) {
+			if f.err != nil {
+				return nil, &corpus.FileError{Path: f.path, Err: f.err}
+			}
 			if f.dir && f.opencode {
 				return opencode.LoadStorage(f.path, opts)
 			}
@@ -139,6 +143,9 @@ func expand(p string, opts corpus.Options) group {
 				return smith.LoadDir(f.path, opts)
 			}
 			ff, err := sniffFile(f.path)
+			if errors.Is(err, fs.ErrPermission) {
+				return nil, err // it may hold a session: say it was not read
+			}
 			if err != nil || ff == nil {
 				return nil, nil // not a session file: folders hold other things too
 			}
@@ -187,6 +194,8 @@ type walked struct {
 	path     string
 	dir      bool
 	opencode bool
+	// err is why a folder of the tree could not be listed.
+	err error
 }
 
 // walk lists the files of a plain folder tree in lexical order of their
@@ -194,6 +203,12 @@ type walked struct {
 func walk(dir string) ([]walked, error) {
 	var files []walked
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil && p != dir {
+			// A folder inside that cannot be listed costs only itself,
+			// named as itself (it failed the whole walk, named as dir).
+			files = append(files, walked{path: p, err: err})
+			return filepath.SkipDir
+		}
 		if err != nil {
 			return err
 		}

@@ -22,7 +22,19 @@ import (
 type Axis struct {
 	Name   string   `json:"name"`
 	Values []string `json:"values"`
+	// Line is the line of a grid file the axis was read from (0: from
+	// --grid), for errors about it.
+	Line int `json:"-"`
 }
+
+// GridFileError is a grid file's error at one line.
+type GridFileError struct {
+	Line int
+	Err  error
+}
+
+func (e *GridFileError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
+func (e *GridFileError) Unwrap() error { return e.Err }
 
 // Grid is the cartesian product of its axes. The first axis varies slowest,
 // the last fastest, so the order of parameter sets is stable and reads like
@@ -85,11 +97,13 @@ func expandRange(s string) ([]string, error) {
 	if err1 != nil || err2 != nil || err3 != nil || !finite(a) || !finite(b) {
 		return nil, fmt.Errorf("range %q: expected a..b or a..b:step with numbers", s)
 	}
-	if st <= 0 || math.IsInf(st, 0) || math.IsNaN(st) {
-		return nil, fmt.Errorf("range %q: the step must be positive", s)
-	}
-	if b < a {
-		return nil, fmt.Errorf("range %q: the end is below the start", s)
+	switch {
+	case st == 0:
+		return nil, fmt.Errorf("range %q: the step must be positive; a step of 0 never reaches the end", s)
+	case st < 0 || math.IsInf(st, 0) || math.IsNaN(st):
+		return nil, fmt.Errorf("range %q: the step must be positive; a range counts up from its start to its end", s)
+	case b < a:
+		return nil, fmt.Errorf("range %q: the end is below the start; a range counts up: write %s..%s:%s", s, hi, lo, strings.TrimPrefix(step, "-"))
 	}
 	// Count in floats first: a tiny step (1e-300) or a wide range makes
 	// the count overflow int, which once made a negative slice length. A
@@ -129,10 +143,10 @@ func ParseGridFile(data []byte) (Grid, error) {
 		switch {
 		case len(bytes.TrimSpace(data)) == 0:
 			return nil, fmt.Errorf("grid file is empty; expected a JSON object such as {\"compact_at\": [0.7, 0.8]}")
-		case errors.As(err, &se) && se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))):
+		case errors.As(err, &se) && se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) && strings.Contains(se.Error(), "unexpected end"):
 			return nil, fmt.Errorf("grid file ends early (truncated?): %v; expected a complete JSON object such as {\"compact_at\": [0.7, 0.8]}", err)
 		case errors.As(err, &se):
-			return nil, fmt.Errorf("grid file: invalid JSON at byte %d: %v", se.Offset, err)
+			return nil, &GridFileError{Line: lineAt(data, se.Offset), Err: fmt.Errorf("invalid JSON at byte %d: %v", se.Offset, err)}
 		default:
 			return nil, fmt.Errorf("grid file: invalid JSON: %v", err)
 		}
@@ -143,15 +157,21 @@ func ParseGridFile(data []byte) (Grid, error) {
 		return nil, fmt.Errorf("grid file: expected a JSON object of parameter names to value lists")
 	}
 	var g Grid
+	lines := map[string]int{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return nil, fmt.Errorf("grid file: %v", err)
 		}
 		name := t.(string)
+		line := lineAt(data, dec.InputOffset())
+		if first, ok := lines[name]; ok {
+			return nil, &GridFileError{Line: line, Err: fmt.Errorf("parameter %s is given twice (first on line %d)", name, first)}
+		}
+		lines[name] = line
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("grid file: parameter %s: %v", name, err)
+			return nil, &GridFileError{Line: line, Err: fmt.Errorf("parameter %s: %v", name, err)}
 		}
 		var spec string
 		var list []json.RawMessage
@@ -169,18 +189,26 @@ func ParseGridFile(data []byte) (Grid, error) {
 			}
 			spec = strings.Join(parts, ",")
 		default:
-			return nil, fmt.Errorf("grid file: parameter %s: expected a list of values or a range string", name)
+			return nil, &GridFileError{Line: line, Err: fmt.Errorf("parameter %s: expected a list of values or a range string", name)}
 		}
 		a, err := ParseAxis(name + "=" + spec)
 		if err != nil {
-			return nil, err
+			// ParseAxis names the axis as a --grid flag.
+			return nil, &GridFileError{Line: line, Err: errors.New("parameter " + strings.TrimPrefix(err.Error(), "--grid "))}
 		}
+		a.Line = line
 		g = append(g, a)
 		if err := CheckRows(g.Points(), 1); err != nil {
 			return nil, fmt.Errorf("grid file: %w", err)
 		}
 	}
 	return g, nil
+}
+
+// lineAt is the 1-based line of byte offset off in data.
+func lineAt(data []byte, off int64) int {
+	off = min(max(off, 0), int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
 // Points is the number of parameter sets, saturating at math.MaxInt64.

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -152,5 +153,33 @@ func TestParseGridFileErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err = %v, want %q", in, err, want)
 		}
+	}
+}
+
+// A grid file's error names the line it is on, and a range's bad step
+// says what is wrong with it.
+func TestGridFileErrorLines(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		line int
+		want string
+	}{
+		{"{\n  \"a\": [1, 2],\n  \"b\": \"x..y\"\n}", 3, `parameter b: range "x..y": expected a..b or a..b:step with numbers`},
+		{"{\n  \"a\": [1],\n  \"a\": [2]\n}", 3, "parameter a is given twice (first on line 2)"},
+		{"{\n  \"a\": {\"x\": 1}\n}", 2, "parameter a: expected a list of values or a range string"},
+		{"{\n  \"a\": [1, \n}\n", 3, "invalid JSON at byte 15: invalid character '}' looking for beginning of value"},
+		{"{\n  \"a\": \"1..5:0\"\n}", 2, `parameter a: range "1..5:0": the step must be positive; a step of 0 never reaches the end`},
+		{"{\n  \"a\": \"1..5:-1\"\n}", 2, `parameter a: range "1..5:-1": the step must be positive; a range counts up from its start to its end`},
+		{"{\n  \"a\": \"5..1:1\"\n}", 2, `parameter a: range "5..1:1": the end is below the start; a range counts up: write 1..5:1`},
+	} {
+		_, err := ParseGridFile([]byte(tc.in))
+		var ge *GridFileError
+		if !errors.As(err, &ge) || ge.Line != tc.line || ge.Err.Error() != tc.want {
+			t.Errorf("%q: err = %v, want line %d: %s", tc.in, err, tc.line, tc.want)
+		}
+	}
+	g, err := ParseGridFile([]byte("{\"a\": [1],\n\"b\": [2]}"))
+	if err != nil || g[0].Line != 1 || g[1].Line != 2 {
+		t.Errorf("lines of %v: %v", g, err)
 	}
 }
