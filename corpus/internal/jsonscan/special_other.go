@@ -2,5 +2,5 @@
 
 package jsonscan
 
-// specialBlocks is specialBlocksGo where there is no assembly version.
-func specialBlocks(b []byte) int { return specialBlocksGo(b) }
+// special64 is special64Go where there is no assembly version.
+func special64(b []byte) uint64 { return special64Go(b) }

@@ -17,66 +17,117 @@ import (
 // StringEnd scans the body of a JSON string that starts at b[i] (just
 // after the opening quote) and returns the index of its closing quote and
 // whether it holds escapes. ok is false when the string breaks the rule
-// above or is not closed. Text is looked at a word at a time (see
-// Special), and after sixteen plain bytes by the vector search
-// specialBlocks: tool outputs are long, and their escapes and non-ASCII
-// runes are tens of bytes apart.
+// above or is not closed. A short string is looked at a word at a time
+// (see Special); past sixteen bytes, while 64 remain, stringEndLong takes
+// over: tool outputs are long, with an escape or a non-ASCII rune every
+// 13-18 bytes, too close for a search that starts over after each.
 func StringEnd(b []byte, i int) (end int, escaped, ok bool) {
+	long := i + 16
 	for {
-		for i+16 <= len(b) {
-			if t := Special(binary.LittleEndian.Uint64(b[i:])); t != 0 {
-				i += bits.TrailingZeros64(t) >> 3
-				goto found
-			}
-			if t := Special(binary.LittleEndian.Uint64(b[i+8:])); t != 0 {
-				i += 8 + bits.TrailingZeros64(t)>>3
-				goto found
-			}
-			i += 16
-			// Sixteen plain bytes: a long run, worth a call to the vector
-			// search (a short one costs less in words than the call).
-			if n := len(b) - i; n >= 16 {
-				k := specialBlocks(b[i:])
-				i += k
-				if k < n&^15 {
-					goto found
-				}
-			}
+		if i >= long && i+64 <= len(b) {
+			return stringEndLong(b, i, escaped)
 		}
-		for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 && b[i] < utf8.RuneSelf {
-			i++
-		}
-		if i >= len(b) {
-			return 0, false, false
-		}
-	found:
-		switch c := b[i]; {
-		case c == '"':
-			return i, escaped, true
-		case c == '\\':
-			escaped = true
-			if i+1 < len(b) {
-				switch b[i+1] {
-				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-					i += 2 // the common escapes inline: file contents hold one per line
-					continue
-				}
+		if i+8 <= len(b) {
+			t := Special(binary.LittleEndian.Uint64(b[i:]))
+			if t == 0 {
+				i += 8
+				continue
 			}
-			_, n := DecodeEscape(b[i:])
-			if n == 0 {
+			i += bits.TrailingZeros64(t) >> 3
+		} else {
+			for i < len(b) && b[i] != '"' && b[i] != '\\' && b[i] >= 0x20 && b[i] < utf8.RuneSelf {
+				i++
+			}
+			if i >= len(b) {
 				return 0, false, false
 			}
+		}
+		n := specialLen(b, i)
+		switch {
+		case n > 0:
+			escaped = escaped || b[i] == '\\'
 			i += n
-		case c < 0x20:
+		case n == 0:
 			return 0, false, false
 		default:
-			n := UTF8Len(b[i:])
-			if n == 0 {
-				return 0, false, false
-			}
-			i += n
+			return i, escaped, true
 		}
 	}
+}
+
+// stringEndLong is StringEnd's scan of a long string: a mask of the
+// special bytes of 64 at a time (special64), each handled in turn at the
+// cost of a bit search, so text need not be read again after each escape
+// or rune. The last bytes of b, fewer than 64, go back to StringEnd's
+// words.
+func stringEndLong(b []byte, i int, escaped bool) (end int, esc, ok bool) {
+	for i+64 <= len(b) {
+		m := special64(b[i:])
+		for m != 0 {
+			p := bits.TrailingZeros64(m)
+			// The two commonest specials of file contents, \n and →,
+			// without specialLen's call.
+			switch j := i + p; {
+			case b[j] == '\\' && j+1 < len(b) && b[j+1] == 'n':
+				escaped = true
+				p += 2
+			case b[j] == 0xe2 && j+2 < len(b) && b[j+1]&0xc0 == 0x80 && b[j+2]&0xc0 == 0x80:
+				p += 3
+			default:
+				n := specialLen(b, j)
+				if n <= 0 {
+					if n < 0 {
+						return j, escaped, true
+					}
+					return 0, false, false
+				}
+				escaped = escaped || b[j] == '\\'
+				p += n
+			}
+			if p >= 64 {
+				// An escape or rune that ends in the next block: the
+				// next block starts after it.
+				i += p - 64
+				break
+			}
+			m &= ^uint64(0) << p
+		}
+		i += 64
+	}
+	if end, esc, ok = StringEnd(b, i); !ok {
+		return 0, false, false
+	}
+	return end, esc || escaped, true
+}
+
+// specialLen handles the special byte at b[i] of a string body (b[i] may
+// also be a plain byte Special flagged by a borrow): -1 for the closing
+// quote, 0 for what breaks the rule, else the length of the escape, rune
+// or plain byte to pass over. Common escapes and runes (\n, \", →) are
+// checked inline: file contents hold one per line.
+func specialLen(b []byte, i int) int {
+	switch c := b[i]; {
+	case c == '"':
+		return -1
+	case c == '\\':
+		if i+1 < len(b) {
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				return 2
+			}
+		}
+		_, n := DecodeEscape(b[i:])
+		return n
+	case c < 0x20:
+		return 0
+	case c < utf8.RuneSelf:
+		return 1
+	case c >= 0xe1 && c <= 0xef && c != 0xed && i+2 < len(b) && b[i+1]&0xc0 == 0x80 && b[i+2]&0xc0 == 0x80:
+		// Three bytes with no overlong or surrogate form possible (E0
+		// and ED restrict their second byte): arrows, CJK, most symbols.
+		return 3
+	}
+	return UTF8Len(b[i:])
 }
 
 // StringEndIn is StringEnd over a string (clai's content_json is read as

@@ -101,18 +101,115 @@ func TestSpecialLowestFlag(t *testing.T) {
 	}
 }
 
-// specialBlocks (assembly on amd64) agrees with specialBlocksGo on every
-// special byte at every position of every length, and on plain text.
-func TestSpecialBlocksMatchesGo(t *testing.T) {
-	for n := range 70 {
-		for pos := -1; pos < n; pos++ {
-			for _, c := range []byte{0, 0x1f, '"', '\\', 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
-				b := []byte(strings.Repeat("abcdefgh !#[]~", 6)[:n])
-				if pos >= 0 {
-					b[pos] = c
-				}
-				if got, want := specialBlocks(b), specialBlocksGo(b); got != want {
-					t.Errorf("specialBlocks(%q) = %d, want %d", b, got, want)
+// special64 (assembly on amd64) and special64Go flag every special byte
+// of every 64-byte block; special64Go may flag more (borrows), the
+// assembly exactly those.
+func TestSpecial64(t *testing.T) {
+	for pos := -1; pos < 64; pos++ {
+		for _, c := range []byte{0, 0x1f, '"', '\\', 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
+			b := []byte(strings.Repeat("abcdefgh !#[]~", 6)[:64])
+			if pos >= 0 {
+				b[pos] = c
+			}
+			checkSpecial64(t, b)
+		}
+	}
+}
+
+// FuzzSpecial64 checks both versions of the block classifier against the
+// byte-by-byte rule on any 64 bytes.
+func FuzzSpecial64(f *testing.F) {
+	f.Add([]byte(strings.Repeat("a\\\"\x1f\xe2\x86\x92 ", 8)))
+	f.Add([]byte(strings.Repeat(" !#[]~\x7f\x80", 8)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 64 {
+			b = append(b, make([]byte, 64-len(b))...)
+		}
+		checkSpecial64(t, b[:64])
+	})
+}
+
+func checkSpecial64(t *testing.T, b []byte) {
+	t.Helper()
+	var want uint64
+	for k, c := range b[:64] {
+		if c == '"' || c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
+			want |= 1 << k
+		}
+	}
+	if got := special64(b); got != want {
+		t.Errorf("special64(%q) = %064b, want %064b", b, got, want)
+	}
+	if got := special64Go(b); got&want != want {
+		t.Errorf("special64Go(%q) = %064b misses some of %064b", b, got, want)
+	}
+}
+
+// stringEndRef is StringEnd's rule written the plain way, a byte or a
+// sequence at a time: the reference FuzzStringEnd checks the word and
+// block scans against.
+func stringEndRef(b []byte, i int) (end int, escaped, ok bool) {
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			return i, escaped, true
+		case c == '\\':
+			escaped = true
+			_, n := DecodeEscape(b[i:])
+			if n == 0 {
+				return 0, false, false
+			}
+			i += n
+		case c < 0x20:
+			return 0, false, false
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return 0, false, false
+			}
+			i += n
+		}
+	}
+	return 0, false, false
+}
+
+// FuzzStringEnd checks StringEnd against stringEndRef from every start of
+// the first 80 bytes, so the word scan, the block scan and the hand-over
+// between them (escapes and runes across a 64-byte block edge) all meet
+// the input. Long seeds put specials at every offset of a block.
+func FuzzStringEnd(f *testing.F) {
+	line := "\t 12→\tfmt.Println(\\\"héllo\\\")\\n"
+	f.Add([]byte(strings.Repeat(line, 12) + `"`))
+	f.Add([]byte(strings.Repeat("ab\\u00e9\\ud83d\\ude00\xf0\x9f\x98\x80\xed\x9f\xbf", 10) + `"x`))
+	f.Add([]byte(strings.Repeat("x", 70) + "\xe2\x86" + strings.Repeat("y", 70) + `"`))
+	f.Add([]byte(strings.Repeat("x", 100) + "\\q" + strings.Repeat("y", 70) + `"`))
+	f.Add([]byte(strings.Repeat("x", 100) + "\x1f" + strings.Repeat("y", 70) + `"`))
+	f.Add([]byte(strings.Repeat("x", 100) + "\xed\xa0\x80" + strings.Repeat("y", 70) + `"`))
+	f.Add([]byte(strings.Repeat("\\\\", 50) + `\"` + strings.Repeat("y", 70)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= len(b) && i < 80; i++ {
+			end, esc, ok := StringEnd(b, i)
+			wend, wesc, wok := stringEndRef(b, i)
+			if end != wend || esc != wesc || ok != wok {
+				t.Fatalf("StringEnd(%q, %d) = %d %v %v, want %d %v %v", b, i, end, esc, ok, wend, wesc, wok)
+			}
+		}
+	})
+}
+
+// Every seed of FuzzStringEnd at every shift: each special byte and
+// sequence meets each offset of a 64-byte block, and the block edge.
+func TestStringEndShifts(t *testing.T) {
+	pieces := []string{`\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, "→", "é", "\xf0\x9f\x98\x80",
+		"\xe0\xa0\x80", "\xed\x9f\xbf", "\xe2\x86", "\xed\xa0\x80", "\xc0\x80", "\xff", "\x1f", `\q`, `\u12g4`, `"`}
+	for _, p := range pieces {
+		for shift := range 140 {
+			b := []byte(strings.Repeat("a", shift) + p + strings.Repeat("b", 70) + `"` + strings.Repeat("c", 70))
+			for _, i := range []int{0, 1, 17} {
+				end, esc, ok := StringEnd(b, i)
+				wend, wesc, wok := stringEndRef(b, i)
+				if end != wend || esc != wesc || ok != wok {
+					t.Fatalf("StringEnd(%q, %d) = %d %v %v, want %d %v %v", b, i, end, esc, ok, wend, wesc, wok)
 				}
 			}
 		}
