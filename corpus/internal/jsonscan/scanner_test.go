@@ -1,8 +1,11 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -19,6 +22,49 @@ func TestUnescapeMatchesEncodingJSON(t *testing.T) {
 	if _, ok := Unescape([]byte(`bad\q`)); ok {
 		t.Error(`Unescape accepts \q`)
 	}
+}
+
+// unescapeRef is Unescape written the plain way (a search and a copy
+// call per escape): the reference FuzzUnescape checks it against.
+func unescapeRef(raw []byte) (string, bool) {
+	var out []byte
+	for len(raw) > 0 {
+		k := bytes.IndexByte(raw, '\\')
+		if k < 0 {
+			out = append(out, raw...)
+			break
+		}
+		out = append(out, raw[:k]...)
+		r, n := DecodeEscape(raw[k:])
+		if n == 0 {
+			return "", false
+		}
+		out = utf8.AppendRune(out, r)
+		raw = raw[k+n:]
+	}
+	return string(out), true
+}
+
+// FuzzUnescape checks Unescape against unescapeRef on any bytes, and
+// against encoding/json on the bodies StringEnd accepts.
+func FuzzUnescape(f *testing.F) {
+	f.Add([]byte(strings.Repeat(`\t 12→\tfmt.Println(\"héllo\")\n`, 5)))
+	f.Add([]byte(`0123456\n01234567\\\u00e9\ud83d\ude00abcdefgh\ud83dx\/\b\f\r`))
+	f.Add([]byte(`01234567abcdefgh\q`))
+	f.Add([]byte(`01234567abcdef\u12`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, ok := Unescape(raw)
+		if want, wok := unescapeRef(raw); got != want || ok != wok {
+			t.Fatalf("Unescape(%q) = %q, %v; want %q, %v", raw, got, ok, want, wok)
+		}
+		if end, _, valid := stringEndRef(append(raw[:len(raw):len(raw)], '"'), 0); !valid || end != len(raw) {
+			return
+		}
+		var want string
+		if err := json.Unmarshal([]byte(`"`+string(raw)+`"`), &want); err != nil || got != want {
+			t.Errorf("Unescape(%q) = %q; encoding/json %q (%v)", raw, got, want, err)
+		}
+	})
 }
 
 func TestScannerInt(t *testing.T) {
