@@ -17,3 +17,15 @@ func BenchmarkStringEnd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUnescape decodes the body BenchmarkStringEnd scans: file
+// contents with a \n every line and \" in some.
+func BenchmarkUnescape(b *testing.B) {
+	body := []byte(strings.Repeat("func main() {\\n\\tfmt.Println(\\\"héllo\\\") // a comment of some length\\n}\\n", 1<<20/64))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, ok := Unescape(body); !ok {
+			b.Fatal("rejected")
+		}
+	}
+}
