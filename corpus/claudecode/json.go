@@ -170,9 +170,10 @@ func ccDecodeLine(b []byte, ln *ccLine) error {
 }
 
 // ccContent decodes message.content (or a tool_result's content), which is
-// either a string or a list of blocks.
+// either a string or a list of blocks. raw is a span ccDecodeLine's scan
+// has validated, so its strings are not checked again (Scanner.Checked).
 func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err error) {
-	s := &jsonscan.Scanner{B: raw}
+	s := &jsonscan.Scanner{B: raw, Checked: true}
 	switch s.Peek() {
 	case 0, 'n':
 		return "", nil, false, nil

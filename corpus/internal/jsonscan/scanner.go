@@ -31,6 +31,10 @@ type Scanner struct {
 	// from it (clai's column strings, not a reused line buffer): Str then
 	// returns a string without escapes as a view of B, not a copy.
 	Alias bool
+	// Checked says B is a span an earlier scan validated (a Raw of the
+	// line): its strings are found by QuoteEnd, not checked again. Claude
+	// Code decodes message.content after the line scan has read it.
+	Checked bool
 	// depth is how many objects and arrays enclose the current byte.
 	depth int
 }
@@ -117,7 +121,12 @@ func (s *Scanner) span() (raw []byte, escaped, ok bool) {
 		return nil, false, s.Fail("expected a string")
 	}
 	start := s.I + 1
-	end, escaped, ok := StringEnd(s.B, start)
+	end, escaped, ok := 0, false, false
+	if s.Checked {
+		end, escaped, ok = QuoteEnd(s.B, start)
+	} else {
+		end, escaped, ok = StringEnd(s.B, start)
+	}
 	if !ok {
 		return nil, false, s.Fail("invalid string (an unterminated string, a bad escape, a raw control character or invalid UTF-8)")
 	}
