@@ -166,7 +166,7 @@ func agreementMetrics(a replay.Agreement) map[string]float64 {
 		"saved_error_sum":  saved,
 		"before_error_sum": before,
 	}
-	fillRatios(m)
+	fillRatios(Registry(), m)
 	return m
 }
 

@@ -23,6 +23,6 @@ func CostMetrics(sc *cache.SessionCost) map[string]float64 {
 	if !sc.Priced {
 		m["unpriced_sessions"] = 1
 	}
-	fillRatios(m)
+	fillRatios(Registry(), m)
 	return m
 }

@@ -70,7 +70,7 @@ func TestLossRows(t *testing.T) {
 		evs[0].Stages[0].Loss.Hidden+evs[1].Stages[0].Loss.Hidden != 22 {
 		t.Errorf("event stage loss = %+v / %+v", evs[0].Stages, evs[1].Stages)
 	}
-	m := SessionMetrics(tr, nil, nil)
+	m := SessionMetrics(tr, nil, nil, nil)
 	if m["results_lost"] != 2 || m["results_hidden"] != 22 || m["refetch_tokens"] != float64(tokens) {
 		t.Errorf("metrics = %v", m)
 	}

@@ -106,12 +106,12 @@ func TestRowMetricsUsesTheRow(t *testing.T) {
 	tr := &replay.Trace{Session: &corpus.Session{ID: "x"}, Final: []corpus.Message{}, Messages: 3,
 		Requests: []replay.Request{{Tokens: 30, Sent: 12}}}
 	row := Session(tr)
-	want := SessionMetrics(tr, nil, nil)
-	if got := RowMetrics(row, tr, nil, nil); !maps.Equal(got, want) {
+	want := SessionMetrics(tr, nil, nil, nil)
+	if got := RowMetrics(row, tr, nil, nil, nil); !maps.Equal(got, want) {
 		t.Errorf("RowMetrics(Session(t)) = %v, SessionMetrics = %v", got, want)
 	}
 	row.ResultsMangled, row.TokensSent = 7, 99
-	if got := RowMetrics(row, tr, nil, nil); got["results_mangled"] != 7 || got["tokens_sent"] != 99 {
+	if got := RowMetrics(row, tr, nil, nil, nil); got["results_mangled"] != 7 || got["tokens_sent"] != 99 {
 		t.Errorf("RowMetrics gave results_mangled %v and tokens_sent %v, want the row's 7 and 99", got["results_mangled"], got["tokens_sent"])
 	}
 }

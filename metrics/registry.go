@@ -150,9 +150,27 @@ func Registry() []Metric {
 	}
 }
 
-// Lookup finds a metric by name (a family member by its prefix).
+// Lookup finds a metric by name (a family member by its prefix). Each
+// call builds the Registry: a loop over rows or cells looks its names up
+// once, before the loop (LookupEach, or find on one Registry).
 func Lookup(name string) (Metric, bool) {
-	for _, m := range Registry() {
+	return find(Registry(), name)
+}
+
+// LookupEach is Lookup of every name, reading the Registry once; a name
+// not declared gives the zero Metric.
+func LookupEach(names []string) []Metric {
+	reg := Registry()
+	out := make([]Metric, len(names))
+	for i, n := range names {
+		out[i], _ = find(reg, n)
+	}
+	return out
+}
+
+// find is Lookup in reg.
+func find(reg []Metric, name string) (Metric, bool) {
+	for _, m := range reg {
 		if !m.Family && m.Name == name || (m.Family && strings.HasPrefix(name, m.Name) && len(name) > len(m.Name)) {
 			return m, true
 		}

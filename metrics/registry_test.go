@@ -73,14 +73,14 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	capped := &replay.Trace{Session: &corpus.Session{ID: "c"}, Requests: []replay.Request{{Tokens: 30, Sent: 20}},
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20,
 			Stages: []policy.StageReport{{Name: policy.ArrivalStage, BeforeTokens: 30, AfterTokens: 20}}}}}}
-	if m := SessionMetrics(capped, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
+	if m := SessionMetrics(capped, nil, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
 		t.Errorf("a capped output: %v caps, %v compactions; want 1 and 0", m["output_caps"], m["compactions"])
 	}
 	a := agreementFixture()[0]
 	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}
 	billed := &cache.SessionCost{Totals: cache.Totals{Tokens: cache.Tokens{Uncached: 10, Write5m: 20, Read: 70}, Billed: 42}}
-	for _, m := range []map[string]float64{SessionMetrics(compacted, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil), SessionMetrics(capped, nil, nil), CostMetrics(billed)} {
+	for _, m := range []map[string]float64{SessionMetrics(compacted, nil, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil, nil), SessionMetrics(capped, nil, nil, nil), CostMetrics(billed)} {
 		for k := range m {
 			if _, ok := Lookup(k); !ok {
 				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)
@@ -94,7 +94,7 @@ func TestSessionMetricsDeclared(t *testing.T) {
 			t.Errorf("%s is declared but SessionMetrics never computes it", d.Name)
 		}
 	}
-	m := SessionMetrics(compacted, nil, nil)
+	m := SessionMetrics(compacted, nil, nil, nil)
 	if m["tokens_sent"] != 12 || m["reclaimed_truncate"] != 18 || m["bytes_removed"] != 70 || m["target_misses"] != 1 {
 		t.Errorf("values = %v", m)
 	}
@@ -104,7 +104,7 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	// Each stage of the trace's policy has a value, 0 when it reclaimed
 	// nothing; a stage the policy does not have has none.
 	compacted.Policy = "smith-legacy"
-	m = SessionMetrics(compacted, nil, nil)
+	m = SessionMetrics(compacted, StageOrder(compacted.Policy), nil, nil)
 	if v, ok := m["reclaimed_summarize"]; !ok || v != 0 || m["reclaimed_truncate"] != 18 {
 		t.Errorf("smith-legacy's stages: reclaimed_summarize = %v (present %v), reclaimed_truncate = %v; want 0 and 18", v, ok, m["reclaimed_truncate"])
 	}
@@ -127,5 +127,24 @@ func TestColumnsAndHeaders(t *testing.T) {
 		if m, _ := Lookup(name); m.Header(name) != h {
 			t.Errorf("header of %s = %q, want %q", name, m.Header(name), h)
 		}
+	}
+}
+
+// TestLookupEach: one registry read finds what Lookup finds for each name,
+// a family member by its prefix and an unknown name as the zero Metric.
+func TestLookupEach(t *testing.T) {
+	names := []string{"usd", "reclaimed_truncate", "nope", "reclaimed_", "cache_hit_rate"}
+	got := LookupEach(names)
+	if len(got) != len(names) {
+		t.Fatalf("%d metrics for %d names", len(got), len(names))
+	}
+	for i, n := range names {
+		want, _ := Lookup(n)
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("LookupEach(%s) = %+v, want %+v", n, got[i], want)
+		}
+	}
+	if got[1].Name != "reclaimed_" || got[0].Decimals != 4 || got[2].Name != "" {
+		t.Errorf("usd, reclaimed_truncate, nope = %q %q %q", got[0].Name, got[1].Name, got[2].Name)
 	}
 }

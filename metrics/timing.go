@@ -67,6 +67,6 @@ func TimingMetrics(rows []replay.CompactionAgreement) map[string]float64 {
 		"compaction_events":      float64(s.Events),
 		"compactions_within_one": float64(s.WithinOne),
 	}
-	fillRatios(m)
+	fillRatios(Registry(), m)
 	return m
 }

@@ -231,6 +231,10 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err != nil {
 		return err
 	}
+	stages := make([][]string, len(defs))
+	for i, d := range defs {
+		stages[i] = metrics.StageOrder(d.Name)
+	}
 	bar := a.progress(len(jobs), "compare")
 	rows, _, err := replay.Map(ctx, len(jobs), o.jobs, func(ctx context.Context, i int) (compareRun, error) {
 		j := jobs[i]
@@ -238,7 +242,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		if err != nil {
 			return compareRun{}, err
 		}
-		m := metrics.SessionMetrics(t, nil, nil)
+		m := metrics.SessionMetrics(t, stages[j.policy], nil, nil)
 		sc, err := cs.cost(t)
 		if err != nil {
 			return compareRun{}, err

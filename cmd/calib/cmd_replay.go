@@ -223,7 +223,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			r.compactions = replay.AgreeCompactions(s, p, t)
 			r.session.Rederived = replay.Rederive(s, p)
 		}
-		r.session.Metrics = metrics.RowMetrics(r.session.SessionRow, t, r.agreement, r.compactions)
+		r.session.Metrics = metrics.RowMetrics(r.session.SessionRow, t, metrics.StageOrder(t.Policy), r.agreement, r.compactions)
 		if o.compareRecorded {
 			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())
 		}

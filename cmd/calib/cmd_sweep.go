@@ -297,6 +297,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		return err
 	}
 	bar := a.progress(len(jobs), "sweep")
+	stages := metrics.StageOrder(pl.def.Name)
 	measure := func(j sweep.Job, p policy.Policy, t *replay.Trace) sweep.Row {
 		s := l.Sessions[j.Session]
 		var agree *replay.Agreement
@@ -308,7 +309,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		if o.compare {
 			timing = replay.AgreeCompactions(s, p, t)
 		}
-		m := metrics.SessionMetrics(t, agree, timing)
+		m := metrics.SessionMetrics(t, stages, agree, timing)
 		// The bill through the prompt-cache model; a model the --prices
 		// file does not price was refused before the sweep started.
 		row := sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}

@@ -17,30 +17,29 @@ import (
 // merge head theirs with the names --sort takes.
 func labelColumns(cols []string) []report.Column {
 	out := make([]report.Column, len(cols))
-	for i, n := range cols {
-		m, _ := metrics.Lookup(n)
-		out[i] = report.NumCol(m.Header(n))
+	for i, m := range metrics.LookupEach(cols) {
+		out[i] = report.NumCol(m.Header(cols[i]))
 	}
 	return out
 }
 
-// metricCells are one row's cells for the metric columns cols.
+// metricCells are one row's cells for the metric columns cols, looked up
+// in the registry once for the row, not once per cell.
 func metricCells(cols []string, values map[string]float64) []report.Cell {
 	cells := make([]report.Cell, len(cols))
-	for i, n := range cols {
-		v, ok := values[n]
-		cells[i] = metricCell(n, v, ok)
+	for i, m := range metrics.LookupEach(cols) {
+		v, ok := values[cols[i]]
+		cells[i] = metricCell(m, v, ok)
 	}
 	return cells
 }
 
 // metricCell displays a value with its metric's declared precision; a
 // missing value (the metric does not apply to the row) is blank.
-func metricCell(name string, v float64, ok bool) report.Cell {
+func metricCell(m metrics.Metric, v float64, ok bool) report.Cell {
 	if !ok {
 		return report.Str("")
 	}
-	m, _ := metrics.Lookup(name)
 	if m.Decimals == 0 {
 		return report.Int(int64(math.Round(v)))
 	}

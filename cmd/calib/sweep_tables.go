@@ -12,8 +12,7 @@ import (
 // merged report is byte-identical to a single run's. columns are the
 // tables' metric columns (nil: all); JSON has every metric.
 func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string) error {
-	doc := report.Doc{JSON: rep, Tables: sweepTables(rep, perSession, columns, a.Format)}
-	if err := a.write(doc); err != nil {
+	if err := a.write(sweepDoc(rep, perSession, columns, a.Format)); err != nil {
 		return err
 	}
 	if !a.plotsWanted() {
@@ -24,6 +23,17 @@ func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, c
 		return &usageError{err}
 	}
 	return a.savePlots(figs...)
+}
+
+// sweepDoc is the report in format: --format json writes rep itself, so
+// the tables (a cell per metric of every set and session) are built only
+// for the formats that print them.
+func sweepDoc(rep *sweep.Report, perSession bool, columns []string, format report.Format) report.Doc {
+	doc := report.Doc{JSON: rep}
+	if format != report.JSON {
+		doc.Tables = sweepTables(rep, perSession, columns, format)
+	}
+	return doc
 }
 
 // metricColumns are the metrics present in rows of a sweep of policy that

@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/calib-dev/calib/replay/sweep"
+	"github.com/calib-dev/calib/report"
 )
 
 // syncBuffer is a bytes.Buffer safe for the concurrent writes of a command
@@ -112,5 +115,24 @@ func TestSweepInterrupted(t *testing.T) {
 	data, _ := os.ReadFile(stream)
 	if !bytes.Contains(data, []byte(`{"complete":false`)) {
 		t.Fatalf("the --out stream does not end with complete=false")
+	}
+}
+
+// TestSweepDocFormats: --format json writes the report itself and builds
+// no table; every other format gets the tables it prints.
+func TestSweepDocFormats(t *testing.T) {
+	h := sweep.Header{Policy: "smith-staged", Sessions: []string{"a"}, Points: 1, Shard: "1/1"}
+	rep, err := sweep.Build(h, sweep.View{}, true, []sweep.Row{{Session: "a", Metrics: map[string]float64{"tokens_sent": 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []report.Format{report.JSON, report.Text, report.Markdown, report.CSV, report.GitHub} {
+		doc := sweepDoc(rep, true, nil, f)
+		if doc.JSON != rep {
+			t.Errorf("%s: the JSON is not the report", f)
+		}
+		if want := f != report.JSON; (len(doc.Tables) > 0) != want {
+			t.Errorf("%s: %d tables built, want tables %v", f, len(doc.Tables), want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sweep
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -38,5 +39,39 @@ func BenchmarkSweepWorkers(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkBuild assembles the report of a 32-set sweep over 8 sessions
+// (rows with every metric of a smith-staged replay, sorted and Pareto
+// marked): the serial work between the last job and the output.
+//
+//	go test ./replay/sweep -run '^$' -bench BenchmarkBuild -benchmem
+func BenchmarkBuild(b *testing.B) {
+	names := []string{"tokens_sent", "compactions", "peak_tokens", "billed_tokens", "usd", "unpriced_sessions",
+		"input_tokens", "cache_write_tokens", "cache_read_tokens", "output_tokens", "cache_hit_rate", "cache_breaks",
+		"summary_calls", "prompt_tokens", "results_mangled", "results_dropped", "results_hidden", "results_unseen",
+		"results_needed", "results_refetched", "results_lost", "refetch_tokens", "bytes_removed", "target_misses",
+		"exhausted", "violations", "requests", "reclaimed_thinking", "reclaimed_attachments", "reclaimed_duplicates",
+		"reclaimed_truncate", "reclaimed_summarize"}
+	h := Header{Policy: "smith-staged", Points: 32, Shard: "1/1"}
+	for s := range 8 {
+		h.Sessions = append(h.Sessions, fmt.Sprintf("s%d", s))
+	}
+	var rows []Row
+	for set := range 32 {
+		for s, id := range h.Sessions {
+			m := make(map[string]float64, len(names))
+			for i, n := range names {
+				m[n] = float64((set*31 + s*7 + i) % 97)
+			}
+			rows = append(rows, Row{Set: set, Session: id, Params: policy.Params{{Name: "x", Value: fmt.Sprint(set)}}, Metrics: m})
+		}
+	}
+	view := View{Sort: "tokens_sent,results_lost", Pareto: []string{"tokens_sent", "cache_hit_rate"}}
+	for b.Loop() {
+		if _, err := Build(h, view, true, slices.Clone(rows)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

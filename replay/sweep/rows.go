@@ -53,8 +53,11 @@ func aggregate(set int, params policy.Params, rows []Row) Row {
 // markPareto flags the rows that no other row beats on both metrics (at
 // least as good on both and better on one), in each metric's direction.
 func markPareto(rows []Row, a, b string) {
-	better := func(x, y float64, name string) (geq, gt bool) {
-		if metrics.HigherIsBetter(name) {
+	// Each direction is looked up once: a lookup per pair of rows built
+	// the metrics registry rows² times.
+	higherA, higherB := metrics.HigherIsBetter(a), metrics.HigherIsBetter(b)
+	better := func(x, y float64, higher bool) (geq, gt bool) {
+		if higher {
 			return x >= y, x > y
 		}
 		return x <= y, x < y
@@ -65,8 +68,8 @@ func markPareto(rows []Row, a, b string) {
 			if i == j {
 				continue
 			}
-			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], a)
-			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], b)
+			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], higherA)
+			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], higherB)
 			if ge1 && ge2 && (gt1 || gt2) {
 				rows[i].Pareto = false
 				break
@@ -80,20 +83,23 @@ func markPareto(rows []Row, a, b string) {
 // ties), then by parameter-set index so the order is deterministic.
 func sortRows(rows []Row, by string) error {
 	keys := strings.Split(by, ",")
-	for _, k := range keys {
+	// Directions are looked up once, not at every comparison.
+	higher := make([]bool, len(keys))
+	for i, k := range keys {
 		if err := metrics.Check("--sort", k, nil); err != nil {
 			return err
 		}
+		higher[i] = metrics.HigherIsBetter(k)
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
-		for _, k := range keys {
+		for n, k := range keys {
 			x, okx := rows[i].Metrics[k]
 			y, oky := rows[j].Metrics[k]
 			if okx != oky {
 				return okx // a row without the metric ranks last
 			}
 			if x != y {
-				if metrics.HigherIsBetter(k) {
+				if higher[n] {
 					return x > y
 				}
 				return x < y

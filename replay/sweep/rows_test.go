@@ -1,6 +1,9 @@
 package sweep
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 func row(set int, m map[string]float64) Row { return Row{Set: set, Metrics: m} }
 
@@ -53,5 +56,47 @@ func TestAggregateUnpricedModels(t *testing.T) {
 	}
 	if agg.Metrics["unpriced_sessions"] != 3 || agg.Metrics["sessions"] != 4 || agg.Metrics["usd"] != 1.5 {
 		t.Errorf("metrics = %v, want unpriced_sessions 3 of 4 sessions, usd 1.5", agg.Metrics)
+	}
+}
+
+// TestMixedDirections: each metric of a Pareto pair or a sort key keeps
+// its own direction (agreement_exact higher, tokens_sent lower is
+// better), whichever position it takes.
+func TestMixedDirections(t *testing.T) {
+	mk := func() []Row {
+		return []Row{
+			row(0, map[string]float64{"tokens_sent": 10, "agreement_exact": 0.5}),
+			row(1, map[string]float64{"tokens_sent": 8, "agreement_exact": 0.9}), // beats 0 and 2
+			row(2, map[string]float64{"tokens_sent": 12, "agreement_exact": 0.5}),
+			row(3, map[string]float64{"tokens_sent": 6, "agreement_exact": 0.2}), // cheapest
+			row(4, map[string]float64{"tokens_sent": 9, "agreement_exact": 0.9}), // beaten by 1
+		}
+	}
+	for _, pair := range [][2]string{{"tokens_sent", "agreement_exact"}, {"agreement_exact", "tokens_sent"}} {
+		rows := mk()
+		markPareto(rows, pair[0], pair[1])
+		var got []bool
+		for _, r := range rows {
+			got = append(got, r.Pareto)
+		}
+		if want := []bool{false, true, false, true, false}; !slices.Equal(got, want) {
+			t.Errorf("pareto %v = %v, want %v", pair, got, want)
+		}
+	}
+	for by, want := range map[string][]int{
+		"agreement_exact,tokens_sent": {1, 4, 0, 2, 3},
+		"tokens_sent,agreement_exact": {3, 1, 4, 0, 2},
+	} {
+		rows := mk()
+		if err := sortRows(rows, by); err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, r := range rows {
+			got = append(got, r.Set)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("sort by %s = %v, want %v", by, got, want)
+		}
 	}
 }
