@@ -272,34 +272,11 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	if err != nil {
 		return err
 	}
-	l, err := a.loadSessions(ctx, args)
-	if err != nil {
-		return err
-	}
-	if err := sweep.CheckRows(pl.grid.Points(), len(l.Sessions)); err != nil {
-		return &usageError{err}
-	}
-	if err := pl.cost.check(l.Sessions); err != nil {
-		return err
-	}
-	if err := refuseUSDRanking(usdRanked(pl.view, o.plotMetric, a.plotsWanted()), pl.cost.coverage(l.Sessions)); err != nil {
-		return err
-	}
-	boundHeap()
-	h := pl.header(l.Sessions)
 	sw := sweep.Plan{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
 		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations, TrackLoss: true,
 		Extend: func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }}
-	jobs := sw.Jobs(len(l.Sessions))
-
-	stream, err := newStream(o.out, h, pl.view)
-	if err != nil {
-		return err
-	}
-	bar := a.progress(len(jobs), "sweep")
 	stages := metrics.StageOrder(pl.def.Name)
-	measure := func(j sweep.Job, p policy.Policy, t *replay.Trace) sweep.Row {
-		s := l.Sessions[j.Session]
+	measure := func(set int64, s *corpus.Session, p policy.Policy, t *replay.Trace) sweep.Row {
 		var agree *replay.Agreement
 		if o.compare && s.HasClearing() {
 			a := replay.Agree(s, p)
@@ -311,8 +288,9 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		}
 		m := metrics.SessionMetrics(t, stages, agree, timing)
 		// The bill through the prompt-cache model; a model the --prices
-		// file does not price was refused before the sweep started.
-		row := sweep.Row{Set: int(j.Set), Params: sweptParams(pl.grid, j.Set), Session: s.ID, Metrics: m}
+		// file does not price refuses the sweep once the corpus is
+		// loaded, and this row is then thrown away.
+		row := sweep.Row{Set: int(set), Params: sweptParams(pl.grid, set), Session: s.ID, Metrics: m}
 		if sc, err := pl.cost.cost(t); err == nil {
 			for k, v := range metrics.CostMetrics(sc) {
 				m[k] = v
@@ -323,11 +301,27 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 		}
 		return row
 	}
-	done := func(j sweep.Job, r sweep.Row) {
-		stream.Add(r)
-		_ = bar.Add(1)
+	// The jobs of each session start as soon as it is read, while the
+	// rest of the corpus loads; every check on the whole corpus still
+	// comes before any output, and a refused sweep's rows are dropped.
+	r := sweep.Start(ctx, sw, measure)
+	l, err := a.loadSessionsEach(ctx, args, r.Add)
+	if err != nil {
+		r.Stop()
+		return err
 	}
-	rows, ok, runErr := sweep.Run(ctx, sw, l.Sessions, jobs, measure, done)
+	h, stream, err := pl.open(a, o, l)
+	if err != nil {
+		r.Stop()
+		return err
+	}
+	bar := a.progress(len(sw.Jobs(len(l.Sessions))), "sweep")
+	r.Seal(l.Sessions, func(j sweep.Job, row sweep.Row) {
+		stream.Add(row)
+		_ = bar.Add(1)
+	})
+	go boundHeap() // its full collection runs beside the jobs
+	rows, ok, runErr := r.Wait()
 	_ = bar.Finish()
 	interrupted := errors.Is(runErr, context.Canceled)
 	if runErr != nil && !interrupted {
@@ -356,12 +350,31 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	return l.Err()
 }
 
+// open checks the loaded corpus against the sweep (its rows, its prices),
+// then writes the report's header to --out.
+func (pl *sweepPlan) open(a *app, o *sweepOptions, l *loaded) (sweep.Header, *sweep.Stream, error) {
+	if err := sweep.CheckRows(pl.grid.Points(), len(l.Sessions)); err != nil {
+		return sweep.Header{}, nil, &usageError{err}
+	}
+	if err := pl.cost.check(l.Sessions); err != nil {
+		return sweep.Header{}, nil, err
+	}
+	if err := refuseUSDRanking(usdRanked(pl.view, o.plotMetric, a.plotsWanted()), pl.cost.coverage(l.Sessions)); err != nil {
+		return sweep.Header{}, nil, err
+	}
+	h := pl.header(l.Sessions)
+	stream, err := newStream(o.out, h, pl.view)
+	return h, stream, err
+}
+
 // boundHeap sets a soft memory limit near what is live once the corpus is
 // loaded. A sweep's live data is the corpus plus one replay per worker;
 // everything else is garbage, and without a limit the Go collector lets
 // the heap grow to twice the live data, i.e. twice the corpus. With it, a
 // 1,000-point sweep needs about the memory of one replay, for some more
-// collector work (see README, Speed). GOMEMLIMIT, when set, wins.
+// collector work (see README, Speed). GOMEMLIMIT, when set, wins. The
+// jobs run meanwhile, and the report does not wait for it: on a small
+// sweep the collection would otherwise be the last thing left to do.
 func boundHeap() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return

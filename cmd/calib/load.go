@@ -58,6 +58,15 @@ func (l *loaded) Err() error {
 //
 // A cancelled ctx (Ctrl-C) makes it return ctx.Err() (exit 130).
 func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) {
+	return a.loadSessionsEach(ctx, args, nil)
+}
+
+// loadSessionsEach is loadSessions that also hands each session to each
+// as soon as it is read (load.LoadEach), for a command that starts work
+// on it while the rest load. each sees the session as reported (its path
+// and its warnings' already relative to the demo folder) and may see a
+// session of a file given twice, which l.Sessions then lacks.
+func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*corpus.Session)) (*loaded, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -87,11 +96,25 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 	if stdinRepeats > 0 && !a.flags.quiet {
 		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
 	}
-	sessions, err := load.Load(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In})
+	var handOver func([]*corpus.Session)
+	if each != nil {
+		// Paths are made relative before each sees the sessions, so
+		// that nothing writes a session another goroutine may read.
+		handOver = func(ss []*corpus.Session) {
+			for _, s := range ss {
+				relSession(s, rel)
+			}
+			each(ss)
+		}
+	}
+	sessions, err := load.LoadEach(paths, corpus.Options{Strict: a.flags.strict, Stdin: a.IO.In}, handOver)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
 	}
-	sessions, dups := readOnce(sessions)
+	var dups []duplicate
+	if !a.flags.demo { // the demo's files are calib's own, each read once
+		sessions, dups = readOnce(sessions)
+	}
 	if !a.flags.quiet {
 		for _, d := range dups {
 			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
@@ -100,13 +123,12 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 	l := &loaded{Sessions: sessions}
 	a.corpus = l
 	for _, s := range sessions {
-		s.Path = rel(s.Path)
-		for i := range s.Warnings {
-			w := &s.Warnings[i]
-			w.File = rel(w.File)
-			if !a.flags.quiet {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), w.Message)
-			}
+		relSession(s, rel)
+		if a.flags.quiet {
+			continue
+		}
+		for _, w := range s.Warnings {
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), w.Message)
 		}
 	}
 	for _, e := range splitErrors(err) {
@@ -130,6 +152,20 @@ func (a *app) loadSessions(ctx context.Context, args []string) (*loaded, error) 
 		return nil, l.Err()
 	}
 	return l, nil
+}
+
+// relSession reports s's path and its warnings' files as rel gives them,
+// writing only what changes: a session handed over early is read by
+// other goroutines, and rel gives it back unchanged the second time.
+func relSession(s *corpus.Session, rel func(string) string) {
+	if p := rel(s.Path); p != s.Path {
+		s.Path = p
+	}
+	for i := range s.Warnings {
+		if f := rel(s.Warnings[i].File); f != s.Warnings[i].File {
+			s.Warnings[i].File = f
+		}
+	}
 }
 
 // readStdinOnce keeps the first "-" of paths and drops the others,

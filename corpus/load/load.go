@@ -26,13 +26,23 @@ import (
 // lexical order inside a folder, a Claude Code session before its
 // subagents.
 func Load(paths []string, opts corpus.Options) ([]*corpus.Session, error) {
+	return LoadEach(paths, opts, nil)
+}
+
+// LoadEach is Load that also hands the sessions of each file (of a folder
+// an agent writes whole, of standard input) to each as soon as they are
+// read, from the goroutine that read them, possibly several at once and
+// in no fixed order: a caller can start work on a session while the
+// others load (calib sweep replays it). each sees every session Load
+// returns, before Load orders them; nil is Load.
+func LoadEach(paths []string, opts corpus.Options, each func([]*corpus.Session)) ([]*corpus.Session, error) {
 	groups := make([]group, len(paths))
 	var units []unit
 	for i, p := range paths {
 		groups[i] = expand(p, opts)
 		units = append(units, groups[i].units...)
 	}
-	results := run(units)
+	results := run(units, each)
 	var sessions []*corpus.Session
 	var errs []error
 	for _, g := range groups {

@@ -1,11 +1,13 @@
 package load_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -78,6 +80,41 @@ func TestLoadSameWhateverParallelism(t *testing.T) {
 		}
 		if !reflect.DeepEqual(many, one) {
 			t.Errorf("GOMAXPROCS=%d: sessions differ from GOMAXPROCS=1", procs)
+		}
+	}
+}
+
+// LoadEach hands over every session Load returns, each once, as its file
+// is read, and returns what Load returns, with one worker or several.
+func TestLoadEachSeesEverySession(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := synth.WriteSmithSet(dir, synth.ToolHeavy, 5, 1<<20, 100<<10); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{dir, filepath.Join("..", "claudecode", "testdata"), filepath.Join(dir, "missing")}
+	want, wantErr := load.Load(paths, corpus.Options{})
+	for _, procs := range []int{1, 2} {
+		prev := runtime.GOMAXPROCS(procs)
+		var mu sync.Mutex
+		seen := map[*corpus.Session]int{}
+		got, err := load.LoadEach(paths, corpus.Options{}, func(ss []*corpus.Session) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range ss {
+				seen[s]++
+			}
+		})
+		runtime.GOMAXPROCS(prev)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !reflect.DeepEqual(got, want) {
+			t.Errorf("GOMAXPROCS=%d: LoadEach returns other sessions or errors than Load", procs)
+		}
+		if len(seen) != len(got) {
+			t.Errorf("GOMAXPROCS=%d: each saw %d sessions, Load returns %d", procs, len(seen), len(got))
+		}
+		for _, s := range got {
+			if seen[s] != 1 {
+				t.Errorf("GOMAXPROCS=%d: session %s handed over %d times", procs, s.ID, seen[s])
+			}
 		}
 	}
 }

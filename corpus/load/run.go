@@ -19,13 +19,20 @@ type result struct {
 // run runs the units on up to GOMAXPROCS goroutines and returns their
 // results in unit order, so what Load returns does not depend on the
 // parallelism. Loading keeps every session anyway, so running files side
-// by side adds only the readers' transient buffers to peak memory.
-func run(units []unit) []result {
+// by side adds only the readers' transient buffers to peak memory. each,
+// when not nil, gets each unit's sessions as the unit finishes.
+func run(units []unit, each func([]*corpus.Session)) []result {
 	results := make([]result, len(units))
+	do := func(i int) {
+		results[i].sessions, results[i].err = units[i]()
+		if each != nil && len(results[i].sessions) > 0 {
+			each(results[i].sessions)
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), len(units))
 	if workers <= 1 {
-		for i, u := range units {
-			results[i].sessions, results[i].err = u()
+		for i := range units {
+			do(i)
 		}
 		return results
 	}
@@ -36,7 +43,7 @@ func run(units []unit) []result {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i].sessions, results[i].err = units[i]()
+				do(i)
 			}
 		}()
 	}

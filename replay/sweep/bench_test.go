@@ -27,13 +27,12 @@ func BenchmarkSweepWorkers(b *testing.B) {
 	ax, _ := ParseAxis("compact_at=0.6,0.7,0.8,0.9")
 	ax2, _ := ParseAxis("window_turns=1..4")
 	sw := Plan{Policy: def, Grid: Grid{ax, ax2}, Options: replay.Options{KeepFinal: true}}
-	jobs := sw.Jobs(len(sessions))
 	for _, w := range []int{1, 2} {
 		b.Run(fmt.Sprintf("jobs=%d", w), func(b *testing.B) {
 			sw.Workers = w
 			for b.Loop() {
-				_, _, err := Run(context.Background(), sw, sessions, jobs,
-					func(j Job, p policy.Policy, t *replay.Trace) int { return len(t.Events) }, nil)
+				_, _, err := Run(context.Background(), sw, sessions,
+					func(_ int64, _ *corpus.Session, _ policy.Policy, t *replay.Trace) int { return len(t.Events) }, nil)
 				if err != nil {
 					b.Fatal(err)
 				}

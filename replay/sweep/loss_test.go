@@ -27,8 +27,8 @@ func TestRunTrackLossMatchesReplay(t *testing.T) {
 	pl := Plan{Policy: def, Grid: Grid{ax}, Workers: 4, TrackLoss: true, Fixed: map[string]string{
 		"trigger": "result_tokens", "trigger_at": "60000", "keep": "results", "compactable_tools": ""}}
 	jobs := pl.Jobs(len(sessions))
-	got, _, err := Run(context.Background(), pl, sessions, jobs,
-		func(j Job, _ policy.Policy, tr *replay.Trace) loss.Counts {
+	got, _, err := Run(context.Background(), pl, sessions,
+		func(_ int64, _ *corpus.Session, _ policy.Policy, tr *replay.Trace) loss.Counts {
 			if tr.Loss == nil {
 				return loss.Counts{Hidden: -1}
 			}

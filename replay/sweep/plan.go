@@ -2,13 +2,11 @@ package sweep
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
-	"github.com/calib-dev/calib/replay/loss"
 )
 
 // Plan describes a parameter sweep of one policy over a loaded corpus.
@@ -52,55 +50,17 @@ func (s Plan) Jobs(sessions int) []Job {
 	return jobs
 }
 
-// Run replays every job and hands each trace to measure in the worker that
-// ran it, so only measure's (small) result outlives the job: memory does not
-// grow with the grid. Results come back in job order whatever the
-// parallelism; done (optional) sees each result as it finishes. On
-// cancellation Run returns the results finished so far (ok tells which)
-// with the context's error.
-func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, jobs []Job,
-	measure func(j Job, p policy.Policy, t *replay.Trace) T, done func(j Job, r T)) (out []T, ok []bool, err error) {
-	var memo *policy.TokenMemo
-	if s.usesO200k() {
-		memo = policy.NewTokenMemo(sessions)
-	}
-	var lossIx []*loss.Index
-	if s.TrackLoss && s.Rotations == 0 {
-		lossIx, _, err = replay.Map(ctx, len(sessions), s.Workers, func(_ context.Context, i int) (*loss.Index, error) {
-			return loss.Build(sessions[i], loss.Options{Shared: true}), nil
-		}, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	fn := func(ctx context.Context, i int) (T, error) {
-		var zero T
-		j := jobs[i]
-		p, err := s.Policy.Build(s.Grid.Set(j.Set, s.Fixed), memo)
-		if err != nil {
-			return zero, fmt.Errorf("parameter set %d: %w", j.Set, err)
-		}
-		var t *replay.Trace
-		if s.Rotations > 0 {
-			t, err = replay.Chain(ctx, sessions[j.Session], p, s.Rotations, s.Extend, s.Options)
-		} else {
-			opts := s.Options
-			if lossIx != nil {
-				opts.Loss = lossIx[j.Session]
-			}
-			t, err = replay.Run(ctx, sessions[j.Session], p, opts)
-		}
-		if err != nil {
-			return zero, err
-		}
-		return measure(j, p, t), nil
-	}
-	var cb func(int, T)
-	if done != nil {
-		cb = func(i int, r T) { done(jobs[i], r) }
-	}
-	return replay.Map(ctx, len(jobs), s.Workers, fn, cb)
+// Run replays every job of the sweep over a loaded corpus (see Runner)
+// and returns the results in job order (Plan.Jobs).
+func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, measure Measure[T], done func(j Job, r T)) (out []T, ok []bool, err error) {
+	r := Start(ctx, s, measure)
+	r.Seal(sessions, done)
+	return r.Wait()
 }
+
+// indexes reports whether jobs need their session's loss index: plain
+// replays with TrackLoss (a chain replays extended sessions).
+func (s Plan) indexes() bool { return s.TrackLoss && s.Rotations == 0 }
 
 // usesO200k reports whether some parameter set meters with o200k, the only
 // meter whose memo is worth sharing between jobs (it tokenizes).

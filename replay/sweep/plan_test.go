@@ -39,8 +39,8 @@ func TestRunSharedMemoMatchesReplay(t *testing.T) {
 		t.Fatal("usesO200k = false with meter=o200k")
 	}
 	jobs := pl.Jobs(len(sessions))
-	got, _, err := Run(context.Background(), pl, sessions, jobs,
-		func(j Job, _ policy.Policy, tr *replay.Trace) int64 { return sent(tr) }, nil)
+	got, _, err := Run(context.Background(), pl, sessions,
+		func(_ int64, _ *corpus.Session, _ policy.Policy, tr *replay.Trace) int64 { return sent(tr) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
