@@ -18,14 +18,59 @@ import (
 
 // ccUsage is message.usage; pointers tell absent fields from zeros.
 type ccUsage struct {
-	Input         *int64 `json:"input_tokens"`
-	CacheCreation *int64 `json:"cache_creation_input_tokens"`
-	CacheRead     *int64 `json:"cache_read_input_tokens"`
-	Output        *int64 `json:"output_tokens"`
-	Split         *struct {
-		W5m *int64 `json:"ephemeral_5m_input_tokens"`
-		W1h *int64 `json:"ephemeral_1h_input_tokens"`
-	} `json:"cache_creation"`
+	Input         *int64   `json:"input_tokens"`
+	CacheCreation *int64   `json:"cache_creation_input_tokens"`
+	CacheRead     *int64   `json:"cache_read_input_tokens"`
+	Output        *int64   `json:"output_tokens"`
+	Split         *ccSplit `json:"cache_creation"`
+}
+
+// ccSplit is message.usage.cache_creation. An alias of an unnamed struct,
+// so encoding/json's errors, which the usage warning quotes, read as they
+// did when the field was declared inline.
+type ccSplit = struct {
+	W5m *int64 `json:"ephemeral_5m_input_tokens"`
+	W1h *int64 `json:"ephemeral_1h_input_tokens"`
+}
+
+var (
+	ccUsageFields = []string{"input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "output_tokens", "cache_creation"}
+	ccSplitFields = []string{"ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens"}
+)
+
+// decodeUsage decodes message.usage as json.Unmarshal does. Every
+// assistant line carries one, and encoding/json was 12% of loading the real
+// logs, so the Scanner decodes it; whatever the Scanner declines (a value of
+// another type, a key given twice or matching only case-insensitively, input
+// nested too deep) goes to encoding/json, whose error the warning quotes.
+// FuzzDecodeUsage holds the two to the same answers.
+func decodeUsage(raw []byte, cu *ccUsage) error {
+	if !jsonscan.TooDeep(raw) {
+		var fast ccUsage
+		s := jsonscan.Scanner{B: raw}
+		if scanUsage(&s, &fast) && s.End() && s.Err == nil {
+			*cu = fast
+			return nil
+		}
+	}
+	return json.Unmarshal(raw, cu)
+}
+
+func scanUsage(s *jsonscan.Scanner, cu *ccUsage) bool {
+	counts := [...]**int64{&cu.Input, &cu.CacheCreation, &cu.CacheRead, &cu.Output}
+	return jsonscan.Members(s, ccUsageFields, func(k int) bool {
+		if k < len(counts) {
+			return s.Int64Ptr(counts[k])
+		}
+		return jsonscan.Ptr(s, &cu.Split, func(sp *ccSplit) bool {
+			return jsonscan.Members(s, ccSplitFields, func(k int) bool {
+				if k == 0 {
+					return s.Int64Ptr(&sp.W5m)
+				}
+				return s.Int64Ptr(&sp.W1h)
+			})
+		})
+	})
 }
 
 // ccUsageState is a thread's usage bookkeeping.
@@ -62,7 +107,7 @@ func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
 		return
 	}
 	var cu ccUsage
-	if err := json.Unmarshal(raw, &cu); err != nil {
+	if err := decodeUsage(raw, &cu); err != nil {
 		l.warn(n, "message.usage is not an object of token counts (%v); the request's usage is ignored", err)
 		return
 	}
