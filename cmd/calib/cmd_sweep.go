@@ -64,7 +64,9 @@ before any work starts.
 The corpus is loaded once and shared by every job; jobs run on --jobs
 workers and the report is in grid order whatever the parallelism. Ctrl-C
 stops promptly, writes the rows finished so far and exits 130. --out FILE
-streams rows as JSON lines as they finish. --columns NAMES keeps only the
+streams rows as JSON lines as they finish, written in job order (sets in
+grid order, each over the sessions in corpus order), so the file is the
+same whatever --jobs. --columns NAMES keeps only the
 named metric columns of the tables, in that order (after set and the
 swept parameters); JSON always carries every metric. A usd that covers
 only some sessions (a model without a price; --prices adds one) is marked,
@@ -91,7 +93,7 @@ shards' --format json reports into the report one run would have given.`,
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
 	f.StringVar(&o.shard, "shard", "", "run only shard `k/n` of the parameter sets")
 	f.BoolVar(&o.yes, "yes", false, fmt.Sprintf("run a grid of more than %d parameter sets", sweep.MaxPoints))
-	f.StringVar(&o.out, "out", "", "stream rows as JSON lines to `FILE` as they finish")
+	f.StringVar(&o.out, "out", "", "stream rows as JSON lines to `FILE` as they finish, in job order")
 	viewFlags(cmd, o)
 	f.IntVarP(&o.rotations, "rotations", "n", 0, "for rotation policies: chain each session to `N` rotations (see digest-growth)")
 	f.Uint64Var(&o.seed, "seed", 1, "seed of the synthetic turns added by --rotations")
@@ -317,7 +319,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	}
 	bar := a.progress(len(sw.Jobs(len(l.Sessions))), "sweep")
 	r.Seal(l.Sessions, func(j sweep.Job, row sweep.Row) {
-		stream.Add(row)
+		stream.Add(j.Index, row)
 		_ = bar.Add(1)
 	})
 	go boundHeap() // its full collection runs beside the jobs

@@ -7,24 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"sync"
 )
 
 // Stream writes a sweep's rows as JSON lines as they finish (--out): a
-// header line, one line per row in the order they finish, and a trailer
+// header line, one line per row in job order (Plan.Jobs), and a trailer
 // saying whether the sweep completed and how many rows it wrote. A reader
 // (ReadFile) counts the rows against the trailer, so a file cut short is
 // never taken for a complete shard.
 //
+// Rows are written in job order, not in the order they finish, so that a
+// sweep's file is the same bytes whatever --jobs and the timing (jobs start
+// while the corpus loads, in an order the loading decides). A row that
+// finishes before the rows ahead of it waits in pending; the Runner runs
+// jobs in job order once the corpus is sealed, so few wait. An interrupted
+// sweep's waiting rows are written at Close, in job order, gaps skipped.
+//
 // Add may be called from several workers. The first write error is kept:
 // later rows are not written, and Close reports it.
 type Stream struct {
-	mu  sync.Mutex
-	w   io.WriteCloser
-	enc *json.Encoder
-	n   int
-	err error
+	mu      sync.Mutex
+	w       io.WriteCloser
+	enc     *json.Encoder
+	n       int
+	err     error
+	next    int         // the job index the file waits for
+	pending map[int]Row // rows finished ahead of next, by job index
 }
 
 // NewStream writes the header line to w; nil w gives a Stream that writes
@@ -52,13 +63,34 @@ type streamTrailer struct {
 	Rows     int   `json:"rows"`
 }
 
-// Add writes one finished row.
-func (s *Stream) Add(r Row) {
+// Add takes the finished row of job i (Job.Index) and writes it with
+// every waiting row it lets through.
+func (s *Stream) Add(i int, r Row) {
 	if s.w == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if i != s.next {
+		if s.pending == nil {
+			s.pending = map[int]Row{}
+		}
+		s.pending[i] = r
+		return
+	}
+	s.write(r)
+	for s.next++; len(s.pending) > 0; s.next++ {
+		r, ok := s.pending[s.next]
+		if !ok {
+			break
+		}
+		delete(s.pending, s.next)
+		s.write(r)
+	}
+}
+
+// write encodes one row unless a write has failed.
+func (s *Stream) write(r Row) {
 	if s.err != nil {
 		return
 	}
@@ -73,6 +105,12 @@ func (s *Stream) Close(complete bool) error {
 	if s.w == nil {
 		return nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, i := range slices.Sorted(maps.Keys(s.pending)) {
+		s.write(s.pending[i])
+	}
+	s.pending = nil
 	if s.err == nil {
 		s.err = s.enc.Encode(streamTrailer{Complete: &complete, Rows: s.n})
 	}

@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -20,8 +22,8 @@ func writeStream(t *testing.T, path string, h Header, v View, rows []Row, comple
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range rows {
-		s.Add(r)
+	for i, r := range rows {
+		s.Add(i, r)
 	}
 	if err := s.Close(complete); err != nil {
 		t.Fatal(err)
@@ -111,8 +113,8 @@ func TestStreamWriteError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range sweepRows(1, 1) {
-		s.Add(r)
+	for i, r := range sweepRows(1, 1) {
+		s.Add(i, r)
 	}
 	if err := s.Close(true); !errors.Is(err, errDiskFull) || !w.closed {
 		t.Fatalf("Close = %v (closed %v), want the write error", err, w.closed)
@@ -143,5 +145,79 @@ func TestReadFileDamagedReport(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: got %v, want it to contain %q", c.name, err, c.want)
 		}
+	}
+}
+
+// rowLines reads the rows of a --out file as "set/session", in file order.
+func rowLines(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r Row
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Session != "" {
+			got = append(got, fmt.Sprintf("%d/%s", r.Set, r.Session))
+		}
+	}
+	return got
+}
+
+// Rows finished out of job order are written in job order, so a sweep's
+// --out file does not depend on --jobs or on when each session loaded; an
+// interrupted sweep's waiting rows are written at Close, in order, with the
+// gaps of the rows that never finished.
+func TestStreamWritesJobOrder(t *testing.T) {
+	rows := sweepRows(1, 1) // 12 rows: set 0..5 × sessions b, a
+	job := func(idx ...int) []string {
+		var s []string
+		for _, i := range idx {
+			s = append(s, fmt.Sprintf("%d/%s", rows[i].Set, rows[i].Session))
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name     string
+		finish   []int // job indexes in the order they finish
+		complete bool
+		want     []string
+	}{
+		{"in order", []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, true, job(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)},
+		{"loading order", []int{1, 3, 5, 0, 2, 4, 7, 6, 9, 8, 11, 10}, true, job(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)},
+		{"reversed", []int{11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}, true, job(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)},
+		{"interrupted with gaps", []int{5, 0, 3, 1, 9}, false, job(0, 1, 3, 5, 9)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "rows.jsonl")
+			f, err := os.Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewStream(f, header("1/1"), View{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, i := range tc.finish {
+				s.Add(i, rows[i])
+			}
+			if err := s.Close(tc.complete); err != nil {
+				t.Fatal(err)
+			}
+			if got := rowLines(t, path); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("rows %v, want %v", got, tc.want)
+			}
+			rep, err := ReadFile(path)
+			if err != nil {
+				t.Fatalf("the file does not read back: %v", err)
+			}
+			if rep.Complete != tc.complete {
+				t.Errorf("complete %v, want %v", rep.Complete, tc.complete)
+			}
+		})
 	}
 }
