@@ -221,6 +221,11 @@ func (r *claiReader) readSessions() error {
 	)
 	return r.eachRow("assistant_sessions", q, 1, []any{&rowid, &id, &kind, &title, &ctxRaw, &created, &updated}, func() {
 		s := &corpus.Session{ID: id, Format: corpus.FormatClai, Path: r.path}
+		if id == "" {
+			// clai writes a UUID; '' fits the schema (TEXT PRIMARY KEY) but
+			// would print as a blank in every report.
+			r.warn(s, rowid, "assistant_sessions row %d: id is empty; expected clai's session id (a UUID); the session and its rows load under the empty id", rowid)
+		}
 		s.Meta.Kind = claiUnquote(kind.String)
 		s.Meta.Title = title.String
 		s.Meta.CreatedAt = claiTime(created)

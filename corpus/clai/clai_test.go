@@ -318,6 +318,22 @@ func TestClaiBadInput(t *testing.T) {
 			},
 		},
 		{
+			// '' fits TEXT PRIMARY KEY; clai writes UUIDs.
+			name: "empty session id",
+			p:    small,
+			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
+				claiExec(t, path, false, `UPDATE assistant_sessions SET id = ''`, `UPDATE assistant_messages SET session_id = ''`)
+			},
+			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
+				if s.ID != "" || len(s.Messages) != 8 {
+					t.Errorf("id %q, %d messages; want the empty id and 8", s.ID, len(s.Messages))
+				}
+			},
+			want: func(synth.ClaiHistory) []string {
+				return []string{`1: assistant_sessions row 1: id is empty; expected clai's session id (a UUID); the session and its rows load under the empty id`}
+			},
+		},
+		{
 			name: "summary deleted with foreign keys on",
 			p:    withCompact(small, chain("model", false)),
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
