@@ -28,12 +28,14 @@ type jsonField struct {
 // structFields lists t's fields as encoding/json would write them, or
 // returns false for a struct writeFields leaves to the Encoder: one that
 // marshals itself, or has an embedded field, or a tag option other than
-// omitempty, or a name that would need escaping.
+// omitempty, or a name that would need escaping, or two fields of one
+// name (encoding/json's rules for which one wins are not repeated here).
 func structFields(t reflect.Type) ([]jsonField, bool) {
 	if marshalsItself(t) {
 		return nil, false
 	}
 	var fs []jsonField
+	seen := map[string]bool{}
 	for i := range t.NumField() {
 		f := t.Field(i)
 		if f.Anonymous {
@@ -53,9 +55,10 @@ func structFields(t reflect.Type) ([]jsonField, bool) {
 		if name == "" {
 			name = f.Name
 		}
-		if !plainName(name) {
+		if !plainName(name) || seen[name] {
 			return nil, false
 		}
+		seen[name] = true
 		fs = append(fs, jsonField{index: i, key: []byte(`"` + name + `":`), omitEmpty: opts == "omitempty"})
 	}
 	return fs, true

@@ -79,6 +79,10 @@ func TestWriteFieldsMatchesEncoder(t *testing.T) {
 	type dashed struct {
 		N int `json:"a-b"`
 	}
+	type twice struct { // one key twice: encoding/json writes only the tagged field
+		A int `json:"B"`
+		B int
+	}
 	full := fullFields()
 	tests := []struct {
 		name string
@@ -96,6 +100,7 @@ func TestWriteFieldsMatchesEncoder(t *testing.T) {
 		{"embedded field (Encoder)", embedded{inner{1, "b"}, 2}},
 		{"string option (Encoder)", asString{3}},
 		{"escaped name (Encoder)", dashed{4}},
+		{"one name twice (Encoder)", twice{1, 2}},
 		{"marshals itself (Encoder)", struct{ P pair }{pair{1}}},
 		{"nested slices", struct {
 			L [][]inner `json:"l"`
