@@ -16,18 +16,6 @@ import (
 // every input reads as it did; scan_fuzz_test.go checks it against
 // encoding/json.
 
-var (
-	messageFields  = []string{"timestamp", "type", "content", "toolCalls", "thoughts", "tokens", "model"}
-	toolCallFields = []string{"id", "name", "args", "result", "status", "timestamp"}
-	thoughtFields  = []string{"subject", "description"}
-	tokenFields    = []string{"input", "output", "cached", "thoughts", "tool", "total"}
-	partFields     = []string{"text", "thought", "thoughtSignature", "inlineData", "fileData", "functionCall", "functionResponse"}
-	mediaFields    = []string{"mimeType", "data", "fileUri"}
-	functionFields = []string{"id", "name", "args"}
-	responseFields = []string{"id", "name", "response"}
-	resultFields   = []string{"output", "error"}
-)
-
 // scanMessage decodes a message record into m as json.Unmarshal would;
 // false means it declined, and encoding/json must decode it.
 func scanMessage(b []byte, m *message) bool {
@@ -35,58 +23,40 @@ func scanMessage(b []byte, m *message) bool {
 		return false
 	}
 	s := &jsonscan.Scanner{B: b}
-	jsonscan.Members(s, messageFields, func(k int) bool {
-		switch k {
-		case 0:
-			return s.StringField(&m.Timestamp)
-		case 1:
-			return s.StringPtr(&m.Type)
-		case 2:
-			// Sliced, not copied: content is read in finish, never kept.
-			var ok bool
-			m.Content, ok = s.Raw()
-			return ok
-		case 3:
+	jsonscan.Fields(s, []jsonscan.Field{
+		{Name: "timestamp", Dst: &m.Timestamp},
+		{Name: "type", Dst: &m.Type},
+		// Sliced, not copied: content is read in finish, never kept.
+		{Name: "content", Dst: jsonscan.View(s, &m.Content)},
+		{Name: "toolCalls", Dst: func() bool {
 			return jsonscan.List(s, &m.ToolCalls, func(tc *toolCall) bool { return scanToolCall(s, tc) })
-		case 4:
+		}},
+		{Name: "thoughts", Dst: func() bool {
 			return jsonscan.List(s, &m.Thoughts, func(t *thought) bool {
-				return jsonscan.Members(s, thoughtFields, func(k int) bool {
-					if k == 0 {
-						return s.StringField(&t.Subject)
-					}
-					return s.StringField(&t.Description)
+				return jsonscan.Fields(s, []jsonscan.Field{{Name: "subject", Dst: &t.Subject}, {Name: "description", Dst: &t.Description}})
+			})
+		}},
+		{Name: "tokens", Dst: func() bool {
+			return jsonscan.Ptr(s, &m.Tokens, func(t *tokens) bool {
+				return jsonscan.Fields(s, []jsonscan.Field{
+					{Name: "input", Dst: &t.Input}, {Name: "output", Dst: &t.Output}, {Name: "cached", Dst: &t.Cached},
+					{Name: "thoughts", Dst: &t.Thoughts}, {Name: "tool", Dst: &t.Tool}, {Name: "total", Dst: &t.Total},
 				})
 			})
-		case 5:
-			return jsonscan.Ptr(s, &m.Tokens, func(t *tokens) bool {
-				fields := []**int64{&t.Input, &t.Output, &t.Cached, &t.Thoughts, &t.Tool, &t.Total}
-				return jsonscan.Members(s, tokenFields, func(k int) bool { return s.Int64Ptr(fields[k]) })
-			})
-		default:
-			return s.StringField(&m.Model)
-		}
+		}},
+		{Name: "model", Dst: &m.Model},
 	})
 	return s.End() && s.Err == nil
 }
 
 func scanToolCall(s *jsonscan.Scanner, tc *toolCall) bool {
-	return jsonscan.Members(s, toolCallFields, func(k int) bool {
-		switch k {
-		case 0:
-			return s.StringPtr(&tc.ID)
-		case 1:
-			return s.StringField(&tc.Name)
-		case 2:
-			return jsonscan.RawCopy(s, &tc.Args) // kept in the tool_use block
-		case 3:
-			var ok bool
-			tc.Result, ok = s.Raw() // read in finish; copied where kept
-			return ok
-		case 4:
-			return s.StringField(&tc.Status)
-		default:
-			return s.StringField(&tc.Timestamp)
-		}
+	return jsonscan.Fields(s, []jsonscan.Field{
+		{Name: "id", Dst: &tc.ID},
+		{Name: "name", Dst: &tc.Name},
+		{Name: "args", Dst: &tc.Args},                       // a copy: kept in the tool_use block
+		{Name: "result", Dst: jsonscan.View(s, &tc.Result)}, // read in finish; copied where kept
+		{Name: "status", Dst: &tc.Status},
+		{Name: "timestamp", Dst: &tc.Timestamp},
 	})
 }
 
@@ -126,62 +96,40 @@ func scanParts(raw []byte) ([]part, bool) {
 }
 
 func scanPart(s *jsonscan.Scanner, p *part) bool {
-	return jsonscan.Members(s, partFields, func(k int) bool {
-		switch k {
-		case 0:
-			return s.StringPtr(&p.Text)
-		case 1:
-			return s.BoolField(&p.Thought)
-		case 2:
-			return s.StringField(&p.ThoughtSignature)
-		case 3:
-			return scanMedia(s, &p.InlineData)
-		case 4:
-			return scanMedia(s, &p.FileData)
-		case 5:
+	return jsonscan.Fields(s, []jsonscan.Field{
+		{Name: "text", Dst: &p.Text},
+		{Name: "thought", Dst: &p.Thought},
+		{Name: "thoughtSignature", Dst: &p.ThoughtSignature},
+		{Name: "inlineData", Dst: func() bool { return scanMedia(s, &p.InlineData) }},
+		{Name: "fileData", Dst: func() bool { return scanMedia(s, &p.FileData) }},
+		{Name: "functionCall", Dst: func() bool {
 			return jsonscan.Ptr(s, &p.FunctionCall, func(f *functionCall) bool {
-				return jsonscan.Members(s, functionFields, func(k int) bool {
-					switch k {
-					case 0:
-						return s.StringField(&f.ID)
-					case 1:
-						return s.StringField(&f.Name)
-					}
-					return jsonscan.RawCopy(s, &f.Args) // kept in the tool_use block
+				return jsonscan.Fields(s, []jsonscan.Field{
+					{Name: "id", Dst: &f.ID}, {Name: "name", Dst: &f.Name},
+					{Name: "args", Dst: &f.Args}, // a copy: kept in the tool_use block
 				})
 			})
-		default:
+		}},
+		{Name: "functionResponse", Dst: func() bool {
 			return jsonscan.Ptr(s, &p.FunctionResponse, func(f *functionResult) bool {
-				return jsonscan.Members(s, responseFields, func(k int) bool {
-					switch k {
-					case 0:
-						return s.StringField(&f.ID)
-					case 1:
-						return s.StringField(&f.Name)
-					}
+				return jsonscan.Fields(s, []jsonscan.Field{
+					{Name: "id", Dst: &f.ID}, {Name: "name", Dst: &f.Name},
 					// Sliced, not copied: resultBlock copies it if it keeps it.
-					var ok bool
-					f.Response, ok = s.Raw()
-					return ok
+					{Name: "response", Dst: jsonscan.View(s, &f.Response)},
 				})
 			})
-		}
+		}},
 	})
 }
 
 func scanMedia(s *jsonscan.Scanner, dst **media) bool {
 	return jsonscan.Ptr(s, dst, func(m *media) bool {
-		return jsonscan.Members(s, mediaFields, func(k int) bool {
-			switch k {
-			case 0:
-				return s.StringField(&m.MimeType)
-			case 1:
-				return s.StringField(&m.Data)
-			}
-			return s.StringField(&m.FileURI)
-		})
+		return jsonscan.Fields(s, []jsonscan.Field{{Name: "mimeType", Dst: &m.MimeType}, {Name: "data", Dst: &m.Data}, {Name: "fileUri", Dst: &m.FileURI}})
 	})
 }
+
+// resultFields are a functionResponse's response fields, {output, error}.
+var resultFields = []string{"output", "error"}
 
 // scanResult decodes a functionResponse's response into its output and
 // error strings as json.Unmarshal into {Output, Error *string} would: ok

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // Decoding into the fields of a Go struct as encoding/json would, or
@@ -40,7 +41,10 @@ func Valid(b []byte) bool {
 // (at most 64), calling fn with the index of each one present; fn must
 // consume the value. It fails on a field given twice, or on a key that
 // matches a field only case-insensitively (encoding/json would take it for
-// that field); other keys are skipped, validated.
+// that field); other keys are skipped, validated. The error names a copy
+// of the name (fmt keeps its arguments), so that names does not escape:
+// Fields passes names that sit beside func literals, which would then be
+// allocated on every call.
 func Members(s *Scanner, names []string, fn func(k int) bool) bool {
 	if s.Peek() != '{' {
 		return s.Fail("expected an object")
@@ -50,7 +54,7 @@ func Members(s *Scanner, names []string, fn func(k int) bool) bool {
 		for k, n := range names {
 			if string(key) == n {
 				if seen&(1<<k) != 0 {
-					return s.Fail("%s given twice", n)
+					return s.Fail("%s given twice", strings.Clone(n))
 				}
 				seen |= 1 << k
 				return fn(k)
@@ -58,7 +62,7 @@ func Members(s *Scanner, names []string, fn func(k int) bool) bool {
 		}
 		for _, n := range names {
 			if bytes.EqualFold(key, []byte(n)) {
-				return s.Fail("key %q matches %s only case-insensitively", key, n)
+				return s.Fail("key %q matches %s only case-insensitively", key, strings.Clone(n))
 			}
 		}
 		return s.Skip()
@@ -206,4 +210,73 @@ func Struct(s *Scanner, fill func() bool) bool {
 		return s.Err == nil
 	}
 	return fill()
+}
+
+// Field names one member of an object and says where its value goes. A
+// decoder is a list of Fields: each name is written once, beside its
+// destination, instead of in a list of names and again as a case of a
+// switch on the name's index (which had to be kept in step by hand).
+type Field struct {
+	Name string
+	// Dst is where the value goes, decoded as encoding/json decodes into
+	// that type (see Scanner.Decode): *string, **string, *bool, *float64,
+	// **int64, *json.RawMessage (a copy), or a func() bool that consumes
+	// the value itself (a nested object, a span kept uncopied).
+	Dst any
+}
+
+// maxFields is how many Fields one object may have: room for the widest
+// decoder (opencode's part, 17) without zeroing Members' limit of 64 names
+// on the stack for every object.
+const maxFields = 32
+
+// Fields reads an object into the destinations of fields (at most
+// maxFields), as
+// Members reads it into names: a field given twice or a key that matches
+// one only case-insensitively fails the Scanner, other keys are skipped.
+func Fields(s *Scanner, fields []Field) bool {
+	// The names are copied to the stack, so that Members stays the one
+	// place a key is matched. Into the array, not a slice of it: escape
+	// analysis takes a store through a slice for one to the heap, and the
+	// func literals among the Dsts would then be allocated on every call.
+	var names [maxFields]string
+	for k := range fields {
+		names[k] = fields[k].Name
+	}
+	return Members(s, names[:len(fields)], func(k int) bool { return s.Decode(fields[k].Dst) })
+}
+
+// Decode reads the next value into dst, one of the types a Field's Dst may
+// have. Another type is a bug in the caller, not bad input: it panics.
+func (s *Scanner) Decode(dst any) bool {
+	switch d := dst.(type) {
+	case *string:
+		return s.StringField(d)
+	case **string:
+		return s.StringPtr(d)
+	case *bool:
+		return s.BoolField(d)
+	case *float64:
+		return s.Float64Field(d)
+	case **int64:
+		return s.Int64Ptr(d)
+	case *json.RawMessage:
+		return RawCopy(s, d)
+	case func() bool:
+		return d()
+	}
+	// Not naming dst's type (fmt would make every dst escape, and every
+	// func literal passed in with it).
+	panic("jsonscan: Decode: a Dst of a type it does not decode")
+}
+
+// View is a Field's Dst for a value kept as a slice of the Scanner's
+// input, not copied (valid as long as B is): for a span the caller reads at
+// once and copies only where it keeps it.
+func View[T ~[]byte](s *Scanner, dst *T) func() bool {
+	return func() bool {
+		v, ok := s.Raw()
+		*dst = T(v)
+		return ok
+	}
 }

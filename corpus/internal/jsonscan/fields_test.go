@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// rec is a struct of every field kind fields.go decodes.
+// rec is a struct of every field kind fields.go and table.go decode.
 type rec struct {
 	S  string          `json:"s"`
 	P  *string         `json:"p"`
@@ -15,6 +15,7 @@ type rec struct {
 	I  *int64          `json:"i"`
 	F  float64         `json:"f"`
 	R  json.RawMessage `json:"r"`
+	W  json.RawMessage `json:"w"` // by View
 	L  []sub           `json:"l"`
 	Pt *sub            `json:"pt"`
 	V  sub             `json:"v"`
@@ -24,34 +25,23 @@ type sub struct {
 	X string `json:"x"`
 }
 
-var recFields = []string{"s", "p", "b", "i", "f", "r", "l", "pt", "v"}
-
 func scanRec(b []byte) (rec, bool) {
 	var r rec
 	s := &Scanner{B: b}
 	subFn := func(x *sub) bool {
 		return Members(s, []string{"x"}, func(int) bool { return s.StringField(&x.X) })
 	}
-	Members(s, recFields, func(k int) bool {
-		switch k {
-		case 0:
-			return s.StringField(&r.S)
-		case 1:
-			return s.StringPtr(&r.P)
-		case 2:
-			return s.BoolField(&r.B)
-		case 3:
-			return s.Int64Ptr(&r.I)
-		case 4:
-			return s.Float64Field(&r.F)
-		case 5:
-			return RawCopy(s, &r.R)
-		case 6:
-			return List(s, &r.L, subFn)
-		case 7:
-			return Ptr(s, &r.Pt, subFn)
-		}
-		return Struct(s, func() bool { return subFn(&r.V) })
+	Fields(s, []Field{
+		{Name: "s", Dst: &r.S},
+		{Name: "p", Dst: &r.P},
+		{Name: "b", Dst: &r.B},
+		{Name: "i", Dst: &r.I},
+		{Name: "f", Dst: &r.F},
+		{Name: "r", Dst: &r.R},
+		{Name: "w", Dst: View(s, &r.W)},
+		{Name: "l", Dst: func() bool { return List(s, &r.L, subFn) }},
+		{Name: "pt", Dst: func() bool { return Ptr(s, &r.Pt, subFn) }},
+		{Name: "v", Dst: func() bool { return Struct(s, func() bool { return subFn(&r.V) }) }},
 	})
 	return r, s.End() && s.Err == nil
 }
@@ -63,8 +53,8 @@ func TestFieldsAgreeWithEncodingJSON(t *testing.T) {
 		in      string
 		decline bool
 	}{
-		{in: `{"s":"a\nb","p":"p","b":true,"i":-7,"f":1.5e3,"r":{"a": [1]},"l":[{"x":"1"},null],"pt":{"x":"2"},"v":{"x":"3"},"other":[{}]}`},
-		{in: `{"s":null,"p":null,"b":null,"i":null,"f":null,"r":null,"l":null,"pt":null,"v":null}`},
+		{in: `{"s":"a\nb","p":"p","b":true,"i":-7,"f":1.5e3,"r":{"a": [1]},"w":[ 2, "x" ],"l":[{"x":"1"},null],"pt":{"x":"2"},"v":{"x":"3"},"other":[{}]}`},
+		{in: `{"s":null,"p":null,"b":null,"i":null,"f":null,"r":null,"w":null,"l":null,"pt":null,"v":null}`},
 		{in: `{"l":[],"p":""}`},
 		{in: `{}`},
 		{in: `{"s":1}`, decline: true},
@@ -80,6 +70,8 @@ func TestFieldsAgreeWithEncodingJSON(t *testing.T) {
 		{in: `{"\u0053":"a"}`, decline: true},
 		{in: "{\"\u017f\":\"a\"}", decline: true}, // ſ folds to s in encoding/json
 		{in: `{"s":"a","s":"b"}`, decline: true},
+		{in: `{"v":{},"v":{}}`, decline: true},
+		{in: `{"W":1}`, decline: true},
 		{in: "{\"s\":\"\xff\"}", decline: true},
 		{in: `{"s":"a"} {}`, decline: true},
 		{in: `[]`, decline: true},
@@ -110,4 +102,40 @@ func TestValid(t *testing.T) {
 			t.Errorf("Valid(%.40q) = %v, json.Valid %v", in, got, want)
 		}
 	}
+}
+
+// Fields allocates nothing of its own: not the names it copies, not the
+// func literals among the Dsts (Members' error once kept the names, and so
+// every Dst beside them, on the heap).
+func TestFieldsAllocateNothing(t *testing.T) {
+	in := []byte(`{"b":true,"f":2,"i":null,"v":{},"n":[1]}`)
+	var r rec
+	allocs := testing.AllocsPerRun(100, func() {
+		s := Scanner{B: in}
+		Fields(&s, []Field{
+			{Name: "b", Dst: &r.B},
+			{Name: "f", Dst: &r.F},
+			{Name: "i", Dst: &r.I},
+			{Name: "v", Dst: func() bool { return Struct(&s, func() bool { return s.Skip() }) }},
+		})
+		if !s.End() || s.Err != nil {
+			t.Fatal(s.Err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("Fields: %v allocations a call, want 0", allocs)
+	}
+}
+
+// A Dst of a type Decode does not know is a bug in the decoder: it
+// panics rather than skipping the value.
+func TestDecodeRefusesAnUnknownDst(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Decode(*int) did not panic")
+		}
+	}()
+	s := Scanner{B: []byte(`1`)}
+	var n int
+	s.Decode(&n)
 }
