@@ -44,6 +44,7 @@ func BenchmarkSmithCompact(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/msgs=%d", pc.name, n), func(b *testing.B) {
 				p := newPolicy(b, pc.name, pc.set)
 				at := Checkpoint{Units: units(p, h), Count: int64(len(h))}
+				b.ReportAllocs()
 				b.ResetTimer()
 				for b.Loop() {
 					if o := p.Compact(h, at); o.Strategy == None {
@@ -58,12 +59,15 @@ func BenchmarkSmithCompact(b *testing.B) {
 
 // BenchmarkSmithReplay drives a whole session through smith-staged the way
 // the replay does (a checkpoint before every request, compaction only when
-// triggered), so it shows that a checkpoint that does not trigger is O(1).
+// triggered), so it shows that a checkpoint that does not trigger is O(1);
+// with -benchmem, what the compactions allocate (one policy replays every
+// round, as one replays a session, so its workPool is warm).
 func BenchmarkSmithReplay(b *testing.B) {
 	for _, n := range []int{1000, 10000, 100000} {
 		h := benchHistory(n)
 		b.Run(fmt.Sprintf("msgs=%d", n), func(b *testing.B) {
 			p := newPolicy(b, "smith-staged", "")
+			b.ReportAllocs()
 			for b.Loop() {
 				var work []corpus.Message
 				var u int64

@@ -74,15 +74,30 @@ type working struct {
 	// msgs[i].Blocks no longer aliases the input's blocks.
 	copied bool
 	owned  []bool
+	// The stages' scratch: the calls supersedeDuplicates reads and the
+	// candidates truncateLargestFirst sorts. None of it outlives the
+	// compaction; a workPool keeps it (and sizes and owned) for the next.
+	uses   []*corpus.Block
+	calls  map[string]callKey
+	newest map[callKey]string
+	cands  []resultCand
 }
 
 func newWorking(h []corpus.Message, m *Meter) *working {
-	w := &working{msgs: h, sizes: make([]int64, len(h)), meter: m}
+	w := &working{}
+	w.reset(h, m)
+	return w
+}
+
+// reset makes w the working history of h, keeping the arrays and maps of
+// its scratch.
+func (w *working) reset(h []corpus.Message, m *Meter) {
+	w.msgs, w.meter, w.total, w.copied = h, m, 0, false
+	w.sizes = slices.Grow(w.sizes[:0], len(h))[:len(h)]
 	for i := range h {
 		w.sizes[i] = m.Message(&h[i])
 		w.total += w.sizes[i]
 	}
-	return w
 }
 
 func (w *working) tokens() int { return w.meter.Tokens(w.total) }
@@ -110,13 +125,27 @@ func (w *working) resultsUntilFit(end, limit int) iter.Seq2[int, int] {
 
 func (w *working) changed() bool { return w.copied }
 
-// ownHistory copies msgs on the first write.
+// ownHistory copies msgs on the first write, into an array with the room
+// a summarized history gets (historyRoom): summarize then writes its
+// history into this copy instead of a second array, and a history the
+// stages alone compacted has room to grow.
 func (w *working) ownHistory() {
 	if !w.copied {
-		w.msgs = slices.Clone(w.msgs)
-		w.owned = make([]bool, len(w.msgs))
+		w.msgs = append(make([]corpus.Message, 0, historyRoom(len(w.msgs))), w.msgs...)
+		w.owned = slices.Grow(w.owned[:0], len(w.msgs))[:len(w.msgs)]
+		clear(w.owned)
 		w.copied = true
 	}
+}
+
+// historyRoom is the capacity of a compacted history of at most n
+// messages: the replay appends to it message by message until the next
+// compaction, by when it has grown back to about the length it had before
+// this one (n) or longer: room for that and a quarter more saves the
+// copies and doublings of an array filled to the brim.
+func historyRoom(n int) int {
+	room := n + 1
+	return room + room/4
 }
 
 func (w *working) own(i int) {
@@ -207,14 +236,21 @@ func (w *working) summarize(cut int, s Summarizer, at Checkpoint) ([]corpus.Mess
 		Summary: true,
 		Blocks:  []corpus.Block{{Kind: corpus.KindText, Text: smithSummaryPrefix + text}},
 	}
-	// The new history becomes the replay's, which appends to it message
-	// by message until the next compaction, by when it has grown back to
-	// about the length it has now: room for that (and a quarter more)
-	// saves the copies and doublings of an array filled to the brim.
-	// (ownHistory's copy gets none: most are summarized right after.)
-	room := len(w.msgs) + 1
-	out := append(make([]corpus.Message, 0, room+room/4), sum)
-	out = append(out, tail...)
+	// The new history becomes the replay's, which appends to it
+	// (historyRoom). When the stages copied the history, that copy is
+	// this compaction's own: the summary and the tail move to its front
+	// (copy moves overlapping messages as memmove does) and the rest is
+	// cleared, so that the array keeps no dropped message alive.
+	var out []corpus.Message
+	if w.copied {
+		w.msgs[0] = sum
+		n := 1 + copy(w.msgs[1:], tail)
+		clear(w.msgs[n:])
+		out = w.msgs[:n]
+	} else {
+		out = append(make([]corpus.Message, 0, historyRoom(len(w.msgs))), sum)
+		out = append(out, tail...)
+	}
 	var units int64
 	for i := cut; i < len(w.msgs); i++ {
 		units += w.sizes[i]

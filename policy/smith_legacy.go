@@ -38,6 +38,7 @@ type SmithLegacy struct {
 	keep       int
 	summarizer Summarizer
 	meter      *Meter
+	work       workPool
 }
 
 func newSmithLegacy(v Values) (Policy, error) {
@@ -76,7 +77,8 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if before <= p.max {
 		return finish()
 	}
-	w := newWorking(h, p.meter)
+	w := p.work.get(h, p.meter)
+	defer p.work.put(w)
 	if n, bytes := w.truncateOldestFirst(p.max, p.keep); n > 0 {
 		o.Stages = append(o.Stages, StageReport{Name: "truncate", BeforeTokens: before, AfterTokens: w.tokens(), BlocksTouched: n, BytesRemoved: bytes})
 	}

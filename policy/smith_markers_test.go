@@ -68,7 +68,11 @@ func shortenResultRef(text string, keep int) string {
 func TestShortenResultMatchesOracle(t *testing.T) {
 	for _, text := range markerCases() {
 		for _, keep := range []int{0, 10, 512, 2000} {
-			if got, want := shortenResult(text, keep), shortenResultRef(text, keep); got != want {
+			want := shortenResultRef(text, keep)
+			if len(want) >= len(text) {
+				want = "" // no shorter: shortenResult says so
+			}
+			if got := shortenResult(text, keep); got != want {
 				t.Errorf("shortenResult(%.60q, %d) = %.80q, want %.80q", text, keep, got, want)
 			}
 		}

@@ -63,6 +63,7 @@ type SmithStaged struct {
 	duplicates     bool
 	truncate       bool
 	summarize      bool
+	work           workPool
 }
 
 func newSmithStaged(v Values) (Policy, error) {
@@ -163,7 +164,8 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 			return finish()
 		}
 	}
-	w := newWorking(h, p.meter)
+	w := p.work.get(h, p.meter)
+	defer p.work.put(w)
 	run := func(on bool, name string, f func() (int, int64)) {
 		if !on {
 			return

@@ -158,8 +158,9 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, st
 	// unsized, calls grew by rehashing (a third of this stage's time on
 	// tool-heavy sessions). newest holds one entry per distinct call, far
 	// fewer (repeats are what this stage is about), so it grows from small.
-	// With fewer than two such calls nothing can be superseded.
-	var uses []*corpus.Block
+	// With fewer than two such calls nothing can be superseded. A working
+	// from a workPool brings the maps of an earlier compaction, emptied.
+	uses := w.uses[:0]
 	for i := range w.msgs {
 		for k := range w.msgs[i].Blocks {
 			if b := &w.msgs[i].Blocks[k]; b.Kind == corpus.KindToolUse && tools[b.ToolName] {
@@ -167,16 +168,19 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, st
 			}
 		}
 	}
+	w.uses = uses
 	if len(uses) < 2 {
 		return 0, 0
 	}
-	type key struct{ name, args string }
-	calls := make(map[string]key, len(uses))
-	newest := make(map[key]string)
+	if w.calls == nil {
+		w.calls = make(map[string]callKey, len(uses))
+		w.newest = make(map[callKey]string)
+	}
+	calls, newest := w.calls, w.newest
 	for _, b := range uses {
 		// The key views the recorded argument bytes as a string without
 		// copying them (they are never modified).
-		k := key{b.ToolName, unsafe.String(unsafe.SliceData(b.Args), len(b.Args))}
+		k := callKey{b.ToolName, unsafe.String(unsafe.SliceData(b.Args), len(b.Args))}
 		calls[b.ToolCallID] = k
 		newest[k] = b.ToolCallID
 	}
@@ -187,7 +191,7 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, st
 			continue
 		}
 		text := stub(c.name, b)
-		if len(text) >= len(b.Text) {
+		if text == "" || len(text) >= len(b.Text) {
 			continue
 		}
 		removed += w.setBlock(i, j, resultBlock(b, text))
@@ -196,35 +200,56 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, st
 	return touched, removed
 }
 
-// smithSupersededStub is smith's text for a superseded result.
+// callKey is what makes two tool calls the same call: the tool's name and
+// its exact argument JSON.
+type callKey struct{ name, args string }
+
+// smithSupersededStub is smith's text for a superseded result, or "" when
+// it would be no shorter than the result (the stage then leaves it): a
+// result stubbed at an earlier compaction is seen again at every later
+// one, and building its stub anew only to drop it was a twentieth of the
+// bytes a smith-staged sweep allocated.
 func smithSupersededStub(name string, b *corpus.Block) string {
-	return "[" + name + ": " + smithSupersededMarker + ", " + strconv.Itoa(len(b.Text)/1024) + " KiB omitted by smith]"
+	const head, tail = "[: " + smithSupersededMarker + ", ", " KiB omitted by smith]"
+	kib := len(b.Text) / 1024
+	if len(head)+len(name)+decimalLen(kib)+len(tail) >= len(b.Text) {
+		return ""
+	}
+	return "[" + name + ": " + smithSupersededMarker + ", " + strconv.Itoa(kib) + " KiB omitted by smith]"
 }
 
 // truncateLargestFirst is stage 2: the results of tool messages before end,
 // largest first (a stable sort, so ties stay in transcript order), are
 // shortened by shortenResult until the history fits.
 func (w *working) truncateLargestFirst(end, target, keep int) (touched int, removed int64) {
-	type cand struct{ i, j, size int }
-	var cands []cand
+	cands := w.cands[:0]
 	for i := 0; i < end; i++ {
 		if w.msgs[i].Role != corpus.RoleTool {
 			continue
 		}
 		for j := range w.msgs[i].Blocks {
 			if b := &w.msgs[i].Blocks[j]; b.Kind == corpus.KindToolResult {
-				cands = append(cands, cand{i, j, len(b.Text)})
+				cands = append(cands, resultCand{i, j, len(b.Text)})
 			}
 		}
 	}
-	slices.SortStableFunc(cands, func(a, b cand) int { return cmp.Compare(b.size, a.size) })
+	w.cands = cands
+	// Largest first, ties in transcript order: cands are collected in that
+	// order, so breaking ties by it gives what a stable sort gives, for
+	// the cost of an unstable one.
+	slices.SortFunc(cands, func(a, b resultCand) int {
+		if c := cmp.Compare(b.size, a.size); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(a.i, b.i), cmp.Compare(a.j, b.j))
+	})
 	for _, c := range cands {
 		if w.fits(target) {
 			break
 		}
 		b := &w.msgs[c.i].Blocks[c.j]
 		short := shortenResult(b.Text, keep)
-		if len(short) >= len(b.Text) {
+		if short == "" {
 			continue
 		}
 		removed += w.setBlock(c.i, c.j, resultBlock(b, short))
@@ -233,18 +258,39 @@ func (w *working) truncateLargestFirst(end, target, keep int) (touched int, remo
 	return touched, removed
 }
 
-// shortenResult is smith's shorten: a text that already carries a marker
-// collapses to a one-line stub (its current size in KiB); a longer text
-// keeps its first keep bytes (byte_slice, which may split a character, as
-// Go slicing does) and a marker.
+// resultCand is a tool result truncateLargestFirst may shorten: message
+// and block index, and its size.
+type resultCand struct{ i, j, size int }
+
+// shortenResult is smith's shorten, when it makes text shorter, and ""
+// when it does not (the stage then leaves the result alone; the lengths
+// are worked out first, so that a result already shortened at an earlier
+// compaction costs no text built only to be dropped): a text that already
+// carries a marker collapses to a one-line stub (its current size in KiB);
+// a longer text keeps its first keep bytes (byte_slice, which may split a
+// character, as Go slicing does) and a marker.
 func shortenResult(text string, keep int) string {
+	const stubLen = len("[ KiB " + smithTruncationMarker + "]")
+	const headLen = len("\n\n[...  KiB " + smithTruncationMarker + " ...]")
 	if hasSmithMarker(text) {
+		if stubLen+decimalLen(len(text)/1024) >= len(text) {
+			return ""
+		}
 		return "[" + strconv.Itoa(len(text)/1024) + " KiB " + smithTruncationMarker + "]"
 	}
-	if len(text) <= keep {
-		return text
+	if len(text) <= keep || keep+headLen+decimalLen((len(text)-keep)/1024) >= len(text) {
+		return ""
 	}
 	return truncatedHead(text, keep)
+}
+
+// decimalLen is len(strconv.Itoa(n)) for n >= 0, without the string.
+func decimalLen(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 func hasKind(m *corpus.Message, kinds ...corpus.BlockKind) bool {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -36,7 +37,7 @@ func (w *working) supersedeDuplicatesRef(end, target int, tools map[string]bool,
 			continue
 		}
 		text := stub(c.name, b)
-		if len(text) >= len(b.Text) {
+		if text == "" || len(text) >= len(b.Text) { // "": the stub would be no shorter
 			continue
 		}
 		removed += w.setBlock(i, j, resultBlock(b, text))
@@ -100,5 +101,43 @@ func TestSupersedeDuplicatesMatchesOracle(t *testing.T) {
 	}
 	if stubbed < 100 {
 		t.Fatalf("only %d compactions stubbed a result", stubbed)
+	}
+}
+
+// TestSmithSupersededStub holds the stub to the text smith writes, built
+// whatever its length, and checks that it says "" exactly when that text
+// would be no shorter than the result, at the lengths where the KiB count
+// gains a digit.
+func TestSmithSupersededStub(t *testing.T) {
+	ref := func(name string, b *corpus.Block) string {
+		return "[" + name + ": " + smithSupersededMarker + ", " + strconv.Itoa(len(b.Text)/1024) + " KiB omitted by smith]"
+	}
+	short, long := 0, 0
+	for _, name := range []string{"", "grep", "read_file"} {
+		for _, n := range []int{0, 1, 60, 75, 76, 77, 78, 80, 90, 1023, 1024, 10239, 10240, 102400, 1 << 20} {
+			for d := -2; d <= 2; d++ {
+				b := &corpus.Block{Kind: corpus.KindToolResult, Text: strings.Repeat("r", max(0, n+d))}
+				want := ref(name, b)
+				if len(want) >= len(b.Text) {
+					want, long = "", long+1
+				} else {
+					short++
+				}
+				if got := smithSupersededStub(name, b); got != want {
+					t.Errorf("stub of %q for %d bytes = %q, want %q", name, len(b.Text), got, want)
+				}
+			}
+		}
+	}
+	if short == 0 || long == 0 {
+		t.Fatalf("cases: %d shorter, %d not: both kinds are needed", short, long)
+	}
+}
+
+func TestDecimalLen(t *testing.T) {
+	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 999, 1000, 123456789, 1 << 40} {
+		if got, want := decimalLen(n), len(strconv.Itoa(n)); got != want {
+			t.Errorf("decimalLen(%d) = %d, want %d", n, got, want)
+		}
 	}
 }
