@@ -18,20 +18,10 @@ type rolloutLine struct {
 
 func decodeLine(b []byte, ln *rolloutLine) error {
 	s := &jsonscan.Scanner{B: b}
-	s.Object(func(key []byte) bool {
-		switch string(key) {
-		case "timestamp":
-			ln.Timestamp = s.StrOrNull()
-		case "type":
-			ln.Type = s.StrOrNull()
-		case "payload":
-			var ok bool
-			ln.Payload, ok = s.Raw()
-			return ok
-		default:
-			return s.Skip()
-		}
-		return true
+	jsonscan.Loose(s, []jsonscan.Field{
+		{Name: "timestamp", Dst: &ln.Timestamp},
+		{Name: "type", Dst: &ln.Type},
+		{Name: "payload", Dst: jsonscan.View(s, &ln.Payload)},
 	})
 	s.End()
 	return s.Err
@@ -80,69 +70,49 @@ type part struct {
 
 func decodePayload(b []byte, p *payload) error {
 	s := &jsonscan.Scanner{B: b}
-	s.Object(func(key []byte) bool {
-		var ok bool
-		switch string(key) {
-		case "type":
-			p.Type = s.StrOrNull()
-		case "role":
-			p.Role = s.StrOrNull()
-		case "id":
-			p.ID = s.StrOrNull()
-		case "cwd":
-			p.Cwd = s.StrOrNull()
-		case "cli_version":
-			p.Version = s.StrOrNull()
-		case "model_provider":
-			p.Provider = s.StrOrNull()
-		case "model":
-			p.Model = s.StrOrNull()
-		case "content":
-			p.Content, ok = s.Raw()
-			return ok
-		case "summary":
+	jsonscan.Loose(s, []jsonscan.Field{
+		{Name: "type", Dst: &p.Type},
+		{Name: "role", Dst: &p.Role},
+		{Name: "id", Dst: &p.ID},
+		{Name: "cwd", Dst: &p.Cwd},
+		{Name: "cli_version", Dst: &p.Version},
+		{Name: "model_provider", Dst: &p.Provider},
+		{Name: "model", Dst: &p.Model},
+		{Name: "content", Dst: jsonscan.View(s, &p.Content)},
+		{Name: "summary", Dst: func() bool {
 			if s.Peek() != '[' {
 				return s.Skip()
 			}
+			var ok bool
 			p.Summary, ok = decodeParts(s)
 			return ok
-		case "encrypted_content":
-			p.Encrypted = s.StrOrNull()
-		case "name":
-			p.Name = s.StrOrNull()
-		case "arguments":
+		}},
+		{Name: "encrypted_content", Dst: &p.Encrypted},
+		{Name: "name", Dst: &p.Name},
+		{Name: "arguments", Dst: func() bool {
 			p.HasArgs = s.Peek() == '"'
 			p.Arguments = s.StrOrNull()
-		case "input":
+			return true
+		}},
+		{Name: "input", Dst: func() bool {
 			p.HasInput = s.Peek() == '"'
 			p.Input = s.StrOrNull()
-		case "action":
-			p.Action, ok = s.Raw()
-			return ok
-		case "call_id":
-			p.CallID = s.StrOrNull()
-		case "output":
-			p.Output, ok = s.Raw()
-			return ok
-		case "message":
-			p.Message = s.StrOrNull()
-		case "replacement_history":
+			return true
+		}},
+		{Name: "action", Dst: jsonscan.View(s, &p.Action)},
+		{Name: "call_id", Dst: &p.CallID},
+		{Name: "output", Dst: jsonscan.View(s, &p.Output)},
+		{Name: "message", Dst: &p.Message},
+		{Name: "replacement_history", Dst: func() bool {
 			p.HasReplacement = s.Peek() == '['
+			var ok bool
 			p.Replacement, ok = s.Raw()
 			return ok
-		case "info":
-			p.Info, ok = s.Raw()
-			return ok
-		case "reason":
-			p.Reason = s.StrOrNull()
-		case "model_context_window":
-			p.ContextWindow, _ = s.Int()
-		case "model_auto_compact_token_limit":
-			p.CompactLimit, _ = s.Int()
-		default:
-			return s.Skip()
-		}
-		return true
+		}},
+		{Name: "info", Dst: jsonscan.View(s, &p.Info)},
+		{Name: "reason", Dst: &p.Reason},
+		{Name: "model_context_window", Dst: &p.ContextWindow},
+		{Name: "model_auto_compact_token_limit", Dst: &p.CompactLimit},
 	})
 	s.End()
 	return s.Err
@@ -156,19 +126,7 @@ func decodeParts(s *jsonscan.Scanner) ([]part, bool) {
 		if s.Peek() != '{' {
 			return s.Skip()
 		}
-		ok := s.Object(func(key []byte) bool {
-			switch string(key) {
-			case "type":
-				pt.Type = s.StrOrNull()
-			case "text":
-				pt.Text = s.StrOrNull()
-			case "image_url":
-				pt.ImageURL = s.StrOrNull()
-			default:
-				return s.Skip()
-			}
-			return true
-		})
+		ok := jsonscan.Loose(s, []jsonscan.Field{{Name: "type", Dst: &pt.Type}, {Name: "text", Dst: &pt.Text}, {Name: "image_url", Dst: &pt.ImageURL}})
 		parts = append(parts, pt)
 		return ok
 	})
@@ -210,20 +168,16 @@ func decodeInfo(raw []byte) (tokenCount, bool, error) {
 		s.Fail("expected an object or null")
 		return tc, false, s.Err
 	}
-	s.Object(func(key []byte) bool {
-		switch string(key) {
-		case "last_token_usage":
+	jsonscan.Loose(s, []jsonscan.Field{
+		{Name: "last_token_usage", Dst: func() bool {
 			tc.HasLast = s.Peek() == '{'
 			return decodeUsage(s, &tc.Last)
-		case "total_token_usage":
+		}},
+		{Name: "total_token_usage", Dst: func() bool {
 			tc.HasTotal = s.Peek() == '{'
 			return decodeUsage(s, &tc.Total)
-		case "model_context_window":
-			tc.ContextWindow, _ = s.Int()
-		default:
-			return s.Skip()
-		}
-		return true
+		}},
+		{Name: "model_context_window", Dst: &tc.ContextWindow},
 	})
 	s.End()
 	return tc, s.Err == nil, s.Err
@@ -233,24 +187,12 @@ func decodeUsage(s *jsonscan.Scanner, u *usage) bool {
 	if s.Peek() != '{' {
 		return s.Skip()
 	}
-	return s.Object(func(key []byte) bool {
-		var dst *int
-		switch string(key) {
-		case "input_tokens":
-			dst = &u.Input
-		case "cached_input_tokens":
-			dst = &u.Cached
-		case "output_tokens":
-			dst = &u.Output
-		case "reasoning_output_tokens":
-			dst = &u.Reasoning
-		case "total_tokens":
-			dst = &u.Total
-		default:
-			return s.Skip()
-		}
-		*dst, _ = s.Int()
-		return s.Err == nil
+	return jsonscan.Loose(s, []jsonscan.Field{
+		{Name: "input_tokens", Dst: &u.Input},
+		{Name: "cached_input_tokens", Dst: &u.Cached},
+		{Name: "output_tokens", Dst: &u.Output},
+		{Name: "reasoning_output_tokens", Dst: &u.Reasoning},
+		{Name: "total_tokens", Dst: &u.Total},
 	})
 }
 

@@ -218,10 +218,10 @@ func Struct(s *Scanner, fill func() bool) bool {
 // switch on the name's index (which had to be kept in step by hand).
 type Field struct {
 	Name string
-	// Dst is where the value goes, decoded as encoding/json decodes into
-	// that type (see Scanner.Decode): *string, **string, *bool, *float64,
-	// **int64, *json.RawMessage (a copy), or a func() bool that consumes
-	// the value itself (a nested object, a span kept uncopied).
+	// Dst is where the value goes, decoded by its type: for Fields as
+	// encoding/json decodes into that type (see Scanner.Decode), for Loose
+	// leniently (see decodeLoose). A func() bool consumes the value itself
+	// (a nested object, a span kept uncopied).
 	Dst any
 }
 
@@ -279,4 +279,37 @@ func View[T ~[]byte](s *Scanner, dst *T) func() bool {
 		*dst = T(v)
 		return ok
 	}
+}
+
+// Loose reads an object into the destinations of fields as the Codex
+// reader reads its lines: leniently, where Fields declines. A value of
+// another type reads as the zero value (a log written by another version
+// loses that field, not the line), a key given twice keeps its last value,
+// keys are matched exactly, and other keys are skipped, validated.
+func Loose(s *Scanner, fields []Field) bool {
+	return s.Object(func(key []byte) bool {
+		for k := range fields {
+			if string(key) == fields[k].Name {
+				return s.decodeLoose(fields[k].Dst)
+			}
+		}
+		return s.Skip()
+	})
+}
+
+// decodeLoose reads the next value into dst: a *string takes a string
+// (anything else is ""), an *int an integer (anything else is 0); a
+// func() bool consumes the value itself.
+func (s *Scanner) decodeLoose(dst any) bool {
+	switch d := dst.(type) {
+	case *string:
+		*d = s.StrOrNull()
+	case *int:
+		*d, _ = s.Int()
+	case func() bool:
+		return d()
+	default:
+		panic("jsonscan: Loose: a Dst of a type it does not decode")
+	}
+	return s.Err == nil
 }

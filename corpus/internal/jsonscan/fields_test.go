@@ -139,3 +139,54 @@ func TestDecodeRefusesAnUnknownDst(t *testing.T) {
 	var n int
 	s.Decode(&n)
 }
+
+// Loose reads what Fields would decline: a value of another type reads as
+// the zero value and a key given twice keeps its last value; a line that
+// is not JSON still fails.
+func TestLoose(t *testing.T) {
+	type looseRec struct {
+		S   string
+		N   int
+		Raw string
+	}
+	for _, tc := range []struct {
+		in   string
+		want looseRec
+		ok   bool
+	}{
+		{in: `{"s":"a\u0062","n":-3,"raw":[1, {}]}`, want: looseRec{S: "ab", N: -3, Raw: `[1, {}]`}, ok: true},
+		{in: `{"s":1,"n":"7","raw":null}`, want: looseRec{Raw: "null"}, ok: true},
+		{in: `{"s":null,"n":1.5}`, ok: true},
+		{in: `{"s":"a","s":"b","n":1,"n":2}`, want: looseRec{S: "b", N: 2}, ok: true},
+		{in: `{"S":"a","other":{"x":[true]}}`, ok: true},
+		{in: `{"other":[tru]}`},
+		{in: `{"s":"a"`, want: looseRec{S: "a"}},
+		{in: `[]`},
+	} {
+		var got looseRec
+		s := &Scanner{B: []byte(tc.in)}
+		Loose(s, []Field{
+			{Name: "s", Dst: &got.S},
+			{Name: "n", Dst: &got.N},
+			{Name: "raw", Dst: func() bool {
+				v, ok := s.Raw()
+				got.Raw = string(v)
+				return ok
+			}},
+		})
+		if ok := s.End() && s.Err == nil; ok != tc.ok || got != tc.want {
+			t.Errorf("%s: got %+v, ok %v (%v); want %+v, ok %v", tc.in, got, ok, s.Err, tc.want, tc.ok)
+		}
+	}
+}
+
+// A Dst Loose does not know panics, as in Decode.
+func TestLooseRefusesAnUnknownDst(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("Loose with a *float64 did not panic")
+		}
+	}()
+	var f float64
+	Loose(&Scanner{B: []byte(`{"f":1}`)}, []Field{{Name: "f", Dst: &f}})
+}
