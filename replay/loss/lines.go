@@ -49,10 +49,21 @@ func candidateLines(text string, fn func(line string)) {
 		if len(ln) < minLineRunes {
 			continue
 		}
-		if ln = strings.TrimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
+		if ln = trimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
 			fn(ln)
 		}
 	}
+}
+
+// trimSpace is strings.TrimSpace, which is not inlined, behind a test
+// that most lines pass: a line starting and ending with a printable ASCII
+// byte has no white space to trim (every white space byte of ASCII is at
+// most ' ', and Unicode's start at or above 0x80).
+func trimSpace(s string) string {
+	if n := len(s); n > 0 && s[0]-'!' < 0x80-'!' && s[n-1]-'!' < 0x80-'!' {
+		return s
+	}
+	return strings.TrimSpace(s)
 }
 
 // stripLineNumber removes one leading "<spaces><digits>→" or

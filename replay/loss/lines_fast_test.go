@@ -194,3 +194,21 @@ func TestLeadBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestTrimSpace holds the shortcut to strings.TrimSpace with every byte,
+// and Unicode's spaces, at either end of a line.
+func TestTrimSpace(t *testing.T) {
+	ends := []string{"\u0085", "\u00a0", "\u2028", "\u3000", "\xff", "\xc2"}
+	for c := range 256 {
+		ends = append(ends, string([]byte{byte(c)}))
+	}
+	for _, a := range ends {
+		for _, b := range ends {
+			for _, s := range []string{a + "mid" + b, a + b, a} {
+				if got, want := trimSpace(s), strings.TrimSpace(s); got != want {
+					t.Fatalf("trimSpace(%q) = %q, want %q", s, got, want)
+				}
+			}
+		}
+	}
+}

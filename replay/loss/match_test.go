@@ -34,6 +34,13 @@ func FuzzNameMatcher(f *testing.F) {
 	f.Add("aaa\naa\na\naaaa", "aaaaaaa")
 	f.Add("go test ./...\ngo test\ngo", "ran go test ./... and go vet")
 	f.Add("abc\nbcd\ncde\nxbcdy", "xabcdex xbcdy")
+	// One-byte names (every pair they start is marked), a name's first
+	// byte as the text's last, and names that start where a skipped pair
+	// ends.
+	f.Add("x\nab\nbc", "zzxbabx")
+	f.Add("go test\n/", "cd /w && go")
+	f.Add("ab\nbab", "aabab")
+	f.Add("x\nab", "zzzx")
 	f.Fuzz(func(t *testing.T, list, text string) {
 		names := strings.Split(list, "\n")
 		if len(names) > 64 {
