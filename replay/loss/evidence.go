@@ -46,9 +46,10 @@ func (ix *Index) fullEvidence() *evidence {
 // it for every result once; otherwise it is built for the hidden results
 // alone: only their subjects' names and distinctive lines are looked for,
 // in the agent's messages from the first hide on. Their content lines are
-// filed first and the other results' lines only looked up, unless the
-// hidden results hold most of the results' text (then filing every line in
-// one pass costs less than two passes).
+// filed first and the other results' lines only looked up, also when the
+// hidden results hold most of the text: each result's lines are split
+// once either way (a filed result's count reads the ids it got), and a
+// line looked up costs at most what filing it would.
 func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	ix.prepare()
 	if ix.shared {
@@ -56,29 +57,15 @@ func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	}
 	want := make([]bool, len(ix.Results))
 	from := int32(len(ix.units))
-	wanted, total := 0, 0
 	for _, h := range hides {
 		k, ok := ix.byID[h.CallID]
 		if !ok {
 			continue
 		}
-		if !want[k] {
-			want[k] = true
-			wanted += ix.textLen(k)
-		}
+		want[k] = true
 		from = min(from, ix.unitAtOrAfter(h.At))
 	}
-	for k := range ix.Results {
-		total += ix.textLen(k)
-	}
-	return ix.buildEvidence(want, from, 2*wanted >= total)
-}
-
-// textLen is the length of a result's text, for choosing how to build.
-func (ix *Index) textLen(k int) int {
-	r := &ix.Results[k]
-	b := &ix.Session.Messages[r.Msg].Blocks[r.Block]
-	return len(b.Text) + len(b.Payload)
+	return ix.buildEvidence(want, from, false)
 }
 
 // buildEvidence builds the evidence of the results marked in want (nil:
