@@ -49,6 +49,7 @@ type unit struct {
 type toolCall struct {
 	unit  int32
 	block int32 // in the unit's message
+	key   int32 // call key id (prepare), -1 if the call has no key
 	subj  Subject
 }
 
@@ -186,18 +187,23 @@ func (ix *Index) prepare() {
 		s := ix.Session
 		keys := map[string]int32{}
 		ix.persistReads = map[string][]int32{}
+		var key []byte // the current call's key, built in place
 		for c := range ix.calls {
 			tc := &ix.calls[c]
 			b := &s.Messages[ix.units[tc.unit].msg].Blocks[tc.block]
 			tc.subj = SubjectOf(b.ToolName, b.Args, s.Meta.Cwd)
-			if k := callKey(tc.subj); k != "" {
-				id, ok := keys[k]
+			tc.key = -1
+			if key = appendCallKey(key[:0], tc.subj); len(key) > 0 {
+				// A lookup of string(key) does not copy it; only a new
+				// key is stored as a string of its own.
+				id, ok := keys[string(key)]
 				if !ok {
 					id = int32(len(ix.keyUnits))
-					keys[k] = id
+					keys[string(key)] = id
 					ix.keyUnits = append(ix.keyUnits, nil)
 				}
 				ix.keyUnits[id] = appendUnit(ix.keyUnits[id], tc.unit)
+				tc.key = id
 			}
 			if id := persistedID(tc.subj); id != "" {
 				ix.persistReads[id] = appendUnit(ix.persistReads[id], tc.unit)
@@ -211,27 +217,26 @@ func (ix *Index) prepare() {
 			}
 			r.Subject = ix.calls[r.call].subj
 			r.Tool = r.Subject.Tool
-			if k := callKey(r.Subject); k != "" {
-				r.key = keys[k]
-			}
+			r.key = ix.calls[r.call].key
 		}
 	})
 }
 
-// callKey identifies "the same call again": for files any file tool on the
-// same path (a Read after an Edit gets the content back as well), for the
-// rest the same tool with the same key input.
-func callKey(s Subject) string {
+// appendCallKey appends what identifies "the same call again" to dst:
+// for files any file tool on the same path (a Read after an Edit gets the
+// content back as well), for the rest the same tool with the same key
+// input; nothing for a call without a key.
+func appendCallKey(dst []byte, s Subject) []byte {
 	switch {
 	case s.Family == FamilyFile:
 		if s.Key == "" {
-			return ""
+			return dst
 		}
-		return "file\x00" + s.Key
+		return append(append(dst, "file\x00"...), s.Key...)
 	case s.Key == "" || s.Key == "\x00\x00":
-		return ""
+		return dst
 	}
-	return s.Tool + "\x00" + s.Key
+	return append(append(append(dst, s.Tool...), 0), s.Key...)
 }
 
 // persistedID is the tool call id whose persisted output a file call reads

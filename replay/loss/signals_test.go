@@ -122,6 +122,22 @@ func TestRefetchingMessageIsNotANeed(t *testing.T) {
 	}
 }
 
+// The same key input to another tool is not the same call again: a Glob
+// with a Grep's pattern does not fetch the Grep's result back; the Grep
+// repeated does.
+func TestCallKeyNamesTheTool(t *testing.T) {
+	var b sessionBuilder
+	b.s.Meta.Cwd = "/p"
+	b.call("r1", "Grep", `{"pattern":"handleRequest"}`, "a.go:3: one match")
+	at := b.say("ok")
+	glob := b.call("r2", "Glob", `{"pattern":"handleRequest"}`, "no files")
+	grep := b.call("r3", "Grep", `{"pattern":"handleRequest"}`, "a.go:3: the match again")
+	s := Build(&b.s, Options{}).Signal(Hide{CallID: "r1", At: at})
+	if s.FetchedMsg != grep {
+		t.Errorf("fetched at %d, want %d (the Grep again, not the Glob at %d)", s.FetchedMsg, grep, glob)
+	}
+}
+
 // A line found in two results is not distinctive: quoting it is no
 // evidence of using either. This holds even when the second result is the
 // first fetched back by content (cat of the same file): the definition
