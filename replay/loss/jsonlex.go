@@ -1,6 +1,8 @@
 package loss
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
@@ -40,12 +42,37 @@ func skipSpace(b []byte, i int) int {
 // returns the index after the closing quote, whether the content can be
 // used as it stands (no escape, valid UTF-8), and false for a malformed
 // or unterminated literal.
+//
+// Runs of bytes that need no test (not a quote, a backslash or a control
+// byte) are skipped eight at a time, their top bits or'ed into high for
+// the ASCII test: the agent's tool inputs are mostly such runs (code in an
+// Edit, a heredoc), and a byte at a time was the largest part of walking
+// them.
 func scanString(b []byte, i int) (end int, plain, ok bool) {
 	plain, ascii := true, true
+	var high uint64
 	for j := i + 1; j < len(b); j++ {
+		for j+8 <= len(b) {
+			w := binary.LittleEndian.Uint64(b[j:])
+			m := stringSpecial8(w)
+			if m == 0 {
+				high |= w
+				j += 8
+				continue
+			}
+			// The lowest bit set marks the first special byte exactly
+			// (stringSpecial8); the bytes before it are plain.
+			k := bits.TrailingZeros64(m) / 8
+			high |= w & (1<<(8*k) - 1)
+			j += k
+			break
+		}
+		if j >= len(b) {
+			break
+		}
 		switch c := b[j]; {
 		case c == '"':
-			if !ascii && plain {
+			if (!ascii || high&highBits != 0) && plain {
 				plain = utf8.Valid(b[i+1 : j])
 			}
 			return j + 1, plain, true
@@ -72,6 +99,17 @@ func scanString(b []byte, i int) (end int, plain, ok bool) {
 		}
 	}
 	return 0, false, false
+}
+
+// stringSpecial8 has the top bit of a byte of w set for the first byte
+// that is a quote, a backslash or below 0x20, and is 0 when there is none.
+// Bits above the first may be set too (a borrow runs upwards), never
+// below it. Each test is the classic "has a byte less than n" (n <= 0x80:
+// a byte >= 0x80 sets no bit of its own).
+func stringSpecial8(w uint64) uint64 {
+	const ones = 0x0101010101010101
+	less := func(v uint64, n uint64) uint64 { return (v - ones*n) &^ v }
+	return (less(w, 0x20) | less(w^ones*'"', 1) | less(w^ones*'\\', 1)) & highBits
 }
 
 // hex4 is the value of four hex digits at the start of b, or -1.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // oldForEachString is forEachString as it was before the direct walker
@@ -134,4 +135,68 @@ func BenchmarkForEachString(b *testing.B) {
 			}
 		})
 	}
+}
+
+// oldScanString is scanString a byte at a time, as it was before the
+// eight-byte skip: the oracle of FuzzScanString.
+func oldScanString(b []byte, i int) (end int, plain, ok bool) {
+	plain, ascii := true, true
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			if !ascii && plain {
+				plain = utf8.Valid(b[i+1 : j])
+			}
+			return j + 1, plain, true
+		case c == '\\':
+			plain = false
+			j++
+			if j >= len(b) {
+				return 0, false, false
+			}
+			switch b[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if hex4(b[j+1:]) < 0 {
+					return 0, false, false
+				}
+				j += 4
+			default:
+				return 0, false, false
+			}
+		case c < 0x20:
+			return 0, false, false
+		case c >= utf8.RuneSelf:
+			ascii = false
+		}
+	}
+	return 0, false, false
+}
+
+// FuzzScanString holds scanString to the byte-at-a-time oracle on a
+// literal starting at every quote of the input, specials falling at every
+// place in a word.
+func FuzzScanString(f *testing.F) {
+	for _, s := range jsonSeeds {
+		f.Add(s)
+	}
+	for k := range 9 {
+		pad := strings.Repeat("a", k)
+		for _, tail := range []string{`"`, `\"x"`, "\x1f\"", "é\"", "\xff\"", `\u00e9"`, `\`, "\x7f\x80\"", "\"\x00"} {
+			f.Add(`"` + pad + tail + strings.Repeat("b", 9) + `"`)
+		}
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b := []byte(s)
+		for i := range b {
+			if b[i] != '"' {
+				continue
+			}
+			e1, p1, ok1 := scanString(b, i)
+			e2, p2, ok2 := oldScanString(b, i)
+			if e1 != e2 || p1 != p2 || ok1 != ok2 {
+				t.Fatalf("scanString(%q, %d) = %d, %v, %v; old gives %d, %v, %v", s, i, e1, p1, ok1, e2, p2, ok2)
+			}
+		}
+	})
 }
