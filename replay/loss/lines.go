@@ -36,20 +36,30 @@ func ContentLines(text string, fn func(line string)) {
 // line: stripped and trimmed, of at least minLineRunes bytes, without the
 // letter count (the index runs it once per distinct line).
 func candidateLines(text string, fn func(line string)) {
-	for len(text) > 0 {
-		ln := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			ln, text = text[:i], text[i+1:]
+	// Stripping and trimming only shorten a line, and a line has at most
+	// as many runes as bytes: most lines of code and prose are rejected
+	// by their length without being looked at. The newlines are found 64
+	// bytes at a time (newline.go).
+	start := 0 // where the current line starts
+	for base := 0; base < len(text); base += 64 {
+		var m uint64
+		if base+64 <= len(text) {
+			m = newlines64(text[base:])
 		} else {
-			text = ""
+			m = newlinesTail(text[base:])
 		}
-		// Stripping and trimming only shorten a line, and a line has at
-		// most as many runes as bytes: most lines of code and prose are
-		// rejected here without being looked at.
-		if len(ln) < minLineRunes {
-			continue
+		for ; m != 0; m &= m - 1 {
+			end := base + bits.TrailingZeros64(m)
+			if end-start >= minLineRunes {
+				if ln := trimSpace(stripLineNumber(text[start:end])); len(ln) >= minLineRunes {
+					fn(ln)
+				}
+			}
+			start = end + 1
 		}
-		if ln = trimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
+	}
+	if len(text)-start >= minLineRunes {
+		if ln := trimSpace(stripLineNumber(text[start:])); len(ln) >= minLineRunes {
 			fn(ln)
 		}
 	}
