@@ -1,6 +1,9 @@
 package loss
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"unsafe"
+)
 
 // lineTable gives each distinct line of a session's results an id (its
 // filing order), by open addressing on a hash verified against the line.
@@ -17,7 +20,20 @@ type lineTable struct {
 	seed  maphash.Seed
 	slots []lineSlot // a power of two long, at most half full
 	lines []string   // the lines filed, by id
+	// arena holds copies of the lines filed, side by side: a line seen
+	// again is verified against its copy, not against the text of the
+	// result that filed it, somewhere in the session. In a tool-heavy
+	// session most lines are seen again, and reading the first text back
+	// missed the cache (the compare was a tenth of a smith report).
+	arena []byte
 }
+
+// Arena chunks: a line longer than arenaLine keeps pointing into its
+// result's text.
+const (
+	arenaChunk = 64 << 10
+	arenaLine  = 1 << 10
+)
 
 // lineSlot is a filed line's hash and its id plus one (0: an empty slot).
 // The hash is the low half of the line's 64-bit hash, which also places
@@ -64,10 +80,25 @@ func (t *lineTable) put(ln string, h uint32, at int) int32 {
 		t.grow()
 		_, at, _ = t.find(ln, h)
 	}
-	t.lines = append(t.lines, ln)
+	t.lines = append(t.lines, t.keep(ln))
 	id := int32(len(t.lines))
 	t.slots[at] = lineSlot{hash: h, id: id}
 	return id - 1
+}
+
+// keep returns a copy of ln in the arena (ln itself if it is long). A
+// full chunk is left to the lines in it and a new one started, so that
+// the copies never move.
+func (t *lineTable) keep(ln string) string {
+	if len(ln) == 0 || len(ln) > arenaLine {
+		return ln
+	}
+	if len(t.arena)+len(ln) > cap(t.arena) {
+		t.arena = make([]byte, 0, arenaChunk)
+	}
+	at := len(t.arena)
+	t.arena = append(t.arena, ln...)
+	return unsafe.String(&t.arena[at], len(ln))
 }
 
 // grow doubles the slots and places every line again.
