@@ -165,8 +165,15 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 			}
 		}
 	}
+	if !unplaced(ps) {
+		return // the boundaries placed every one (2.1.9+ logs)
+	}
+	// A result's chars4 size is only needed when a break's keep walk
+	// reaches it, which is at most the few newest: it is computed then
+	// (tokens < 0 until), not for every result of the session.
 	type live struct {
 		id     string
+		text   string
 		tokens int
 	}
 	cacheRead := make(map[int]int, len(t.usage.list)) // assistant message -> recorded cache read
@@ -187,7 +194,7 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 				}
 				arrived[b.ToolCallID] = true
 				if u, ok := t.uses[b.ToolCallID]; ok && !neverCleared[t.useList[u].name] {
-					uncleared = append(uncleared, live{b.ToolCallID, chars4(b.Text)})
+					uncleared = append(uncleared, live{b.ToolCallID, b.Text, -1})
 				}
 			}
 			continue
@@ -201,8 +208,15 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 		}
 		if prevRead > breakFrom && cr < breakTo && mi > 0 && t.msgs[mi-1].Role == corpus.RoleTool {
 			kept, total := 0, 0
-			for j := len(uncleared) - 1; j >= 0 && total+uncleared[j].tokens <= persistKeepTokens; j-- {
-				total += uncleared[j].tokens
+			for j := len(uncleared) - 1; j >= 0; j-- {
+				r := &uncleared[j]
+				if r.tokens < 0 {
+					r.tokens = chars4(r.text)
+				}
+				if total+r.tokens > persistKeepTokens {
+					break
+				}
+				total += r.tokens
 				kept++
 			}
 			for _, r := range uncleared[:len(uncleared)-kept] {
@@ -219,6 +233,16 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 			ps[i].AtMessage, ps[i].Placed = t.firstAssistantAfter(ps[i].ToolCallID), corpus.PlacedArrival
 		}
 	}
+}
+
+// unplaced reports whether some persisted result has no request yet.
+func unplaced(ps []corpus.Persisted) bool {
+	for i := range ps {
+		if ps[i].AtMessage < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // firstAssistantAfter is the first assistant message after the one that
