@@ -91,6 +91,7 @@ type ccLoader struct {
 	warnings   []corpus.Warning // about the file, not one thread
 	sessionID  string
 	meta       corpus.Meta
+	recent     ccRecent
 }
 
 type ccTask struct{ id, prompt string }
@@ -123,7 +124,7 @@ func (l *ccLoader) warn(line int, format string, args ...any) {
 
 func (l *ccLoader) line(n int, b []byte, final bool) error {
 	var ln ccLine
-	if err := ccDecodeLine(b, &ln); err != nil {
+	if err := ccDecodeLine(b, &ln, &l.recent); err != nil {
 		if final {
 			l.warn(n, "the log is cut mid-line: the last line (%d bytes, no newline) is not complete JSON; line skipped", len(b))
 		} else {

@@ -83,22 +83,31 @@ type ccSource struct {
 	URL       string `json:"url"`
 }
 
-// ccDecodeLine decodes one line into ln. Strings are copied; the raw
-// spans (message.content, tool inputs) point into b and are only valid
-// until the next line, so whatever is kept is copied from them.
-func ccDecodeLine(b []byte, ln *ccLine) error {
+// ccRecent is the last value of each line field whose value repeats from
+// line to line (Scanner.StrOrNullReusing): the session, version and cwd
+// of every line, the type, the message id of a response split over
+// lines, and the uuid, which the next line names as its parent.
+type ccRecent struct {
+	typ, subtype, uuid, sessionID, agentID, version, cwd, msgID, role, model string
+}
+
+// ccDecodeLine decodes one line into ln. Strings are copied (or are the
+// same as one of r's, which it updates); the raw spans (message.content,
+// tool inputs) point into b and are only valid until the next line, so
+// whatever is kept is copied from them.
+func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
 	s := &jsonscan.Scanner{B: b}
 	s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
-			ln.Type = s.StrOrNull()
+			ln.Type = s.StrOrNullReusing(&r.typ)
 		case "subtype":
-			ln.Subtype = s.StrOrNull()
+			ln.Subtype = s.StrOrNullReusing(&r.subtype)
 		case "uuid":
-			ln.UUID = s.StrOrNull()
+			ln.UUID = s.StrOrNullReusing(&r.uuid)
 		case "parentUuid":
 			if s.Peek() == '"' {
-				v, _ := s.Str()
+				v := s.StrOrNullReusing(&r.uuid) // mostly the previous line's
 				ln.ParentUUID = &v
 			} else {
 				s.Skip()
@@ -112,13 +121,13 @@ func ccDecodeLine(b []byte, ln *ccLine) error {
 		case "isCompactSummary":
 			ln.IsCompactSummary = s.Bool()
 		case "sessionId":
-			ln.SessionID = s.StrOrNull()
+			ln.SessionID = s.StrOrNullReusing(&r.sessionID)
 		case "agentId":
-			ln.AgentID = s.StrOrNull()
+			ln.AgentID = s.StrOrNullReusing(&r.agentID)
 		case "version":
-			ln.Version = s.StrOrNull()
+			ln.Version = s.StrOrNullReusing(&r.version)
 		case "cwd":
-			ln.Cwd = s.StrOrNull()
+			ln.Cwd = s.StrOrNullReusing(&r.cwd)
 		case "timestamp":
 			ln.Timestamp = s.StrOrNull()
 		case "summary":
@@ -132,11 +141,11 @@ func ccDecodeLine(b []byte, ln *ccLine) error {
 			return s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "id":
-					m.ID = s.StrOrNull()
+					m.ID = s.StrOrNullReusing(&r.msgID)
 				case "role":
-					m.Role = s.StrOrNull()
+					m.Role = s.StrOrNullReusing(&r.role)
 				case "model":
-					m.Model = s.StrOrNull()
+					m.Model = s.StrOrNullReusing(&r.model)
 				case "content":
 					m.Content, _ = s.Raw()
 				case "usage":

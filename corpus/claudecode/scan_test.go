@@ -18,7 +18,8 @@ import (
 var realCorpusDir = realcorpus.Root()
 
 // The scanner decodes every line of the real logs and the fixtures exactly
-// as encoding/json does.
+// as encoding/json does, each file's lines in turn with one ccRecent (whose
+// values the lines repeat).
 func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(realCorpusDir, "claude-code", "*.jsonl"))
 	fixtures, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
@@ -30,6 +31,7 @@ func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 	}
 	lines := 0
 	for _, p := range append(files, fixtures...) {
+		var recent ccRecent // as the loader keeps it: one per file
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -40,7 +42,7 @@ func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 			}
 			var want, got ccLine
 			werr := json.Unmarshal(b, &want)
-			gerr := ccDecodeLine(b, &got)
+			gerr := ccDecodeLine(b, &got, &recent)
 			if (werr == nil) != (gerr == nil) {
 				t.Errorf("%s:%d: encoding/json err %v, scanner err %v", p, i+1, werr, gerr)
 				continue
@@ -157,7 +159,7 @@ func TestCCDecodeLineErrors(t *testing.T) {
 		`{"type":"user","message":{"content":[{"type":"text","text":"x"}`,
 	} {
 		var ln ccLine
-		if err := ccDecodeLine([]byte(in), &ln); err == nil {
+		if err := ccDecodeLine([]byte(in), &ln, &ccRecent{}); err == nil {
 			t.Errorf("%s: no error", in)
 		}
 		if json.Unmarshal([]byte(in), new(ccLine)) == nil {

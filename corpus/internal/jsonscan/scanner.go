@@ -141,6 +141,11 @@ func (s *Scanner) Str() (string, bool) {
 	if !ok {
 		return "", false
 	}
+	return s.decode(raw, escaped)
+}
+
+// decode is the string whose body raw is (a span that span accepted).
+func (s *Scanner) decode(raw []byte, escaped bool) (string, bool) {
 	if !escaped {
 		if s.Alias {
 			return unsafe.String(unsafe.SliceData(raw), len(raw)), true
@@ -297,6 +302,30 @@ func (s *Scanner) StrOrNull() string {
 	}
 	s.Skip()
 	return ""
+}
+
+// StrOrNullReusing reads what StrOrNull reads, but a string equal to
+// *last is returned as *last, not copied again, and any other one is kept
+// in *last: for fields whose value repeats line after line (a session id,
+// a version, the parent that is the previous line's uuid), which a log of
+// a few thousand lines would otherwise copy on every line.
+func (s *Scanner) StrOrNullReusing(last *string) string {
+	if s.Peek() != '"' {
+		s.Skip()
+		return ""
+	}
+	raw, escaped, ok := s.span()
+	if !ok {
+		return ""
+	}
+	if !escaped && string(raw) == *last {
+		return *last
+	}
+	v, ok := s.decode(raw, escaped)
+	if ok {
+		*last = v
+	}
+	return v
 }
 
 // Int reads an integer; null, a fraction or any other value reads as 0

@@ -109,3 +109,37 @@ func TestScannerStrAlias(t *testing.T) {
 		}
 	}
 }
+
+// StrOrNullReusing reads what StrOrNull reads, one value after another
+// with one last: a value equal to last is last itself (not a new copy),
+// and an escaped body that spells last's text is decoded, not taken for it.
+func TestStrOrNullReusing(t *testing.T) {
+	var last string
+	for _, tc := range []struct {
+		in     string
+		reused bool // the result is the string last held before
+	}{
+		{`"abc"`, false},
+		{`"abc"`, true},
+		{`"abd"`, false},
+		{`null`, false},
+		{`"abd"`, true}, // null leaves last alone
+		{`"a\\nb"`, false},
+		{`"a\nb"`, false}, // its raw bytes are last's text: a\nb with a backslash
+		{`"a\nb"`, false}, // an escaped body is always decoded
+		{`7`, false},
+		{`"bad \x"`, false},
+	} {
+		s := &Scanner{B: []byte(tc.in)}
+		before := last
+		got := s.StrOrNullReusing(&last)
+		s2 := &Scanner{B: []byte(tc.in)}
+		if want := s2.StrOrNull(); got != want || (s.Err == nil) != (s2.Err == nil) {
+			t.Fatalf("%s: %q (err %v), StrOrNull gives %q (err %v)", tc.in, got, s.Err, want, s2.Err)
+		}
+		reused := len(got) > 0 && len(before) > 0 && unsafe.StringData(got) == unsafe.StringData(before)
+		if reused != tc.reused {
+			t.Errorf("%s: reused %v, want %v", tc.in, reused, tc.reused)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -244,6 +245,39 @@ func TestScalarEnd(t *testing.T) {
 		bend, bok := ScalarEnd([]byte(tt.in), tt.i)
 		if end != tt.end || ok != tt.ok || bend != end || bok != ok {
 			t.Errorf("ScalarEnd(%q, %d) = %d %v (bytes: %d %v), want %d %v", tt.in, tt.i, end, ok, bend, bok, tt.end, tt.ok)
+		}
+	}
+}
+
+// StringEnd against stringEndRef on many random strings drawn from the
+// pieces that matter to the block scan (backslash runs of every parity
+// across block edges, escaped and closing quotes, \u escapes, runes,
+// control bytes), at a few densities: a fixed seed, so a failure repeats.
+func TestStringEndRandom(t *testing.T) {
+	pieces := []string{"a", "bcdefgh", `\`, `\\`, `"`, `\"`, `\n`, `\t`, `\/`, `\u0022`, `\ud83d\ude00`, `\x`,
+		"→", "é", "\xf0\x9f\x98\x80", "\xe2\x86", "\xc3", "\x1f", "\x7f", "n", "u", "/"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	n := 40000
+	if testing.Short() {
+		n = 4000
+	}
+	for range n {
+		plain := 1 + rng.IntN(30) // how many plain pieces per special one
+		var sb strings.Builder
+		for sb.Len() < 64+rng.IntN(200) {
+			if rng.IntN(plain) == 0 {
+				sb.WriteString(pieces[2+rng.IntN(len(pieces)-2)])
+			} else {
+				sb.WriteString(pieces[rng.IntN(2)])
+			}
+		}
+		b := []byte(sb.String())
+		for _, i := range []int{0, 1, 5, 17} {
+			end, esc, ok := StringEnd(b, i)
+			wend, wesc, wok := stringEndRef(b, i)
+			if end != wend || esc != wesc || ok != wok {
+				t.Fatalf("StringEnd(%q, %d) = %d %v %v, want %d %v %v", b, i, end, esc, ok, wend, wesc, wok)
+			}
 		}
 	}
 }
