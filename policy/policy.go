@@ -90,6 +90,14 @@ type Checkpoint struct {
 	// it replaced in Outcome.Overwrote. A checkpoint that rewrites a few
 	// messages then costs those, not the history.
 	Owned bool
+	// Spare is an array of the caller's that nothing else reads and that
+	// shares nothing with h's, handed with length 0, or nil: a policy that
+	// makes a new history may build it there when the capacity is enough,
+	// instead of allocating one, and reports it Outcome.Owned. The replay
+	// hands the array of the history its last compaction replaced, so
+	// that a session's compactions alternate between two arrays instead of
+	// allocating one each (smith's stages and summary).
+	Spare []corpus.Message
 }
 
 // Strategy is what a compaction did to the history.
@@ -145,8 +153,8 @@ type Outcome struct {
 	Overwrote   []corpus.Message
 	OverwroteAt int
 	// Owned says that History's array is the caller's to hand back with
-	// Checkpoint.Owned: Compact made it, or rewrote an owned one in place,
-	// and keeps no reference to it.
+	// Checkpoint.Owned: Compact made it (in Checkpoint.Spare or not), or
+	// rewrote an owned one in place, and keeps no reference to it.
 	Owned bool
 }
 

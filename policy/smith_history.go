@@ -81,6 +81,9 @@ type working struct {
 	calls  map[string]callKey
 	newest map[callKey]string
 	cands  []resultCand
+	// spare is Checkpoint.Spare until a new history is built in it
+	// (newHistory).
+	spare []corpus.Message
 }
 
 func newWorking(h []corpus.Message, m *Meter) *working {
@@ -131,11 +134,23 @@ func (w *working) changed() bool { return w.copied }
 // stages alone compacted has room to grow.
 func (w *working) ownHistory() {
 	if !w.copied {
-		w.msgs = append(make([]corpus.Message, 0, historyRoom(len(w.msgs))), w.msgs...)
+		w.msgs = append(w.newHistory(len(w.msgs)), w.msgs...)
 		w.owned = slices.Grow(w.owned[:0], len(w.msgs))[:len(w.msgs)]
 		clear(w.owned)
 		w.copied = true
 	}
+}
+
+// newHistory is an empty array for a compacted history of at most n
+// messages: the caller's spare when it has historyRoom(n), a new one
+// otherwise. The spare is used once.
+func (w *working) newHistory(n int) []corpus.Message {
+	buf := w.spare
+	w.spare = nil
+	if cap(buf) < historyRoom(n) {
+		return make([]corpus.Message, 0, historyRoom(n))
+	}
+	return buf[:0]
 }
 
 // historyRoom is the capacity of a compacted history of at most n
@@ -248,7 +263,7 @@ func (w *working) summarize(cut int, s Summarizer, at Checkpoint) ([]corpus.Mess
 		clear(w.msgs[n:])
 		out = w.msgs[:n]
 	} else {
-		out = append(make([]corpus.Message, 0, historyRoom(len(w.msgs))), sum)
+		out = append(w.newHistory(len(w.msgs)), sum)
 		out = append(out, tail...)
 	}
 	var units int64
@@ -309,7 +324,7 @@ func (w *working) summaryStage(cut int, s Summarizer, at Checkpoint, m *Meter, c
 		name = "drop"
 	}
 	o.Stages = append(o.Stages, StageReport{Name: name, BeforeTokens: t0, AfterTokens: o.AfterTokens, BlocksTouched: blocks, BytesRemoved: bytes})
-	o.History, o.Strategy, o.Summarizer = out, strategy, used
+	o.History, o.Strategy, o.Summarizer, o.Owned = out, strategy, used, true
 	if strategy == Summarized {
 		o.SummaryTokens = m.Tokens(m.Message(&out[0]))
 	}

@@ -77,7 +77,7 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if before <= p.max {
 		return finish()
 	}
-	w := p.work.get(h, p.meter)
+	w := p.work.get(h, p.meter, at.Spare)
 	defer p.work.put(w)
 	if n, bytes := w.truncateOldestFirst(p.max, p.keep); n > 0 {
 		o.Stages = append(o.Stages, StageReport{Name: "truncate", BeforeTokens: before, AfterTokens: w.tokens(), BlocksTouched: n, BytesRemoved: bytes})
@@ -85,7 +85,7 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	truncated := func() Outcome {
 		o.AfterTokens = w.tokens()
 		if o.AfterTokens < before {
-			o.Strategy, o.History = Truncated, w.msgs
+			o.Strategy, o.History, o.Owned = Truncated, w.msgs, true
 			o.Units, o.Count = w.total, int64(len(w.msgs))
 		} else {
 			o.Stages = nil // nothing is claimed that did not happen

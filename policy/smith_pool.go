@@ -19,13 +19,16 @@ import (
 type workPool struct{ pool sync.Pool }
 
 // get is a working history of h, with a pooled working's scratch when
-// there is one.
-func (p *workPool) get(h []corpus.Message, m *Meter) *working {
+// there is one, that builds a new history in spare when it can
+// (Checkpoint.Spare).
+func (p *workPool) get(h []corpus.Message, m *Meter, spare []corpus.Message) *working {
 	w, _ := p.pool.Get().(*working)
 	if w == nil {
-		return newWorking(h, m)
+		w = newWorking(h, m)
+	} else {
+		w.reset(h, m)
 	}
-	w.reset(h, m)
+	w.spare = spare
 	return w
 }
 
@@ -33,7 +36,7 @@ func (p *workPool) get(h []corpus.Message, m *Meter) *working {
 // pointer or string into it are dropped, so that the pool keeps no
 // message alive and the next compaction starts from empty scratch.
 func (p *workPool) put(w *working) {
-	w.msgs, w.meter = nil, nil
+	w.msgs, w.meter, w.spare = nil, nil, nil
 	clear(w.uses)
 	w.uses = w.uses[:0]
 	clear(w.calls)

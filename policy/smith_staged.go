@@ -164,7 +164,7 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 			return finish()
 		}
 	}
-	w := p.work.get(h, p.meter)
+	w := p.work.get(h, p.meter, at.Spare)
 	defer p.work.put(w)
 	run := func(on bool, name string, f func() (int, int64)) {
 		if !on {
@@ -184,7 +184,7 @@ func (p *SmithStaged) Compact(h []corpus.Message, at Checkpoint) Outcome {
 
 	staged := func() Outcome {
 		if w.changed() {
-			o.Strategy, o.History = Truncated, w.msgs
+			o.Strategy, o.History, o.Owned = Truncated, w.msgs, true
 		}
 		o.AfterTokens = b.charged(w.tokens())
 		o.Units, o.Count = w.total, int64(len(w.msgs))

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"unsafe"
+
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
 )
@@ -45,6 +47,13 @@ type walker struct {
 	// (Checkpoint.Owned). Only a walk that follows the policy lends it: Agree
 	// hands one history to Compact more than once.
 	owned bool
+	// spare is an array of the walker's that nothing reads and that shares
+	// nothing with h's (Checkpoint.Spare): the one a compaction replaced,
+	// when it was owned. A policy that builds its new history there lets
+	// a session's compactions alternate between two arrays. Only adopt
+	// sets it, so only a walk that follows the policy lends it (Agree,
+	// which asks the policy more than once at a checkpoint, never does).
+	spare []corpus.Message
 	// skipSide skips sidechain messages: a subagent run inline in a main
 	// thread is not part of it, but a subagent's own session (all
 	// sidechain) is replayed.
@@ -103,7 +112,7 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
 		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results,
-		Session: w.s, Next: next, Owned: w.owned && w.mode == followPolicy}
+		Session: w.s, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0]}
 }
 
 // adopt makes a compaction's outcome the working history; fc is the
@@ -114,9 +123,31 @@ func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.dirty = min(w.dirty, fc)
 	w.turns = policy.AdoptTurns(w.p, w.turns, out, fc)
 	w.results = policy.AdoptResults(w.p, w.results, out.History, fc)
+	old, owned := w.h, w.owned
 	w.h = out.History
 	w.sum = outcomeSums(out)
 	w.owned = out.Owned
+	// The history replaced becomes the spare when it was the walker's own
+	// and the new one shares nothing of it (not the same array rewritten
+	// in place, nor a part of it); of it and the spare not built in, the
+	// larger stays.
+	if shares(w.spare, w.h) {
+		w.spare = nil
+	}
+	if owned && !shares(old, w.h) && cap(old) > cap(w.spare) {
+		w.spare = old
+	}
+}
+
+// shares reports whether two slices' arrays overlap (up to their
+// capacities).
+func shares(a, b []corpus.Message) bool {
+	if cap(a) == 0 || cap(b) == 0 {
+		return false
+	}
+	size := unsafe.Sizeof(corpus.Message{})
+	a0, b0 := uintptr(unsafe.Pointer(unsafe.SliceData(a))), uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return a0 < b0+uintptr(cap(b))*size && b0 < a0+uintptr(cap(a))*size
 }
 
 // request records that the current history was sent; it returns the
