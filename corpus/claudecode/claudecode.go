@@ -92,6 +92,9 @@ type ccLoader struct {
 	sessionID  string
 	meta       corpus.Meta
 	recent     ccRecent
+	// lineTime is the current line's timestamp, parsed once by noteMeta
+	// for all that uses it (zero: none, or not RFC 3339).
+	lineTime time.Time
 }
 
 type ccTask struct{ id, prompt string }
@@ -187,12 +190,14 @@ func (l *ccLoader) noteMeta(ln *ccLine) {
 	if l.meta.Cwd == "" && ln.Cwd != "" {
 		l.meta.Cwd = ln.Cwd
 	}
+	l.lineTime = time.Time{}
 	if ln.Timestamp != "" {
 		if ts, err := time.Parse(time.RFC3339Nano, ln.Timestamp); err == nil {
 			if l.meta.CreatedAt.IsZero() {
 				l.meta.CreatedAt = ts
 			}
 			l.meta.UpdatedAt = ts
+			l.lineTime = ts
 		}
 	}
 }
@@ -246,7 +251,7 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 		return
 	}
 	msg := corpus.Message{ID: ln.UUID, Role: corpus.RoleUser, Synthetic: ln.IsMeta, Summary: ln.IsCompactSummary,
-		Time: jsonscan.Timestamp(ln.Timestamp), Line: n}
+		Time: l.lineTime, Line: n}
 	t.usage.sawUser(msg.Time, n)
 	if isString {
 		msg.Blocks = []corpus.Block{{Kind: corpus.KindText, Text: text}}
@@ -348,7 +353,7 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 		mi = a // another content block of the same API response
 	} else {
 		mi = t.add(corpus.Message{ID: ln.UUID, Role: corpus.RoleAssistant, Synthetic: model == "<synthetic>",
-			Time: jsonscan.Timestamp(ln.Timestamp), Line: n}, ln.Message.ID)
+			Time: l.lineTime, Line: n}, ln.Message.ID)
 		t.lastAsst = mi
 	}
 	l.noteUsage(t, ln, n, mi)
@@ -390,7 +395,7 @@ func (l *ccLoader) noteUse(t *ccThread, b corpus.Block, mi, bi, n int) {
 
 func (l *ccLoader) boundary(t *ccThread, ln *ccLine, n int) {
 	c := corpus.Compaction{ID: ln.UUID, Strategy: "compact", AtMessage: len(t.msgs),
-		CreatedAt: jsonscan.Timestamp(ln.Timestamp), Line: n}
+		CreatedAt: l.lineTime, Line: n}
 	md := ln.CompactMetadata
 	if ln.Subtype == "microcompact_boundary" {
 		c.Strategy, md = "microcompact", ln.MicrocompactMetadata

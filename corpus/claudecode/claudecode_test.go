@@ -2,10 +2,12 @@ package claudecode_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
@@ -270,5 +272,39 @@ func TestClaudeCodeSidechainTitle(t *testing.T) {
 	want := []string{"Universal VSLA Interface: C17, Backends, Testing Plan", "Task toolu_01PQL1jS54m4uJjYeqLqcom3", "Task toolu_01JcNTPMJy7Cqh2fCyr91zLz"}
 	if !slices.Equal(titles, want) {
 		t.Errorf("titles %q, want %q", titles, want)
+	}
+}
+
+// Each message, usage and compaction takes its own line's timestamp: a
+// line with none, or one that is not RFC 3339, has the zero time, not the
+// time of the line before it.
+func TestClaudeCodeLineTimes(t *testing.T) {
+	head := `"isSidechain":false,"sessionId":"s-t","version":"2.1.20","cwd":"/Users/u/p"`
+	lines := []string{
+		`{"type":"user","uuid":"u1","parentUuid":null,` + head + `,"timestamp":"2026-01-28T20:56:15.150Z","message":{"role":"user","content":"hi"}}`,
+		`{"type":"assistant","uuid":"a1","parentUuid":"u1",` + head + `,"message":{"id":"m1","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"no time"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`,
+		`{"type":"system","subtype":"microcompact_boundary","uuid":"b1","parentUuid":"a1",` + head + `,"timestamp":"yesterday","microcompactMetadata":{"trigger":"auto","preTokens":1,"tokensSaved":1,"compactedToolIds":[]}}`,
+		`{"type":"user","uuid":"u2","parentUuid":"b1",` + head + `,"timestamp":"not a time","message":{"role":"user","content":"again"}}`,
+		`{"type":"assistant","uuid":"a2","parentUuid":"u2",` + head + `,"timestamp":"2026-01-28T20:57:00Z","message":{"id":"m2","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"timed"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`,
+	}
+	p := filepath.Join(t.TempDir(), "s-t.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadOne(t, p)[0]
+	var got []string
+	for _, m := range s.Messages {
+		got = append(got, m.Time.Format(time.RFC3339))
+	}
+	for _, u := range s.Recorded.Usage {
+		got = append(got, "done "+u.Done.Format(time.RFC3339))
+	}
+	for _, c := range s.Recorded.Compactions {
+		got = append(got, "compaction "+c.CreatedAt.Format(time.RFC3339))
+	}
+	zero := time.Time{}.Format(time.RFC3339)
+	want := []string{"2026-01-28T20:56:15Z", zero, zero, "2026-01-28T20:57:00Z", "done " + zero, "done 2026-01-28T20:57:00Z", "compaction " + zero}
+	if !slices.Equal(got, want) {
+		t.Errorf("times %q, want %q", got, want)
 	}
 }

@@ -120,7 +120,7 @@ func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
 	}
 	u := corpus.Usage{AtMessage: mi, Model: ln.Message.Model, Requests: 1, InputTokens: int(*cu.Input),
 		CacheWriteTokens: int(*cu.CacheCreation), CacheReadTokens: int(*cu.CacheRead), OutputTokens: int(*cu.Output),
-		Done: jsonscan.Timestamp(ln.Timestamp), Line: n}
+		Done: l.lineTime, Line: n}
 	if u.Prompt() == 0 && u.OutputTokens == 0 {
 		// "Prompt is too long" and other <synthetic> messages: not an API
 		// request (3 in the real logs, each with every counter 0).
