@@ -1,6 +1,11 @@
 package claudecode_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -46,5 +51,52 @@ func TestClaudeCodeRealUsage(t *testing.T) {
 			t.Errorf("%s: %d requests, usage %+v; want %d requests, input %d write %d (1h %d) read %d",
 				tt.file, n, sum, tt.requests, tt.input, tt.write, tt.write1h, tt.rd)
 		}
+	}
+}
+
+// The lines of one response that repeat its usage byte for byte, and
+// those that change it, each give what their own bytes say: a bad usage
+// repeated is warned about on each of its lines, and a good one after a
+// bad one with the same bytes as an earlier good one is not taken for the
+// bad one.
+func TestClaudeCodeRepeatedUsage(t *testing.T) {
+	head := `"isSidechain":false,"sessionId":"s-u","version":"2.1.20","cwd":"/Users/u/p"`
+	good := `{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":1}`
+	more := `{"input_tokens":3,"cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":9}`
+	bad := `{"input_tokens":"three","cache_creation_input_tokens":10,"cache_read_input_tokens":100,"output_tokens":1}`
+	asst := func(uuid, parent, id, usage string) string {
+		return `{"type":"assistant","uuid":"` + uuid + `","parentUuid":"` + parent + `",` + head +
+			`,"message":{"id":"` + id + `","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"t"}],"usage":` + usage + `}}`
+	}
+	lines := []string{
+		`{"type":"user","uuid":"u1","parentUuid":null,` + head + `,"message":{"role":"user","content":"hi"}}`,
+		asst("a1", "u1", "m1", good),
+		asst("a2", "a1", "m1", good),
+		asst("a3", "a2", "m1", more),
+		`{"type":"user","uuid":"u2","parentUuid":"a3",` + head + `,"message":{"role":"user","content":"again"}}`,
+		asst("a4", "u2", "m2", bad),
+		asst("a5", "a4", "m2", bad),
+		`{"type":"user","uuid":"u3","parentUuid":"a5",` + head + `,"message":{"role":"user","content":"and again"}}`,
+		asst("a6", "u3", "m3", more),
+	}
+	p := filepath.Join(t.TempDir(), "s-u.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := load.Load([]string{p}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	var got []string
+	for _, u := range s.Recorded.Usage {
+		got = append(got, fmt.Sprintf("line %d: in %d write %d read %d out %d", u.Line, u.InputTokens, u.CacheWriteTokens, u.CacheReadTokens, u.OutputTokens))
+	}
+	for _, w := range s.Warnings {
+		got = append(got, fmt.Sprintf("warning line %d: %.39s", w.Line, w.Message))
+	}
+	want := []string{"line 4: in 3 write 10 read 100 out 9", "line 9: in 3 write 10 read 100 out 9", "warning line 6: message.usage is not an object of token", "warning line 7: message.usage is not an object of token"}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
