@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // Persisted outputs. Claude Code stores some tool results in
@@ -93,6 +94,7 @@ func (l *ccLoader) readPersisted(session string) {
 		results += len(t.results)
 	}
 	byThread := map[*ccThread][]corpus.Persisted{}
+	var data []byte // each file in turn: only compared and measured
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".txt") {
@@ -109,7 +111,7 @@ func (l *ccLoader) readPersisted(session string) {
 			}
 			continue
 		}
-		data, err := os.ReadFile(p)
+		data, err = jsonscan.ReadInto(p, data)
 		if err != nil {
 			fileWarn(p, "persisted output unreadable ("+err.Error()+"); file ignored")
 			continue

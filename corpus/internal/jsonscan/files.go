@@ -30,6 +30,33 @@ func AllSpace(b []byte) bool {
 	return true
 }
 
+// ReadInto reads the file at p as os.ReadFile does (the same bytes, the
+// same errors) into buf, which it grows as needed, and returns the bytes
+// read: for files that are only compared and measured, one after another
+// (Claude Code's persisted outputs), whose contents would otherwise each
+// be a new allocation of their size.
+func ReadInto(p string, buf []byte) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // room for more
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return buf, err
+		}
+	}
+}
+
 // LoadFile opens p and hands it to read, a streaming reader's Read (Claude
 // Code, Codex, Gemini CLI): their Load is this, with the open error as a
 // *corpus.FileError naming p.
