@@ -151,6 +151,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 		h := tab.hash(ln)
 		i, at, ok := tab.find(ln, h)
 		if ok {
+			tab.again(i)
 			return i
 		}
 		e := lineEntry{first: -1, more: -1, last: -1, count: -1}
@@ -263,6 +264,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 					return
 				}
 				if i, _, ok := tab.find(ln, tab.hash(ln)); ok {
+					tab.again(i)
 					countID(i)
 				}
 			})

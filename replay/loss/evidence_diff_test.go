@@ -76,7 +76,8 @@ func TestEvidenceMatchesOracleReal(t *testing.T) {
 // real hash and with one that collides on purpose (every line one of three
 // hashes, so that lookups walk long chains and must tell lines apart by
 // their text), and wants the same ids, each line's filing order, and each
-// line's text intact at the end (copies in arena chunks never move).
+// line's text intact at the end (a line found again is copied into an
+// arena chunk; the copies never move).
 func TestLineTable(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -102,6 +103,9 @@ func TestLineTable(t *testing.T) {
 					if ok != expOK || ok && id != exp {
 						t.Fatalf("start %d: find(%q) = %d, %v; want %d, %v", start, ln, id, ok, exp, expOK)
 					}
+					if ok {
+						tab.again(id)
+					}
 					if !ok {
 						if id := tab.put(ln, h, at); id != int32(len(oracle)) {
 							t.Fatalf("start %d: put(%q) = %d, want %d", start, ln, id, len(oracle))
@@ -111,6 +115,9 @@ func TestLineTable(t *testing.T) {
 				}
 				if len(tab.lines) != len(oracle) {
 					t.Fatalf("start %d: %d lines filed, want %d", start, len(tab.lines), len(oracle))
+				}
+				for id := range tab.lines { // every line seen again: copied, filling chunks
+					tab.again(int32(id))
 				}
 				for ln, exp := range oracle {
 					if id, _, ok := tab.find(ln, tc.hash(tab, ln)); !ok || id != exp || tab.lines[id] != ln {

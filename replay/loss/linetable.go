@@ -20,17 +20,21 @@ type lineTable struct {
 	seed  maphash.Seed
 	slots []lineSlot // a power of two long, at most half full
 	lines []string   // the lines filed, by id
-	// arena holds copies of the lines filed, side by side: a line seen
-	// again is verified against its copy, not against the text of the
-	// result that filed it, somewhere in the session. In a tool-heavy
-	// session most lines are seen again, and reading the first text back
-	// missed the cache (the compare was a tenth of a smith report).
-	arena []byte
+	// arena holds copies of the lines seen again (copied[id]), side by
+	// side: from its second sight on, a line is verified against its
+	// copy, not against the text of the result that filed it, somewhere
+	// in the session. In a tool-heavy session most lines are seen many
+	// times, and reading the first text back missed the cache (the
+	// compare was a tenth of a smith report); a line seen once, most of
+	// the real logs' lines, is never copied.
+	arena  []byte
+	copied []bool
 }
 
-// Arena chunks: a line longer than arenaLine keeps pointing into its
-// result's text.
+// Arena chunks double from arenaFirst to arenaChunk bytes; a line longer
+// than arenaLine keeps pointing into its result's text.
 const (
+	arenaFirst = 4 << 10
 	arenaChunk = 64 << 10
 	arenaLine  = 1 << 10
 )
@@ -49,7 +53,7 @@ func newLineTable(n int) *lineTable {
 	for size < 2*n {
 		size <<= 1
 	}
-	return &lineTable{seed: maphash.MakeSeed(), slots: make([]lineSlot, size), lines: make([]string, 0, n)}
+	return &lineTable{seed: maphash.MakeSeed(), slots: make([]lineSlot, size), lines: make([]string, 0, n), copied: make([]bool, 0, n)}
 }
 
 // hash is the hash find and put take: computed once by the caller, so that
@@ -80,25 +84,31 @@ func (t *lineTable) put(ln string, h uint32, at int) int32 {
 		t.grow()
 		_, at, _ = t.find(ln, h)
 	}
-	t.lines = append(t.lines, t.keep(ln))
+	t.lines = append(t.lines, ln)
+	t.copied = append(t.copied, false)
 	id := int32(len(t.lines))
 	t.slots[at] = lineSlot{hash: h, id: id}
 	return id - 1
 }
 
-// keep returns a copy of ln in the arena (ln itself if it is long). A
-// full chunk is left to the lines in it and a new one started, so that
-// the copies never move.
-func (t *lineTable) keep(ln string) string {
+// again notes that line id was found again: the first time, the line
+// is copied into the arena (unless it is long). A full chunk is left to
+// the lines in it and a new one started, so that the copies never move.
+func (t *lineTable) again(id int32) {
+	if t.copied[id] {
+		return
+	}
+	t.copied[id] = true
+	ln := t.lines[id]
 	if len(ln) == 0 || len(ln) > arenaLine {
-		return ln
+		return
 	}
 	if len(t.arena)+len(ln) > cap(t.arena) {
-		t.arena = make([]byte, 0, arenaChunk)
+		t.arena = make([]byte, 0, min(max(2*cap(t.arena), arenaFirst), arenaChunk))
 	}
 	at := len(t.arena)
 	t.arena = append(t.arena, ln...)
-	return unsafe.String(&t.arena[at], len(ln))
+	t.lines[id] = unsafe.String(&t.arena[at], len(ln))
 }
 
 // grow doubles the slots and places every line again.
