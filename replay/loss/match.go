@@ -224,7 +224,10 @@ type lineMatcher struct {
 	filter [1 << 16 / 64]uint64 // bits of the window hashes, to skip most lookups
 }
 
-// windowSlot is one window hash and its lines; last is -1 in an empty slot.
+// windowSlot is one window hash and its lines: the first line's id, and
+// the last line's id plus one, 0 in an empty slot (fresh slots need no
+// filling: marking a few thousand empty slots, allocated per report, was
+// half of making the matcher).
 type windowSlot struct {
 	hash        uint64
 	first, last int32
@@ -241,11 +244,7 @@ func newLineMatcher(n int) *lineMatcher {
 	for size < 2*n {
 		size <<= 1
 	}
-	m := &lineMatcher{lines: make([]string, 0, n), next: make([]int32, 0, n), slots: make([]windowSlot, size)}
-	for i := range m.slots {
-		m.slots[i].last = -1
-	}
-	return m
+	return &lineMatcher{lines: make([]string, 0, n), next: make([]int32, 0, n), slots: make([]windowSlot, size)}
 }
 
 // windowHash is the polynomial hash of s's first lineWindow bytes,
@@ -279,7 +278,7 @@ func (m *lineMatcher) slot(h uint64) *windowSlot {
 	shift := 64 - bits.Len(uint(len(m.slots)-1))
 	mask := len(m.slots) - 1
 	for i := int((h * 0x9e3779b97f4a7c15) >> shift); ; i = (i + 1) & mask {
-		if s := &m.slots[i]; s.last < 0 || s.hash == h {
+		if s := &m.slots[i]; s.last == 0 || s.hash == h {
 			return s
 		}
 	}
@@ -294,11 +293,11 @@ func (m *lineMatcher) add(line string) int32 {
 		m.grow()
 	}
 	h := windowHash(line)
-	if s := m.slot(h); s.last >= 0 {
-		m.next[s.last] = id
-		s.last = id
+	if s := m.slot(h); s.last > 0 {
+		m.next[s.last-1] = id
+		s.last = id + 1
 	} else {
-		*s = windowSlot{hash: h, first: id, last: id}
+		*s = windowSlot{hash: h, first: id, last: id + 1}
 	}
 	m.filter[(h&0xffff)>>6] |= 1 << (h & 63)
 	return id
@@ -308,11 +307,8 @@ func (m *lineMatcher) add(line string) int32 {
 func (m *lineMatcher) grow() {
 	old := m.slots
 	m.slots = make([]windowSlot, 2*len(old))
-	for i := range m.slots {
-		m.slots[i].last = -1
-	}
 	for _, s := range old {
-		if s.last >= 0 {
+		if s.last > 0 {
 			*m.slot(s.hash) = s
 		}
 	}
@@ -330,7 +326,7 @@ func (m *lineMatcher) scan(text string, fn func(id int32)) {
 	h := windowHash(text)
 	for i := 0; ; i++ {
 		if m.filter[(h&0xffff)>>6]&(1<<(h&63)) != 0 {
-			if s := m.slot(h); s.last >= 0 {
+			if s := m.slot(h); s.last > 0 {
 				for id := s.first; id >= 0; id = m.next[id] {
 					if strings.HasPrefix(text[i:], m.lines[id]) {
 						fn(id)
