@@ -8,9 +8,11 @@
 //
 // Files: family.go (tool-name families per agent and the subject of a
 // call), toolinput.go (the decoder of a call's arguments), jsonlex.go and
-// jsonstr.go (JSON strings), lines.go (distinctive and content lines),
-// match.go (the two multi-pattern matchers), index.go (the per-session index),
-// twins.go (results repeating an earlier one's text), signals.go
+// jsonstr.go (JSON strings), lines.go (distinctive and content lines) and
+// newline.go (a result's newlines, 64 bytes at a time), match.go (the two
+// multi-pattern matchers), index.go (the per-session index), evidence.go
+// and linetable.go (the evidence of the hidden results and its table of
+// lines), twins.go (results repeating an earlier one's text), signals.go
 // (hidden, unseen, needed, refetched, lost, refetch_tokens), tracker.go
 // (which request and stage of a replay first hid each result, and the
 // report per session, stage and compaction).
