@@ -57,9 +57,14 @@ type checker struct {
 	ms    []measure       // p.Measure of each message
 	sum   measure         // their sum
 
-	before map[string]pair // scratch: counts before the compaction of the ids it touched
-	broken []brokenPair    // scratch
-	kept   []keptMeasure   // scratch
+	// suspects are the ids a compaction's drop and push left with
+	// unequal counts, as a stack from which an id that a later block of
+	// the compaction evens is taken when it is near the top (a result
+	// pushed soon after its call): the only ids whose pairing can have
+	// broken.
+	suspects []string
+	broken   []brokenPair  // scratch
+	kept     []keptMeasure // scratch
 }
 
 // keptMeasure is the measure of message i, unchanged by a compaction.
@@ -94,7 +99,7 @@ type brokenPair struct {
 }
 
 func newChecker() *checker {
-	return &checker{calls: map[string]call{}, empty: map[string]int{}, before: map[string]pair{}}
+	return &checker{calls: map[string]call{}, empty: map[string]int{}}
 }
 
 // handed is the history a compaction was handed, read after it: in, but
@@ -135,22 +140,6 @@ func (c *checker) check(p policy.Policy, in handed, out policy.Outcome, fc, req 
 	h := out.History
 	c.catchUp(p, in)
 
-	// The counts before the compaction of every call id the suffixes
-	// touch: no other id's counts can change.
-	before := c.before
-	clear(before)
-	note := func(m *corpus.Message) {
-		for _, b := range toolBlocks(m) {
-			before[b.ToolCallID] = c.calls[b.ToolCallID].pair
-		}
-	}
-	for i := fc; i < in.len(); i++ {
-		note(in.msg(i))
-	}
-	for i := fc; i < len(h); i++ {
-		note(&h[i])
-	}
-
 	// Emptiness and the current turn are judged against the input's state,
 	// so they run before the state moves to the outcome.
 	var empties []int
@@ -176,6 +165,9 @@ func (c *checker) check(p policy.Policy, in handed, out policy.Outcome, fc, req 
 		}
 	}
 	c.kept = kept
+	// Only the ids of the blocks dropped and pushed can change counts;
+	// of those, the ones left uneven are the suspects.
+	c.suspects = c.suspects[:0]
 	c.drop(in, fc)
 	for i := fc; i < len(h); i++ {
 		if len(kept) > 0 && kept[0].i == i {
@@ -191,16 +183,17 @@ func (c *checker) check(p policy.Policy, in handed, out policy.Outcome, fc, req 
 	}
 
 	// A call id is in the outcome when its counts there are not both
-	// zero; it is reported at its first block there.
+	// zero; it is reported at its first block there, when its counts are
+	// uneven and not what they were before.
 	broken := c.broken[:0]
-	for id, b := range before {
+	slices.Sort(c.suspects)
+	for _, id := range slices.Compact(c.suspects) {
 		e := c.calls[id]
-		a := e.pair
-		if a == (pair{}) || a.uses == a.results || a == b {
-			continue
+		if a := e.pair; a != (pair{}) && a.uses != a.results {
+			broken = append(broken, brokenPair{at: e.first, id: id, after: a})
 		}
-		broken = append(broken, brokenPair{at: e.first, id: id, before: b, after: a})
 	}
+	broken = countBefore(in, broken)
 	slices.SortFunc(broken, func(x, y brokenPair) int {
 		if x.at.less(y.at) {
 			return -1
@@ -276,6 +269,7 @@ func (c *checker) drop(h handed, fc int) {
 			} else {
 				c.calls[id] = e // its first block is before fc
 			}
+			c.suspect(id, e.pair)
 		}
 		if len(m.Blocks) == 0 {
 			if c.empty[m.ID]--; c.empty[m.ID] == 0 {
@@ -306,6 +300,69 @@ func toolBlocks(m *corpus.Message) iter.Seq2[int, *corpus.Block] {
 	}
 }
 
+// suspect notes id, whose counts a block just moved to pc: an uneven id
+// goes on the suspects' stack (once while on top), an even one comes off
+// when it is among the top few (a call's result follows it closely, after
+// the other calls of its message). An id uneven after its last move is
+// therefore on the stack; one it leaves may be on it too (costing a
+// lookup).
+func (c *checker) suspect(id string, pc pair) {
+	top := len(c.suspects) - 1
+	if pc.uses != pc.results {
+		if top < 0 || c.suspects[top] != id {
+			c.suspects = append(c.suspects, id)
+		}
+		return
+	}
+	for k := top; k >= max(0, top-7); k-- {
+		if c.suspects[k] == id {
+			c.suspects[k] = c.suspects[top]
+			c.suspects = c.suspects[:top]
+			return
+		}
+	}
+}
+
+// countBefore fills in each broken pair's counts in the history as
+// handed, and keeps those whose counts changed: one pass over in, for the
+// few ids left uneven (none, in a well-formed session).
+func countBefore(in handed, broken []brokenPair) []brokenPair {
+	if len(broken) == 0 {
+		return broken
+	}
+	// A few ids are compared in turn; many (a log whose results lost
+	// their calls) are looked up, so the pass stays linear.
+	var index map[string]int
+	if len(broken) > 8 {
+		index = make(map[string]int, len(broken))
+		for k := range broken {
+			index[broken[k].id] = k
+		}
+	}
+	find := func(id string) int {
+		if index != nil {
+			if k, ok := index[id]; ok {
+				return k
+			}
+			return -1
+		}
+		for k := range broken {
+			if broken[k].id == id {
+				return k
+			}
+		}
+		return -1
+	}
+	for i := range in.len() {
+		for _, b := range toolBlocks(in.msg(i)) {
+			if k := find(b.ToolCallID); k >= 0 {
+				broken[k].before = broken[k].before.moved(b, 1)
+			}
+		}
+	}
+	return slices.DeleteFunc(broken, func(x brokenPair) bool { return x.before == x.after })
+}
+
 // moved is pc with tool block b's side moved by d (+1 as a message is
 // pushed, -1 as it is popped); the caller stores it.
 func (pc pair) moved(b *corpus.Block, d int) pair {
@@ -333,6 +390,7 @@ func (c *checker) pushMeasured(m *corpus.Message, i int, ms measure) {
 		}
 		e.pair = e.moved(b, 1)
 		c.calls[id] = e
+		c.suspect(id, e.pair)
 	}
 	if len(m.Blocks) == 0 {
 		c.empty[m.ID]++

@@ -266,3 +266,72 @@ func TestCheckerChecksAnEarlyEditFully(t *testing.T) {
 		t.Fatalf("violations = %+v, want %+v", tr.Violations, want)
 	}
 }
+
+// TestCountBefore checks the counts countBefore finds in the history as
+// handed, for few uneven ids (compared in turn) and for many (looked up),
+// against a fresh count, and that it keeps only the ids whose counts
+// changed.
+func TestCountBefore(t *testing.T) {
+	for _, n := range []int{1, 3, 8, 9, 40} {
+		var h []corpus.Message
+		for i := range n {
+			id := fmt.Sprintf("c%d", i)
+			h = append(h, corpus.Message{ID: "a" + id, Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: id}}})
+			for range i % 3 {
+				h = append(h, corpus.Message{ID: "t" + id, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: id}}})
+			}
+		}
+		want := callsOf(h)
+		var broken []brokenPair
+		for i := range n {
+			id := fmt.Sprintf("c%d", i)
+			after := want[id].pair
+			if i%2 == 0 {
+				after.results++ // changed: kept
+			}
+			broken = append(broken, brokenPair{id: id, after: after})
+		}
+		got := countBefore(handed{in: h}, broken)
+		if len(got) != (n+1)/2 {
+			t.Fatalf("%d ids: %d kept, want the %d whose counts changed", n, len(got), (n+1)/2)
+		}
+		for _, x := range got {
+			if x.before != want[x.id].pair {
+				t.Errorf("%d ids: %s counted %+v, want %+v", n, x.id, x.before, want[x.id].pair)
+			}
+		}
+	}
+}
+
+// TestCheckerSuspectsEvened checks that the calls a compaction keeps
+// whole leave no suspect behind, parallel calls included (two uses, then
+// their two results), so that a well-formed check looks nothing up at the
+// end: a summary of the first turns, then an edit from the middle on.
+func TestCheckerSuspectsEvened(t *testing.T) {
+	p := &stubPolicy{}
+	var h []corpus.Message
+	for i := range 12 {
+		a, b := fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)
+		h = append(h, corpus.Message{ID: "u" + a, Role: corpus.RoleUser, Blocks: text("go")},
+			corpus.Message{ID: "m" + a, Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+				{Kind: corpus.KindToolUse, ToolCallID: a}, {Kind: corpus.KindToolUse, ToolCallID: b}}},
+			corpus.Message{ID: "t" + a, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: a, Text: "x"}}},
+			corpus.Message{ID: "t" + b, Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: b, Text: "y"}}})
+	}
+	c := newChecker()
+	sum := corpus.Message{ID: "s", Role: corpus.RoleUser, Summary: true, Blocks: text("summary")}
+	out := policy.Outcome{History: append([]corpus.Message{sum}, h[16:]...), Strategy: policy.Summarized}
+	c.check(p, handedTo(h, out), out, 0, 0, &Event{})
+	if len(c.suspects) != 0 {
+		t.Fatalf("after a summary, %d suspects: %v", len(c.suspects), c.suspects)
+	}
+	h = out.History
+	edited := slices.Clone(h)
+	const at = 11 // the first result of turn 6
+	edited[at].Blocks = []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: edited[at].Blocks[0].ToolCallID, Text: "cut"}}
+	out = policy.Outcome{History: edited, Strategy: policy.Truncated}
+	c.check(p, handedTo(h, out), out, at, 1, &Event{})
+	if len(c.suspects) != 0 {
+		t.Fatalf("after an edit, %d suspects: %v", len(c.suspects), c.suspects)
+	}
+}
