@@ -2,28 +2,28 @@
 
 // func newlines64(s string) uint64
 //
-// SSE2 (every amd64 has it): four sixteen-byte blocks compared with '\n',
-// each compare's byte mask gathered into sixteen bits. The caller
-// guarantees 64 bytes.
-#define BLOCK(off, dst) \
+// SSE2 (every amd64 has it): four sixteen-byte blocks compared with '\n'.
+// The blocks' sixteen-bit byte masks are gathered highest first, the
+// result shifted up by sixteen to make room for each next one.
+#define NEWLINES(off, dst) \
 	MOVOU    off(SI), X0; \
 	PCMPEQB  X1, X0;      \
 	PMOVMSKB X0, dst
 
 TEXT ·newlines64(SB), NOSPLIT, $0-24
-	MOVQ s_base+0(FP), SI
-	MOVQ $0x0a0a0a0a0a0a0a0a, AX
-	MOVQ AX, X1
-	PUNPCKLQDQ X1, X1
-	BLOCK(0, AX)
-	BLOCK(16, BX)
-	BLOCK(32, CX)
-	BLOCK(48, DX)
-	SHLQ $16, BX
-	SHLQ $32, CX
-	SHLQ $48, DX
-	ORQ  BX, AX
-	ORQ  CX, AX
-	ORQ  DX, AX
-	MOVQ AX, ret+16(FP)
+	MOVL       $0x0a0a0a0a, AX
+	MOVL       AX, X1
+	PSHUFD     $0, X1, X1 // '\n' in all sixteen bytes
+	MOVQ       s_base+0(FP), SI
+	NEWLINES(48, AX)
+	SHLQ       $16, AX
+	NEWLINES(32, BX)
+	ORQ        BX, AX
+	SHLQ       $16, AX
+	NEWLINES(16, BX)
+	ORQ        BX, AX
+	SHLQ       $16, AX
+	NEWLINES(0, BX)
+	ORQ        BX, AX
+	MOVQ       AX, ret+16(FP)
 	RET
