@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 )
 
@@ -278,6 +279,46 @@ func TestRunSkipsRecordedSummariesButNotASeed(t *testing.T) {
 	for _, m := range tr.Final {
 		if m.ID == "mid" {
 			t.Fatal("a recorded summary was replayed")
+		}
+	}
+}
+
+// TestRunCountsRequestsFirst checks that the requests are counted before
+// the walk, exactly (the list's capacity is its length): sidechains in a
+// main thread, a subagent's own session, a seed summary and a recorded
+// digest, a session smith-staged compacts.
+func TestRunCountsRequestsFirst(t *testing.T) {
+	side := session(3, 10)
+	side.Messages[1].Sidechain, side.Messages[2].Sidechain = true, true
+	sub := session(3, 10)
+	for i := range sub.Messages {
+		sub.Messages[i].Sidechain = true
+	}
+	sums := session(2, 10)
+	seed := corpus.Message{ID: "seed", Role: corpus.RoleUser, Summary: true, Blocks: text("Summary of the earlier conversation: x")}
+	// An assistant summary asks for a response, unless it is skipped.
+	mid := corpus.Message{ID: "mid", Role: corpus.RoleAssistant, Summary: true, Blocks: text("digest")}
+	sums.Messages = append([]corpus.Message{seed}, append(sums.Messages[:4:4], append([]corpus.Message{mid}, sums.Messages[4:]...)...)...)
+	staged, err := policy.New("smith-staged", map[string]string{"max_tokens": "20000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		s    *corpus.Session
+		p    policy.Policy
+	}{
+		{"sidechains", side, &stubPolicy{limit: 1 << 30}},
+		{"subagent", sub, &stubPolicy{limit: 1 << 30}},
+		{"summaries", sums, &stubPolicy{limit: 1 << 30}},
+		{"smith-staged", synth.ToolHeavySession(400), staged},
+	} {
+		tr, err := Run(context.Background(), tt.s, tt.p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tr.Requests) == 0 || cap(tr.Requests) != len(tr.Requests) {
+			t.Errorf("%s: %d requests in a list of capacity %d", tt.name, len(tr.Requests), cap(tr.Requests))
 		}
 	}
 }

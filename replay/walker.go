@@ -100,9 +100,30 @@ func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 		results: policy.ResultMarks(p)}
 }
 
+// requests is how many requests a walk of msgs from the walker's start
+// sends: feed's skips and checks without the walk.
+func (w *walker) requests(msgs []corpus.Message) int {
+	n, raw := 0, 0
+	var prev *corpus.Message
+	for i := range msgs {
+		m := &msgs[i]
+		if w.skipsAfter(m, raw) {
+			continue
+		}
+		if w.p.Checkpoint(prev, m) {
+			n++
+		}
+		prev, raw = m, raw+1
+	}
+	return n
+}
+
 // skips reports whether m is not part of the walked thread.
-func (w *walker) skips(m *corpus.Message) bool {
-	return (m.Sidechain && w.skipSide) || (w.mode == followPolicy && m.Summary && w.raw > 0)
+func (w *walker) skips(m *corpus.Message) bool { return w.skipsAfter(m, w.raw) }
+
+// skipsAfter is skips after raw messages of the thread.
+func (w *walker) skipsAfter(m *corpus.Message, raw int) bool {
+	return (m.Sidechain && w.skipSide) || (w.mode == followPolicy && m.Summary && raw > 0)
 }
 
 // checks reports whether the agent asks its provider right before m.
