@@ -20,6 +20,8 @@ type evidence struct {
 	fetched  [][]int32    // per result: units whose calls fetched it back by content or by its persisted file, ascending
 	// mentionUnits[name id] are the units (ascending) naming a subject.
 	mentionUnits [][]int32
+	// facts are the calls' facts it was built from (calls.go).
+	facts *callFacts
 }
 
 // quoteHit is a unit quoting a distinctive line of a result, and where
@@ -38,14 +40,19 @@ const contentShareCap = 8
 
 // fullEvidence is the evidence of every result, built once.
 func (ix *Index) fullEvidence() *evidence {
-	ix.fullOnce.Do(func() { ix.full = ix.buildEvidence(nil, 0, true) })
+	ix.fullOnce.Do(func() {
+		ix.prepare()
+		ix.full = ix.buildEvidence(ix.all, nil, 0, true)
+	})
 	return ix.full
 }
 
 // evidenceFor is the evidence a list of hides needs. A shared index builds
 // it for every result once; otherwise it is built for the hidden results
 // alone: only their subjects' names and distinctive lines are looked for,
-// in the agent's messages from the first hide on. Their content lines are
+// in the agent's messages from the first hide on, and only the calls
+// those messages and the hidden results hold are read (readCallsFor),
+// leaving the index's shared facts unread. Their content lines are
 // filed first and the other results' lines only looked up, unless the
 // hidden results hold three quarters of the results' text or more. Each
 // result's lines are split once either way (a filed result's count reads
@@ -55,7 +62,6 @@ func (ix *Index) fullEvidence() *evidence {
 // (a smith-staged replay hides 92-97% of the text; the real logs' clears
 // at most two thirds).
 func (ix *Index) evidenceFor(hides []Hide) *evidence {
-	ix.prepare()
 	if ix.shared {
 		return ix.fullEvidence()
 	}
@@ -76,7 +82,7 @@ func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	for k := range ix.Results {
 		total += ix.textLen(k)
 	}
-	return ix.buildEvidence(want, from, 4*wanted >= 3*total)
+	return ix.buildEvidence(ix.readCallsFor(hides, from), want, from, 4*wanted >= 3*total)
 }
 
 // textLen is the length of a result's text, for choosing how to build.
@@ -89,9 +95,11 @@ func (ix *Index) textLen(k int) int {
 // buildEvidence builds the evidence of the results marked in want (nil:
 // all), with the agent's messages read from unit from on (earlier ones
 // can need nothing the hides ask about), filing every result's lines in
-// one pass when fileAll is set (indexLines). It needs prepare.
-func (ix *Index) buildEvidence(want []bool, from int32, fileAll bool) *evidence {
-	ev := &evidence{lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
+// one pass when fileAll is set (indexLines), from the facts f of the
+// calls (which must hold the wanted results' calls and every call from
+// unit from on).
+func (ix *Index) buildEvidence(f *callFacts, want []bool, from int32, fileAll bool) *evidence {
+	ev := &evidence{facts: f, lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
 		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
 	wanted := func(k int) bool { return want == nil || want[k] }
 	names := newNameMatcher()
@@ -106,7 +114,7 @@ func (ix *Index) buildEvidence(want []bool, from int32, fileAll bool) *evidence 
 		if !wanted(k) {
 			continue
 		}
-		if us, ok := ix.persistReads[ix.Results[k].ID]; ok {
+		if us, ok := f.persistReads[ix.Results[k].ID]; ok {
 			ev.fetched[k] = mergeUnits(ev.fetched[k], us)
 		}
 	}
@@ -402,8 +410,8 @@ func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from
 		// Naming a subject in order to act on it again (read the path,
 		// rerun the command) is not using what an earlier result held:
 		// the unit's own calls' names are never recorded for it.
-		for _, c := range ix.calls[ix.units[u].calls[0]:ix.units[u].calls[1]] {
-			for _, name := range c.subj.Mentions {
+		for _, subj := range ev.facts.subj[ix.units[u].calls[0]:ix.units[u].calls[1]] {
+			for _, name := range subj.Mentions {
 				if id, ok := names.ids[name]; ok {
 					lastName[id] = u
 				}

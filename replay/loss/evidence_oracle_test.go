@@ -11,7 +11,7 @@ import "hash/maphash"
 // all), with the agent's messages read from unit from on, filing every
 // result's lines in one pass when fileAll is set. It needs prepare.
 func (ix *Index) oracleEvidence(want []bool, from int32, fileAll bool) *evidence {
-	ev := &evidence{lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
+	ev := &evidence{facts: ix.all, lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
 		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
 	wanted := func(k int) bool { return want == nil || want[k] }
 	names := newNameMatcher()
@@ -26,7 +26,7 @@ func (ix *Index) oracleEvidence(want []bool, from int32, fileAll bool) *evidence
 		if !wanted(k) {
 			continue
 		}
-		if us, ok := ix.persistReads[ix.Results[k].ID]; ok {
+		if us, ok := ix.all.persistReads[ix.Results[k].ID]; ok {
 			ev.fetched[k] = mergeUnits(ev.fetched[k], us)
 		}
 	}

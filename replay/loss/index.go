@@ -34,7 +34,6 @@ type Result struct {
 	Msg, Block, CallMsg int
 	pos                 int   // its index in Index.Results, for Index.sizes
 	call                int32 // its call's index in Index.calls, -1 if none
-	key                 int32 // call key id, -1 if the call has no key
 }
 
 // unit is one message the agent wrote: an assistant message of the thread.
@@ -49,15 +48,14 @@ type unit struct {
 type toolCall struct {
 	unit  int32
 	block int32 // in the unit's message
-	key   int32 // call key id (prepare), -1 if the call has no key
-	subj  Subject
 }
 
 // Index is the recording side of loss for one session: every tool result,
 // its subject, and where the agent later named, quoted or fetched it.
 // Building it is linear in the session, in three steps each paid only when
 // needed: Build lists the results and calls (what a replay's tracker
-// needs); the first report reads every call's subject (prepare); the
+// needs); a report reads the calls' subjects (calls.go: every call once
+// for a shared index, the calls it can need for one replay's); the
 // evidence (evidence.go) scans the results' lines and the agent's messages
 // once for the results a report asks about.
 type Index struct {
@@ -76,12 +74,9 @@ type Index struct {
 	// the text, without measuring results no signal asks for.
 	sizes []atomic.Int64
 
-	// Set by prepare: keyUnits[key id] are the units (ascending) that
-	// repeat a call with the same key; persistReads the units reading each
-	// call id's persisted output back.
-	prepared     sync.Once
-	keyUnits     [][]int32
-	persistReads map[string][]int32
+	// all are the facts of every call, read once by prepare (calls.go).
+	prepared sync.Once
+	all      *callFacts
 
 	// twin[k] is the first result with result k's text (twins.go).
 	twinOnce sync.Once
@@ -165,7 +160,7 @@ func Build(s *corpus.Session, opt Options) *Index {
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, call: -1, key: -1, pos: len(ix.Results)}
+			r := Result{ID: b.ToolCallID, Msg: i, Block: j, CallMsg: -1, call: -1, pos: len(ix.Results)}
 			if c, ok := ix.callOf[b.ToolCallID]; ok {
 				r.call, r.CallMsg = c, int(ix.units[ix.calls[c].unit].msg)
 			}
@@ -177,49 +172,6 @@ func Build(s *corpus.Session, opt Options) *Index {
 	}
 	ix.sizes = make([]atomic.Int64, len(ix.Results))
 	return ix
-}
-
-// prepare reads every call's subject (decoding its input), the results'
-// tools and subjects, the call keys and the reads of persisted outputs.
-// It runs once, the first time a report needs them (safe to race for).
-func (ix *Index) prepare() {
-	ix.prepared.Do(func() {
-		s := ix.Session
-		keys := map[string]int32{}
-		ix.persistReads = map[string][]int32{}
-		var key []byte // the current call's key, built in place
-		for c := range ix.calls {
-			tc := &ix.calls[c]
-			b := &s.Messages[ix.units[tc.unit].msg].Blocks[tc.block]
-			tc.subj = SubjectOf(b.ToolName, b.Args, s.Meta.Cwd)
-			tc.key = -1
-			if key = appendCallKey(key[:0], tc.subj); len(key) > 0 {
-				// A lookup of string(key) does not copy it; only a new
-				// key is stored as a string of its own.
-				id, ok := keys[string(key)]
-				if !ok {
-					id = int32(len(ix.keyUnits))
-					keys[string(key)] = id
-					ix.keyUnits = append(ix.keyUnits, nil)
-				}
-				ix.keyUnits[id] = appendUnit(ix.keyUnits[id], tc.unit)
-				tc.key = id
-			}
-			if id := persistedID(tc.subj); id != "" {
-				ix.persistReads[id] = appendUnit(ix.persistReads[id], tc.unit)
-			}
-		}
-		for k := range ix.Results {
-			r := &ix.Results[k]
-			if r.call < 0 {
-				r.Subject = Subject{Family: FamilyOther}
-				continue
-			}
-			r.Subject = ix.calls[r.call].subj
-			r.Tool = r.Subject.Tool
-			r.key = ix.calls[r.call].key
-		}
-	})
 }
 
 // appendCallKey appends what identifies "the same call again" to dst:

@@ -107,7 +107,6 @@ func (ix *Index) Signal(h Hide) *Signal {
 	if ix.Result(h.CallID) == nil {
 		return nil
 	}
-	ix.prepare()
 	return ix.signal(ix.fullEvidence(), h)
 }
 
@@ -164,8 +163,8 @@ func (ix *Index) unitAtOrAfter(msg int) int32 {
 // firstFetch is the first unit >= from that fetched r back, or -1.
 func (ix *Index) firstFetch(ev *evidence, r *Result, from int32) int32 {
 	best := firstAtOrAfter(ev.fetched[r.pos], from)
-	if r.key >= 0 {
-		if u := firstAtOrAfter(ix.keyUnits[r.key], from); u >= 0 && (best < 0 || u < best) {
+	if key := ev.facts.resultKey(r); key >= 0 {
+		if u := firstAtOrAfter(ev.facts.keyUnits[key], from); u >= 0 && (best < 0 || u < best) {
 			best = u
 		}
 	}
@@ -177,7 +176,8 @@ func (ix *Index) isFetch(ev *evidence, r *Result, u int32) bool {
 	if firstAtOrAfter(ev.fetched[r.pos], u) == u {
 		return true
 	}
-	return r.key >= 0 && firstAtOrAfter(ix.keyUnits[r.key], u) == u
+	key := ev.facts.resultKey(r)
+	return key >= 0 && firstAtOrAfter(ev.facts.keyUnits[key], u) == u
 }
 
 // firstNeed is the first unit >= from that names r's subject or quotes a

@@ -189,7 +189,7 @@ func TestReportWithoutHidesPreparesNothing(t *testing.T) {
 	if rep.Hidden != 0 || len(rep.Signals) != 0 {
 		t.Fatalf("report of no hides: %+v", rep.Counts)
 	}
-	if ix.persistReads != nil || ix.Results[0].Tool != "" {
+	if ix.all != nil || ix.Results[0].Tool != "" {
 		t.Errorf("a report with no hides prepared the index")
 	}
 }
