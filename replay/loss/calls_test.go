@@ -1,14 +1,10 @@
 package loss
 
 import (
-	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
-	"github.com/calib-dev/calib/corpus/synth"
 )
 
 // checkReportReadsFewerCalls reports every hide set with a fresh index for
@@ -48,27 +44,6 @@ func checkReportReadsFewerCalls(t *testing.T, name string, s *corpus.Session) (s
 	return sets
 }
 
-func TestReportReadsFewerCalls(t *testing.T) {
-	var p synth.Profile = synth.ToolHeavy
-	p.Turns = 2
-	checkReportReadsFewerCalls(t, "synth", &corpus.Session{ID: "synth", Messages: synth.Smith(p, 3)})
-	checkReportReadsFewerCalls(t, "toolheavy", synth.ToolHeavySession(2000))
-	for _, payload := range []bool{false, true} {
-		sc := synth.Loss(synth.LossOptions{Filler: 30, FillerBytes: 2000, FileBytes: 6000, Payload: payload, Seed: 5})
-		checkReportReadsFewerCalls(t, fmt.Sprintf("loss-scenario/payload=%v", payload), &corpus.Session{ID: "loss", Messages: sc.Messages})
-	}
-}
+func TestReportReadsFewerCalls(t *testing.T) { checkSynthSessions(t, checkReportReadsFewerCalls) }
 
-func TestReportReadsFewerCallsReal(t *testing.T) {
-	ss, err := load.Load([]string{realcorpus.Dir(t, "claude-code")}, corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sets := 0
-	for _, s := range ss {
-		sets += checkReportReadsFewerCalls(t, s.ID, s)
-	}
-	if sets < 100 {
-		t.Fatalf("only %d hide sets checked over %d sessions", sets, len(ss))
-	}
-}
+func TestReportReadsFewerCallsReal(t *testing.T) { checkRealSessions(t, checkReportReadsFewerCalls) }

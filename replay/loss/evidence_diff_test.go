@@ -8,9 +8,6 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
-	"github.com/calib-dev/calib/corpus/synth"
 )
 
 // checkEvidenceMatchesOracle builds the evidence of every hide set (and of
@@ -47,30 +44,9 @@ func checkEvidenceMatchesOracle(t *testing.T, name string, s *corpus.Session) (c
 	return checked
 }
 
-func TestEvidenceMatchesOracle(t *testing.T) {
-	var p synth.Profile = synth.ToolHeavy
-	p.Turns = 2
-	checkEvidenceMatchesOracle(t, "synth", &corpus.Session{ID: "synth", Messages: synth.Smith(p, 3)})
-	checkEvidenceMatchesOracle(t, "toolheavy", synth.ToolHeavySession(2000))
-	for _, payload := range []bool{false, true} {
-		sc := synth.Loss(synth.LossOptions{Filler: 30, FillerBytes: 2000, FileBytes: 6000, Payload: payload, Seed: 5})
-		checkEvidenceMatchesOracle(t, fmt.Sprintf("loss-scenario/payload=%v", payload), &corpus.Session{ID: "loss", Messages: sc.Messages})
-	}
-}
+func TestEvidenceMatchesOracle(t *testing.T) { checkSynthSessions(t, checkEvidenceMatchesOracle) }
 
-func TestEvidenceMatchesOracleReal(t *testing.T) {
-	ss, err := load.Load([]string{realcorpus.Dir(t, "claude-code")}, corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, s := range ss {
-		checked += checkEvidenceMatchesOracle(t, s.ID, s)
-	}
-	if checked < 100 {
-		t.Fatalf("only %d evidence builds checked over %d sessions", checked, len(ss))
-	}
-}
+func TestEvidenceMatchesOracleReal(t *testing.T) { checkRealSessions(t, checkEvidenceMatchesOracle) }
 
 // TestLineTable files random lines in a lineTable and in a map, with the
 // real hash and with one that collides on purpose (every line one of three

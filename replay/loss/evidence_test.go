@@ -83,26 +83,36 @@ func checkEvidenceAgrees(t *testing.T, name string, s *corpus.Session) (restrict
 	return restricted
 }
 
-func TestEvidenceForHiddenMatchesAll(t *testing.T) {
+func TestEvidenceForHiddenMatchesAll(t *testing.T) { checkSynthSessions(t, checkEvidenceAgrees) }
+
+func TestEvidenceForHiddenMatchesAllReal(t *testing.T) { checkRealSessions(t, checkEvidenceAgrees) }
+
+// checkSynthSessions runs a check on the synthetic sessions the evidence
+// tests share: a small smith session, a tool-heavy one and the loss
+// scenario with and without structured results.
+func checkSynthSessions(t *testing.T, check func(t *testing.T, name string, s *corpus.Session) int) {
 	var p synth.Profile = synth.ToolHeavy
 	p.Turns = 2
-	checkEvidenceAgrees(t, "synth", &corpus.Session{ID: "synth", Messages: synth.Smith(p, 3)})
+	check(t, "synth", &corpus.Session{ID: "synth", Messages: synth.Smith(p, 3)})
+	check(t, "toolheavy", synth.ToolHeavySession(2000))
 	for _, payload := range []bool{false, true} {
 		sc := synth.Loss(synth.LossOptions{Filler: 30, FillerBytes: 2000, FileBytes: 6000, Payload: payload, Seed: 5})
-		checkEvidenceAgrees(t, fmt.Sprintf("loss-scenario/payload=%v", payload), &corpus.Session{ID: "loss", Messages: sc.Messages})
+		check(t, fmt.Sprintf("loss-scenario/payload=%v", payload), &corpus.Session{ID: "loss", Messages: sc.Messages})
 	}
 }
 
-func TestEvidenceForHiddenMatchesAllReal(t *testing.T) {
+// checkRealSessions runs a check on every real Claude Code session and
+// wants at least 100 of the checks it counts.
+func checkRealSessions(t *testing.T, check func(t *testing.T, name string, s *corpus.Session) int) {
 	ss, err := load.Load([]string{realcorpus.Dir(t, "claude-code")}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets := 0
+	checked := 0
 	for _, s := range ss {
-		sets += checkEvidenceAgrees(t, s.ID, s)
+		checked += check(t, s.ID, s)
 	}
-	if sets < 100 {
-		t.Fatalf("only %d hide sets checked over %d sessions", sets, len(ss))
+	if checked < 100 {
+		t.Fatalf("only %d checked over %d sessions", checked, len(ss))
 	}
 }
