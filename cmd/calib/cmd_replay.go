@@ -199,9 +199,21 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			return err
 		}
 	}
+	// Each running job takes a loss scratch (loss.Scratch, one report at
+	// a time) and gives it back: the report of one session reuses the
+	// tables the one before grew. At most one per worker is ever made, so
+	// giving one back never blocks.
+	scratches := make(chan *loss.Scratch, len(l.Sessions))
 	results, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(ctx context.Context, i int) (replayResult, error) {
 		s, p := l.Sessions[i], pols[i]
-		t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{})})
+		var scratch *loss.Scratch
+		select {
+		case scratch = <-scratches:
+		default:
+			scratch = new(loss.Scratch)
+		}
+		t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{Scratch: scratch})})
+		scratches <- scratch
 		if err != nil {
 			return replayResult{}, err
 		}

@@ -77,7 +77,8 @@ func BenchmarkBuild(b *testing.B) {
 // and subagents) through clear-tool-results three ways, interleaved in
 // each iteration so that the shared machine's load falls on all three
 // alike: without loss signals, with each session's index built for the
-// replay (what one replay pays), and with the indexes built once before
+// replay (what one replay pays, with one loss.Scratch for all the
+// sessions as `calib replay` has), and with the indexes built once before
 // (what each further replay of a sweep pays: a sweep builds one index per
 // session for all its parameter sets). It reports the two costs as
 // fractions of the plain replay, and the first also as a fraction of a
@@ -100,6 +101,7 @@ func BenchmarkLossReal(b *testing.B) {
 	for i, s := range ss {
 		shared[i] = loss.Build(s, loss.Options{Shared: true})
 	}
+	sc := new(loss.Scratch)
 	var took, cpu [3]time.Duration
 	var loading time.Duration
 	hidden := 0
@@ -116,7 +118,7 @@ func BenchmarkLossReal(b *testing.B) {
 				opts := replay.Options{}
 				switch mode {
 				case 1:
-					opts.Loss = loss.Build(s, loss.Options{})
+					opts.Loss = loss.Build(s, loss.Options{Scratch: sc})
 				case 2:
 					opts.Loss = shared[i]
 				}

@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -22,26 +23,34 @@ func checkReportReadsFewerCalls(t *testing.T, name string, s *corpus.Session) (s
 			t.Fatalf("%s/%s: a report for one replay read every call", name, set)
 		}
 		sets++
-		if len(rep.Signals) != len(frep.Signals) {
-			t.Fatalf("%s/%s: %d signals, shared index %d", name, set, len(rep.Signals), len(frep.Signals))
-		}
-		for i := range rep.Signals {
-			got, exp := *rep.Signals[i], *frep.Signals[i]
-			gr, er := *got.Result, *exp.Result
-			if !reflect.DeepEqual(gr, er) {
-				t.Errorf("%s/%s: result %+v, shared index %+v", name, set, gr, er)
-			}
-			got.Result, exp.Result = nil, nil
-			if !reflect.DeepEqual(got, exp) {
-				t.Errorf("%s/%s: %s:\n got %+v\nwant %+v", name, set, gr.ID, got, exp)
-			}
-		}
-		rep.Signals, frep.Signals = nil, nil
-		if !reflect.DeepEqual(rep, frep) {
-			t.Errorf("%s/%s: report %+v, shared index %+v", name, set, rep, frep)
+		if d := diffReports(rep, frep); d != "" {
+			t.Errorf("%s/%s: %s (got the first, the shared index the second)", name, set, d)
 		}
 	}
 	return sets
+}
+
+// diffReports says how two reports differ, "" if in nothing: every
+// signal, its result included, and every sum.
+func diffReports(got, exp Report) string {
+	if len(got.Signals) != len(exp.Signals) {
+		return fmt.Sprintf("%d signals, %d", len(got.Signals), len(exp.Signals))
+	}
+	for i := range got.Signals {
+		g, e := *got.Signals[i], *exp.Signals[i]
+		if gr, er := *g.Result, *e.Result; !reflect.DeepEqual(gr, er) {
+			return fmt.Sprintf("result %+v, %+v", gr, er)
+		}
+		g.Result, e.Result = nil, nil
+		if !reflect.DeepEqual(g, e) {
+			return fmt.Sprintf("signal %+v, %+v", g, e)
+		}
+	}
+	got.Signals, exp.Signals = nil, nil
+	if !reflect.DeepEqual(got, exp) {
+		return fmt.Sprintf("report %+v, %+v", got, exp)
+	}
+	return ""
 }
 
 func TestReportReadsFewerCalls(t *testing.T) { checkSynthSessions(t, checkReportReadsFewerCalls) }

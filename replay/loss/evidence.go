@@ -42,7 +42,7 @@ const contentShareCap = 8
 func (ix *Index) fullEvidence() *evidence {
 	ix.fullOnce.Do(func() {
 		ix.prepare()
-		ix.full = ix.buildEvidence(ix.all, nil, 0, true)
+		ix.full = ix.buildEvidence(new(Scratch), ix.all, nil, 0, true)
 	})
 	return ix.full
 }
@@ -61,7 +61,7 @@ func (ix *Index) fullEvidence() *evidence {
 // and counting does not, which pays only when the other results are few
 // (a smith-staged replay hides 92-97% of the text; the real logs' clears
 // at most two thirds).
-func (ix *Index) evidenceFor(hides []Hide) *evidence {
+func (ix *Index) evidenceFor(hides []Hide, sc *Scratch) *evidence {
 	if ix.shared {
 		return ix.fullEvidence()
 	}
@@ -82,7 +82,7 @@ func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	for k := range ix.Results {
 		total += ix.textLen(k)
 	}
-	return ix.buildEvidence(ix.readCallsFor(hides, from), want, from, 4*wanted >= 3*total)
+	return ix.buildEvidence(sc, ix.readCallsFor(hides, from), want, from, 4*wanted >= 3*total)
 }
 
 // textLen is the length of a result's text, for choosing how to build.
@@ -97,8 +97,8 @@ func (ix *Index) textLen(k int) int {
 // can need nothing the hides ask about), filing every result's lines in
 // one pass when fileAll is set (indexLines), from the facts f of the
 // calls (which must hold the wanted results' calls and every call from
-// unit from on).
-func (ix *Index) buildEvidence(f *callFacts, want []bool, from int32, fileAll bool) *evidence {
+// unit from on). Its tables are built in sc, and released when it is done.
+func (ix *Index) buildEvidence(sc *Scratch, f *callFacts, want []bool, from int32, fileAll bool) *evidence {
 	ev := &evidence{facts: f, lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
 		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
 	wanted := func(k int) bool { return want == nil || want[k] }
@@ -118,10 +118,11 @@ func (ix *Index) buildEvidence(f *callFacts, want []bool, from int32, fileAll bo
 			ev.fetched[k] = mergeUnits(ev.fetched[k], us)
 		}
 	}
-	q := ix.indexLines(ev, want, fileAll || want == nil)
+	q := ix.indexLines(sc, ev, want, fileAll || want == nil)
 	names.build()
 	ev.mentionUnits = make([][]int32, len(names.ids))
 	ix.scanUnits(ev, names, q, from)
+	sc.release()
 	return ev
 }
 
@@ -146,7 +147,7 @@ type lineEntry struct {
 // each line up without filing new ones: a line no wanted result holds can
 // change none of their counts, so the other results' lines cost a hash
 // and a lookup, not the content-line test and an entry each.
-func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines {
+func (ix *Index) indexLines(sc *Scratch, ev *evidence, want []bool, fileAll bool) *quoteLines {
 	texts := make([]string, len(ix.Results))
 	size := 0
 	for k := range ix.Results {
@@ -163,12 +164,13 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 	// tool-heavy session repeats most of its lines, and memory asked for
 	// and never used is paid for (fresh pages) all the same.
 	guess := min(size/100, maxLineGuess)
-	tab := newLineTable(guess)
-	all := make([]lineEntry, 0, guess)
+	tab := &sc.tab
+	tab.reset(guess)
+	all := reuse(sc.entries, guess)
 	// holders are the entries' next holders after the first, a block of
 	// contentShareCap-1 per line held by two results or more: no
 	// allocation per shared line.
-	var holders []int32
+	holders := sc.holders[:0]
 	// file returns a line's id, filing it if it is new. The content-line
 	// test runs once per distinct line: the entry remembers a line that
 	// failed it (count -1), so a line repeated across results (a test
@@ -193,7 +195,7 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 	// so that counting them later reads the ids instead of splitting and
 	// hashing the same lines again.
 	var filed [][2]int32
-	var fileIDs []int32
+	fileIDs := sc.ids[:0]
 	twin := ix.twins()
 	if !fileAll {
 		filed = make([][2]int32, len(ix.Results))
@@ -321,7 +323,9 @@ func (ix *Index) indexLines(ev *evidence, want []bool, fileAll bool) *quoteLines
 			distinct++
 		}
 	}
-	q := &quoteLines{m: newLineMatcher(distinct), owner: make([]int32, 0, distinct), end: make([]int32, 0, distinct)}
+	sc.entries, sc.ids, sc.holders = all, fileIDs, holders // kept for the next report
+	sc.quotes.reset(distinct)
+	q := &quoteLines{m: &sc.quotes, owner: make([]int32, 0, distinct), end: make([]int32, 0, distinct)}
 	for i := range all { // first-filed order, so ids are deterministic
 		if e := &all[i]; distinctive(e) {
 			q.m.add(tab.lines[i])

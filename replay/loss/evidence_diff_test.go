@@ -34,7 +34,7 @@ func checkEvidenceMatchesOracle(t *testing.T, name string, s *corpus.Session) (c
 			if want == nil && !fileAll {
 				continue
 			}
-			got, exp := ix.buildEvidence(ix.all, want, from, fileAll), ix.oracleEvidence(want, from, fileAll)
+			got, exp := ix.buildEvidence(new(Scratch), ix.all, want, from, fileAll), ix.oracleEvidence(want, from, fileAll)
 			checked++
 			if !reflect.DeepEqual(got, exp) {
 				t.Errorf("%s/%s/fileAll=%v: evidence differs from the oracle's", name, set, fileAll)

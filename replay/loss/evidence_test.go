@@ -63,7 +63,7 @@ func checkEvidenceAgrees(t *testing.T, name string, s *corpus.Session) (restrict
 			from = min(from, ix.unitAtOrAfter(h.At))
 		}
 		for _, fileAll := range []bool{false, true} {
-			ev := ix.buildEvidence(ix.all, want, from, fileAll)
+			ev := ix.buildEvidence(new(Scratch), ix.all, want, from, fileAll)
 			restricted++
 			for _, h := range hides {
 				got, exp := ix.signal(ev, h), full.signal(fev, h)

@@ -21,6 +21,11 @@ type Options struct {
 	// for every result and kept. Without it each report builds the
 	// evidence of the results its replay hid, and only those (evidence.go).
 	Shared bool
+	// Scratch, when set and the index is not shared, is where the index's
+	// reports build their tables (scratch.go): the caller's, reused from
+	// one session's report to the next. Not safe for concurrent use: one
+	// report at a time, on the goroutine that owns it.
+	Scratch *Scratch
 }
 
 // Result is one tool result of the session and what the recording shows
@@ -67,6 +72,7 @@ type Index struct {
 	callOf  map[string]int32 // tool call id -> index in calls
 	meter   *policy.Meter
 	shared  bool
+	scratch *Scratch // Options.Scratch, nil for a shared index
 	// sizes[k] is Results[k]'s size in meter units plus one, 0 until first
 	// measured. A sweep's jobs share the index and read the same refetched
 	// results' sizes for every parameter set: measuring each once (an
@@ -171,6 +177,9 @@ func Build(s *corpus.Session, opt Options) *Index {
 		}
 	}
 	ix.sizes = make([]atomic.Int64, len(ix.Results))
+	if !opt.Shared {
+		ix.scratch = opt.Scratch
+	}
 	return ix
 }
 

@@ -84,14 +84,14 @@ func BenchmarkEvidenceReal(b *testing.B) {
 			for b.Loop() {
 				for _, ix := range ixs {
 					if every == 1 {
-						ix.buildEvidence(ix.all, nil, 0, true)
+						ix.buildEvidence(new(Scratch), ix.all, nil, 0, true)
 						continue
 					}
 					want := make([]bool, len(ix.Results))
 					for k := 0; k < len(want); k += every {
 						want[k] = true
 					}
-					ix.buildEvidence(ix.all, want, 0, false)
+					ix.buildEvidence(new(Scratch), ix.all, want, 0, false)
 				}
 			}
 		})

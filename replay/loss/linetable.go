@@ -49,11 +49,24 @@ type lineSlot struct {
 
 // newLineTable starts a table with room for n lines before it grows.
 func newLineTable(n int) *lineTable {
+	t := new(lineTable)
+	t.reset(n)
+	return t
+}
+
+// reset empties the table, with room for n lines before it grows, reusing
+// its memory (scratch.go). The last arena chunk is reused too: the lines
+// copied into it were an earlier report's, which nothing reads any more.
+func (t *lineTable) reset(n int) {
+	if t.seed == (maphash.Seed{}) {
+		t.seed = maphash.MakeSeed()
+	}
 	size := 64
 	for size < 2*n {
 		size <<= 1
 	}
-	return &lineTable{seed: maphash.MakeSeed(), slots: make([]lineSlot, size), lines: make([]string, 0, n), copied: make([]bool, 0, n)}
+	t.slots = zeroed(t.slots, size)
+	t.lines, t.copied, t.arena = reuse(t.lines, n), reuse(t.copied, n), t.arena[:0]
 }
 
 // hash is the hash find and put take: computed once by the caller, so that

@@ -240,11 +240,20 @@ const (
 
 // newLineMatcher sizes the matcher for n lines.
 func newLineMatcher(n int) *lineMatcher {
+	m := new(lineMatcher)
+	m.reset(n)
+	return m
+}
+
+// reset empties the matcher and sizes it for n lines, reusing its memory
+// (scratch.go).
+func (m *lineMatcher) reset(n int) {
 	size := 16
 	for size < 2*n {
 		size <<= 1
 	}
-	return &lineMatcher{lines: make([]string, 0, n), next: make([]int32, 0, n), slots: make([]windowSlot, size)}
+	m.lines, m.next, m.slots = reuse(m.lines, n), reuse(m.next, n), zeroed(m.slots, size)
+	clear(m.filter[:])
 }
 
 // windowHash is the polynomial hash of s's first lineWindow bytes,

@@ -284,7 +284,11 @@ func (ix *Index) Report(hides []Hide) Report {
 		// a light policy) reads no call's subject either.
 		return rep
 	}
-	ev := ix.evidenceFor(hides)
+	sc := ix.scratch
+	if sc == nil {
+		sc = new(Scratch)
+	}
+	ev := ix.evidenceFor(hides, sc)
 	signals := make([]Signal, len(hides))
 	rep.Signals = make([]*Signal, 0, len(hides))
 	for i, h := range hides {

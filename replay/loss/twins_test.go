@@ -62,7 +62,7 @@ func TestTwinsEvidenceMatchesOracle(t *testing.T) {
 	want := make([]bool, len(ix.Results))
 	want[ix.byID["a1"]], want[ix.byID["a3"]] = true, true
 	for _, fileAll := range []bool{false, true} {
-		if !reflect.DeepEqual(ix.buildEvidence(ix.all, want, 0, fileAll), ix.oracleEvidence(want, 0, fileAll)) {
+		if !reflect.DeepEqual(ix.buildEvidence(new(Scratch), ix.all, want, 0, fileAll), ix.oracleEvidence(want, 0, fileAll)) {
 			t.Errorf("a1 and a3 hidden, fileAll=%v: evidence differs from the oracle's", fileAll)
 		}
 	}
