@@ -121,7 +121,7 @@ func (ix *Index) buildEvidence(sc *Scratch, f *callFacts, want []bool, from int3
 	q := ix.indexLines(sc, ev, want, fileAll || want == nil)
 	names.build()
 	ev.mentionUnits = make([][]int32, len(names.ids))
-	ix.scanUnits(ev, names, q, from)
+	ix.scanUnits(ev, names, q, from, &sc.unescaped)
 	sc.release()
 	return ev
 }
@@ -403,13 +403,13 @@ func offsetIn(text, sub string) int {
 // or backslashes in it still matches). Thinking is not a use: the model
 // reasoning about a file is not the recording showing it relied on the
 // file's content, and the analyst found it changes no count on the real
-// logs.
-func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from int32) {
+// logs. scratch is the buffer escaped strings are decoded into, one at
+// a time (the caller's Scratch keeps it from one report to the next).
+func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from int32, scratch *[]byte) {
 	lastName := make([]int32, len(names.ids))
 	for i := range lastName {
 		lastName[i] = -1
 	}
-	var scratch []byte // the decoded escaped strings, one at a time
 	for u := from; int(u) < len(ix.units); u++ {
 		// Naming a subject in order to act on it again (read the path,
 		// rerun the command) is not using what an earlier result held:
@@ -446,7 +446,7 @@ func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from
 					// match no path, command or content line).
 					visit(unsafe.String(unsafe.SliceData(b.Args), len(b.Args)))
 				} else {
-					forEachString(b.Args, &scratch, visit)
+					forEachString(b.Args, scratch, visit)
 				}
 			}
 		}

@@ -33,7 +33,7 @@ func (ix *Index) oracleEvidence(want []bool, from int32, fileAll bool) *evidence
 	q := ix.oracleIndexLines(ev, want, fileAll || want == nil)
 	names.build()
 	ev.mentionUnits = make([][]int32, len(names.ids))
-	ix.scanUnits(ev, names, q, from)
+	ix.scanUnits(ev, names, q, from, new([]byte))
 	return ev
 }
 

@@ -1,8 +1,8 @@
 package loss
 
 // Scratch is room for the tables a report builds and drops: the line
-// table, its entries and the ids and holders filed in them, and the
-// matcher of distinctive lines. A report for one replay built them afresh
+// table, its entries and the ids and holders filed in them, the matcher
+// of distinctive lines and the buffer tool inputs are decoded into. A report for one replay built them afresh
 // for every session, and allocating and collecting them was about a
 // seventh of the report; whoever reports sessions one after another (the
 // replay command's workers) can keep one Scratch each and pass it in
@@ -20,6 +20,10 @@ type Scratch struct {
 	entries []lineEntry
 	ids     []int32 // fileIDs of indexLines
 	holders []int32
+	// unescaped holds the escaped strings of tool inputs scanUnits decodes,
+	// one at a time: grown afresh for every session, it was a tenth of
+	// what a report allocated once the tables were kept.
+	unescaped []byte
 }
 
 // release drops the report's references into its session's texts (the
