@@ -102,7 +102,8 @@ func (ix *Index) buildEvidence(sc *Scratch, f *callFacts, want []bool, from int3
 	ev := &evidence{facts: f, lines: make([]int32, len(ix.Results)), mentions: make([][]int32, len(ix.Results)),
 		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
 	wanted := func(k int) bool { return want == nil || want[k] }
-	names := newNameMatcher()
+	names := &sc.names
+	names.reset()
 	for k := range ix.Results {
 		if wanted(k) {
 			for _, name := range ix.Results[k].Subject.Mentions {

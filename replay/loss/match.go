@@ -40,10 +40,22 @@ type nameMatcher struct {
 	// a one-byte name, every pair starting with it): at the root, scan
 	// skips the positions where no name starts without stepping.
 	starts [1 << 16 / 64]uint64
+	// parent, fill and queue are build's working lists, kept with the
+	// rest for the next build (scratch.go).
+	parent, fill, queue []int32
 }
 
 func newNameMatcher() *nameMatcher {
-	return &nameMatcher{ids: map[string]int32{}}
+	m := new(nameMatcher)
+	m.reset()
+	return m
+}
+
+// reset empties the matcher for names to be added again, keeping its
+// lists' memory (scratch.go).
+func (m *nameMatcher) reset() {
+	m.names, m.ids = m.names[:0], map[string]int32{}
+	m.root, m.starts = [256]int32{}, [1 << 16 / 64]uint64{}
 }
 
 // add registers a name and returns its id; adding a name twice returns
@@ -87,8 +99,8 @@ func (m *nameMatcher) build() {
 		nodes += len(m.names[id]) - commonPrefix(prev, m.names[id])
 		prev = m.names[id]
 	}
-	parent := append(make([]int32, 0, nodes), -1)
-	m.via, m.out = append(make([]byte, 0, nodes), 0), append(make([]int32, 0, nodes), -1)
+	parent := append(reuse(m.parent, nodes), -1)
+	m.via, m.out = append(reuse(m.via, nodes), 0), append(reuse(m.out, nodes), -1)
 	path := []int32{0} // path[d]: the node at depth d of the previous name
 	prev = ""
 	for _, id := range order {
@@ -123,30 +135,33 @@ func (m *nameMatcher) build() {
 	// child's fail link depends only on shallower nodes, which the
 	// breadth-first queue has all done.
 	nodes = len(parent)
-	first := make([]int32, nodes+1)
+	first := zeroed(m.first, nodes+1)
 	for _, p := range parent[1:] {
 		first[p+1]++
 	}
 	for n := 1; n <= nodes; n++ {
 		first[n] += first[n-1]
 	}
-	kids, kidVia := make([]int32, nodes-1), make([]byte, nodes-1)
-	fill := append([]int32(nil), first[:nodes]...)
+	kids, kidVia := zeroed(m.kids, nodes-1), zeroed(m.kidVia, nodes-1)
+	fill := append(reuse(m.fill, nodes), first[:nodes]...)
 	for child := 1; child < nodes; child++ {
 		p := parent[child]
 		kids[fill[p]], kidVia[fill[p]] = int32(child), m.via[child]
 		fill[p]++
 	}
 	m.first, m.kids, m.kidVia = first, kids, kidVia
-	m.fail, m.dict = make([]int32, nodes), make([]int32, nodes)
+	m.fail, m.dict = zeroed(m.fail, nodes), zeroed(m.dict, nodes)
 	m.dict[0] = -1
-	queue := make([]int32, 0, nodes)
+	queue := reuse(m.queue, nodes)
 	for c := 0; c < 256; c++ {
 		if n := m.root[c]; n != 0 {
 			m.dict[n] = -1 // fail = root
 			queue = append(queue, n)
 		}
 	}
+	// The queue's array holds every node but the root once, so it never
+	// grows: it is kept from here for the next build.
+	m.parent, m.fill, m.queue = parent, fill, queue
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -161,7 +176,7 @@ func (m *nameMatcher) build() {
 			queue = append(queue, child)
 		}
 	}
-	m.emits = make([]bool, nodes)
+	m.emits = zeroed(m.emits, nodes)
 	for n := range m.emits {
 		m.emits[n] = m.out[n] >= 0 || m.dict[n] > 0
 	}

@@ -1,8 +1,9 @@
 package loss
 
 // Scratch is room for the tables a report builds and drops: the line
-// table, its entries and the ids and holders filed in them, the matcher
-// of distinctive lines and the buffer tool inputs are decoded into. A report for one replay built them afresh
+// table, its entries and the ids and holders filed in them, the matchers
+// of distinctive lines and of names, and the buffer tool inputs are
+// decoded into. A report for one replay built them afresh
 // for every session, and allocating and collecting them was about a
 // seventh of the report; whoever reports sessions one after another (the
 // replay command's workers) can keep one Scratch each and pass it in
@@ -17,6 +18,7 @@ package loss
 type Scratch struct {
 	tab     lineTable
 	quotes  lineMatcher
+	names   nameMatcher
 	entries []lineEntry
 	ids     []int32 // fileIDs of indexLines
 	holders []int32
@@ -31,6 +33,8 @@ type Scratch struct {
 func (sc *Scratch) release() {
 	clear(sc.tab.lines)
 	clear(sc.quotes.lines)
+	clear(sc.names.names)
+	sc.names.names, sc.names.ids = sc.names.names[:0], nil
 	sc.tab.lines, sc.quotes.lines = sc.tab.lines[:0], sc.quotes.lines[:0]
 }
 
