@@ -61,9 +61,16 @@ func (ix *Index) fullEvidence() *evidence {
 // and counting does not, which pays only when the other results are few
 // (a smith-staged replay hides 92-97% of the text; the real logs' clears
 // at most two thirds).
-func (ix *Index) evidenceFor(hides []Hide, sc *Scratch) *evidence {
+func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	if ix.shared {
 		return ix.fullEvidence()
+	}
+	// A Scratch is some 20 KB of zeroed memory (the matchers' filters):
+	// made only here, when none was given, so that a shared index's
+	// reports, which read evidence built once, allocate none.
+	sc := ix.scratch
+	if sc == nil {
+		sc = new(Scratch)
 	}
 	want := make([]bool, len(ix.Results))
 	from := int32(len(ix.units))

@@ -284,11 +284,7 @@ func (ix *Index) Report(hides []Hide) Report {
 		// a light policy) reads no call's subject either.
 		return rep
 	}
-	sc := ix.scratch
-	if sc == nil {
-		sc = new(Scratch)
-	}
-	ev := ix.evidenceFor(hides, sc)
+	ev := ix.evidenceFor(hides)
 	signals := make([]Signal, len(hides))
 	rep.Signals = make([]*Signal, 0, len(hides))
 	for i, h := range hides {
