@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus/realcorpus"
+	"github.com/calib-dev/calib/metrics"
 )
 
 // Tests on shared/corpus-real: they skip when it is absent (a fresh
@@ -202,5 +204,37 @@ func TestRealCorpusCompactionTiming(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[1], "0,13000,") || !strings.Contains(lines[0], "agreement_timing") {
 		t.Fatalf("ranking:\n%s", out)
+	}
+}
+
+// Under auto each session's metrics have a reclaimed_ value for every
+// stage of its own policy and a zero one for no other stage (runReplay
+// computes each policy's stage order once, before the replays, and must
+// hand each session its own).
+func TestReplayAutoStagesPerPolicy(t *testing.T) {
+	var rep struct {
+		Sessions []struct {
+			Policy  string             `json:"policy"`
+			Metrics map[string]float64 `json:"metrics"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &rep, "replay", "-q", realcorpus.Dir(t))
+	policies := map[string]bool{}
+	for i, s := range rep.Sessions {
+		policies[s.Policy] = true
+		stages := metrics.StageOrder(s.Policy)
+		for _, st := range stages {
+			if _, ok := s.Metrics["reclaimed_"+st]; !ok {
+				t.Errorf("session %d (%s): no reclaimed_%s", i, s.Policy, st)
+			}
+		}
+		for k, v := range s.Metrics {
+			if st, ok := strings.CutPrefix(k, "reclaimed_"); ok && v == 0 && !slices.Contains(stages, st) {
+				t.Errorf("session %d (%s): %s = 0 for a stage of another policy", i, s.Policy, k)
+			}
+		}
+	}
+	if len(policies) < 2 {
+		t.Fatalf("auto gave the real corpus %d policies, want several", len(policies))
 	}
 }
