@@ -22,6 +22,22 @@ func warnLines(ws []corpus.Warning) []string {
 	return out
 }
 
+// loadLines writes lines as the log NAME in a temporary folder and loads
+// it with loadOne, returning its one session and the file's path (which
+// its warnings must name).
+func loadLines(t *testing.T, name string, lines []string) (*corpus.Session, string) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ss := loadOne(t, p)
+	if len(ss) != 1 {
+		t.Fatalf("%s: %d sessions, want 1", name, len(ss))
+	}
+	return ss[0], p
+}
+
 func loadOne(t *testing.T, p string) []*corpus.Session {
 	t.Helper()
 	ss, err := load.Load([]string{p}, corpus.Options{})
@@ -287,11 +303,7 @@ func TestClaudeCodeLineTimes(t *testing.T) {
 		`{"type":"user","uuid":"u2","parentUuid":"b1",` + head + `,"timestamp":"not a time","message":{"role":"user","content":"again"}}`,
 		`{"type":"assistant","uuid":"a2","parentUuid":"u2",` + head + `,"timestamp":"2026-01-28T20:57:00Z","message":{"id":"m2","role":"assistant","model":"claude-opus-4-5","content":[{"type":"text","text":"timed"}],"usage":{"input_tokens":1,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`,
 	}
-	p := filepath.Join(t.TempDir(), "s-t.jsonl")
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := loadOne(t, p)[0]
+	s, _ := loadLines(t, "s-t.jsonl", lines)
 	var got []string
 	for _, m := range s.Messages {
 		got = append(got, m.Time.Format(time.RFC3339))

@@ -1,8 +1,6 @@
 package claudecode_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,8 +83,6 @@ func TestClaudeCodeRealUsageContext(t *testing.T) {
 }
 
 func TestClaudeCodeUsageBadInput(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "bad-usage.jsonl")
 	lines := []string{
 		`{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"hi"}}`,
 		`{"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"s","timestamp":"2026-01-01T00:00:05Z","message":{"id":"m1","role":"assistant","model":"claude-opus-4-5-20251101","content":[{"type":"text","text":"a"}],"usage":{"input_tokens":-3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}`,
@@ -99,14 +95,7 @@ func TestClaudeCodeUsageBadInput(t *testing.T) {
 		`{"type":"user","uuid":"u5","parentUuid":"a4","sessionId":"s","timestamp":"2026-01-01T00:00:15Z","message":{"role":"user","content":"y"}}`,
 		`{"type":"assistant","uuid":"a5","parentUuid":"u5","sessionId":"s","timestamp":"2026-01-01T00:00:16Z","message":{"id":"m5","role":"assistant","model":"claude-opus-4-5-20251101","content":[{"type":"text","text":"e"}]}}`,
 	}
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ss, err := load.Load([]string{p}, corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ss[0]
+	s, p := loadLines(t, "bad-usage.jsonl", lines)
 	if len(s.Messages) != 10 {
 		t.Fatalf("bad usage must not cost messages: %d", len(s.Messages))
 	}

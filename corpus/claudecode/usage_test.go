@@ -2,10 +2,7 @@ package claudecode_test
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -79,15 +76,7 @@ func TestClaudeCodeRepeatedUsage(t *testing.T) {
 		`{"type":"user","uuid":"u3","parentUuid":"a5",` + head + `,"message":{"role":"user","content":"and again"}}`,
 		asst("a6", "u3", "m3", more),
 	}
-	p := filepath.Join(t.TempDir(), "s-u.jsonl")
-	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ss, err := load.Load([]string{p}, corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ss[0]
+	s, _ := loadLines(t, "s-u.jsonl", lines)
 	var got []string
 	for _, u := range s.Recorded.Usage {
 		got = append(got, fmt.Sprintf("line %d: in %d write %d read %d out %d", u.Line, u.InputTokens, u.CacheWriteTokens, u.CacheReadTokens, u.OutputTokens))

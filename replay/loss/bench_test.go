@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
@@ -89,10 +86,7 @@ func BenchmarkBuild(b *testing.B) {
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkLossReal -benchtime 20x -cpu 1
 func BenchmarkLossReal(b *testing.B) {
-	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := loss.RealSessions(b)
 	p, err := policy.New("clear-tool-results", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -107,9 +101,7 @@ func BenchmarkLossReal(b *testing.B) {
 	hidden := 0
 	for b.Loop() {
 		start := time.Now()
-		if _, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{}); err != nil {
-			b.Fatal(err)
-		}
+		loss.RealSessions(b)
 		loading += time.Since(start)
 		for mode := range took {
 			start, startCPU := time.Now(), cpuTime()

@@ -7,8 +7,6 @@ import (
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/corpus/synth"
 )
 
@@ -104,10 +102,7 @@ func checkSynthSessions(t *testing.T, check func(t *testing.T, name string, s *c
 // checkRealSessions runs a check on every real Claude Code session and
 // wants at least 100 of the checks it counts.
 func checkRealSessions(t *testing.T, check func(t *testing.T, name string, s *corpus.Session) int) {
-	ss, err := load.Load([]string{realcorpus.Dir(t, "claude-code")}, corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ss := RealSessions(t)
 	checked := 0
 	for _, s := range ss {
 		checked += check(t, s.ID, s)

@@ -3,10 +3,6 @@ package loss
 import (
 	"fmt"
 	"testing"
-
-	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
 // BenchmarkIndexReal is the whole index alone (Build, the subjects and
@@ -17,10 +13,7 @@ import (
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkIndexReal -benchtime 20x -cpu 1 -count 3
 func BenchmarkIndexReal(b *testing.B) {
-	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := RealSessions(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, s := range ss {
@@ -38,10 +31,7 @@ func BenchmarkIndexReal(b *testing.B) {
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkSignalsReal -benchtime 20x -cpu 1 -count 3
 func BenchmarkSignalsReal(b *testing.B) {
-	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := RealSessions(b)
 	ixs := make([]*Index, len(ss))
 	hides := make([][]Hide, len(ss))
 	for i, s := range ss {
@@ -70,10 +60,7 @@ func BenchmarkSignalsReal(b *testing.B) {
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkEvidenceReal -benchtime 20x -cpu 1 -count 3
 func BenchmarkEvidenceReal(b *testing.B) {
-	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := RealSessions(b)
 	ixs := make([]*Index, len(ss))
 	for i, s := range ss {
 		ixs[i] = Build(s, Options{})

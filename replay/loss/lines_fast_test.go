@@ -37,19 +37,12 @@ func oldContentLine(s string) bool {
 // oldContentLines is ContentLines before the length pre-check, with the
 // old classifier.
 func oldContentLines(text string, fn func(line string)) {
-	for len(text) > 0 {
-		ln := text
-		if i := strings.IndexByte(text, '\n'); i >= 0 {
-			ln, text = text[:i], text[i+1:]
-		} else {
-			text = ""
-		}
+	oldSplitLines(text, func(ln string) {
 		ln = strings.TrimSpace(stripLineNumber(ln))
-		if len(ln) < minLineRunes || !oldContentLine(ln) {
-			continue
+		if len(ln) >= minLineRunes && oldContentLine(ln) {
+			fn(ln)
 		}
-		fn(ln)
-	}
+	})
 }
 
 // TestIsAlnumRune checks the shortcut ranges against the unicode tables

@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// oldCandidateLines is candidateLines as it was before the newline masks:
-// strings.IndexByte per line. The oracle of FuzzCandidateLines.
-func oldCandidateLines(text string, fn func(line string)) {
+// oldSplitLines calls fn with each line of text, found with
+// strings.IndexByte one line at a time: how the old versions below split,
+// and so the oracle the newline masks are held to.
+func oldSplitLines(text string, fn func(ln string)) {
 	for len(text) > 0 {
 		ln := text
 		if i := strings.IndexByte(text, '\n'); i >= 0 {
@@ -15,13 +16,21 @@ func oldCandidateLines(text string, fn func(line string)) {
 		} else {
 			text = ""
 		}
+		fn(ln)
+	}
+}
+
+// oldCandidateLines is candidateLines as it was before the newline masks:
+// strings.IndexByte per line. The oracle of FuzzCandidateLines.
+func oldCandidateLines(text string, fn func(line string)) {
+	oldSplitLines(text, func(ln string) {
 		if len(ln) < minLineRunes {
-			continue
+			return
 		}
 		if ln = strings.TrimSpace(stripLineNumber(ln)); len(ln) >= minLineRunes {
 			fn(ln)
 		}
-	}
+	})
 }
 
 // newlineMask is the newline mask of s[:64] a byte at a time.

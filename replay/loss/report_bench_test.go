@@ -4,9 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/loss"
@@ -18,10 +15,7 @@ import (
 //
 //	go test ./replay/loss -run '^$' -bench BenchmarkReportReal -benchtime 100x -cpu 1 -benchmem
 func BenchmarkReportReal(b *testing.B) {
-	ss, err := load.Load([]string{realcorpus.Dir(b, "claude-code")}, corpus.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
+	ss := loss.RealSessions(b)
 	p, err := policy.New("clear-tool-results", nil)
 	if err != nil {
 		b.Fatal(err)
