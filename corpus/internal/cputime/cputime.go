@@ -3,20 +3,7 @@
 // CPU-second is the figure that does not depend on what else runs.
 package cputime
 
-import (
-	"syscall"
-	"time"
-)
-
-// Now is the process's user plus system CPU time so far (0 where the
-// system cannot tell).
-func Now() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
+import "time"
 
 // Reporter is what ReportMBPerCPUSecond needs of a *testing.B.
 type Reporter interface{ ReportMetric(n float64, unit string) }
