@@ -30,6 +30,34 @@ func AllSpace(b []byte) bool {
 	return true
 }
 
+// ReadWhole reads a file into one buffer of its size, as os.ReadFile does
+// (the same bytes, the same errors). The buffer is first offered huge
+// pages (hugePages): a loaded smith transcript keeps its buffer (its
+// strings point into it), so each of its pages is fresh memory, and
+// filling it then costs a page fault per 2 MB instead of one per 4 KB.
+// On a virtual machine where a fault costs some 14 us, that was half of
+// `calib inspect`'s time on a 201 MB corpus.
+func ReadWhole(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := 0
+	if fi, err := f.Stat(); err == nil && int64(int(fi.Size())) == fi.Size() {
+		size = int(fi.Size())
+	}
+	// One byte more for the read that sees the end, and at least 512 for
+	// files whose size Stat does not know (/proc).
+	buf := make([]byte, 0, max(size+1, 512))
+	hugePages(buf[:cap(buf)])
+	return readAll(f, buf)
+}
+
+// hugePage is the size of a huge page on x86-64 and on arm64 with 4 KB
+// pages.
+const hugePage = 2 << 20
+
 // ReadInto reads the file at p as os.ReadFile does (the same bytes, the
 // same errors) into buf, which it grows as needed, and returns the bytes
 // read: for files that are only compared and measured, one after another
@@ -41,7 +69,12 @@ func ReadInto(p string, buf []byte) ([]byte, error) {
 		return buf[:0], err
 	}
 	defer f.Close()
-	buf = buf[:0]
+	return readAll(f, buf[:0])
+}
+
+// readAll appends f's contents to buf up to the end of the file, growing
+// it as needed.
+func readAll(f *os.File, buf []byte) ([]byte, error) {
 	for {
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)] // room for more

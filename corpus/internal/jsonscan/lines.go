@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"io"
-	"os"
 )
 
 // JSONL input is split into lines two ways, with no line-length cap in
@@ -23,11 +22,6 @@ import (
 // of a UTF-8 file. JSON has no place for it, so both splitters drop it
 // from the first line rather than lose that line as invalid JSON.
 var utf8BOM = []byte("\xef\xbb\xbf")
-
-// ReadWhole reads a file into a buffer of exactly its size.
-func ReadWhole(p string) ([]byte, error) {
-	return os.ReadFile(p)
-}
 
 // ReadAll reads a stream (standard input) to the end.
 func ReadAll(r io.Reader) ([]byte, error) {
