@@ -245,7 +245,7 @@ func (t *ccThread) add(m corpus.Message, apiID string) int {
 }
 
 func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
-	text, blocks, isString, err := ccContent(ln.Message.Content)
+	text, blocks, isString, err := ln.Message.content.get(ln.Message.Content)
 	if err != nil {
 		l.warn(n, "message.content is neither a string nor a list of content blocks (%v); line skipped", err)
 		return
@@ -323,7 +323,7 @@ func (l *ccLoader) addUser(t *ccThread, msg corpus.Message, n int) {
 }
 
 func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
-	text, blocks, isString, err := ccContent(ln.Message.Content)
+	text, blocks, isString, err := ln.Message.content.get(ln.Message.Content)
 	if err != nil {
 		l.warn(n, "message.content is neither a string nor a list of content blocks (%v); line skipped", err)
 		return

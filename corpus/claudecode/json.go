@@ -41,6 +41,8 @@ type ccMessage struct {
 	Role    string          `json:"role"`
 	Model   string          `json:"model"`
 	Content json.RawMessage `json:"content"`
+	// content is Content as the line scan decoded it (scanContent).
+	content ccValue
 	// Usage is the raw usage object (a span of the line, valid until the
 	// next line); nil when the line has none.
 	Usage []byte `json:"-"`
@@ -74,6 +76,9 @@ type ccBlock struct {
 	// Raw is the block's JSON (a span of the line, valid until the next
 	// line): kept, copied, for a block of an unknown type.
 	Raw []byte `json:"-"`
+	// content is Content decoded with the block (a tool_result's, one
+	// level below message.content; scanContent).
+	content ccValue
 }
 
 type ccSource struct {
@@ -96,6 +101,12 @@ type ccRecent struct {
 // tool inputs) point into b and are only valid until the next line, so
 // whatever is kept is copied from them.
 func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
+	return decodeLine(b, ln, r, true)
+}
+
+// decodeLine is ccDecodeLine; without decode it keeps message.content raw
+// only (the plain reading the tests hold scanContent to).
+func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 	s := &jsonscan.Scanner{B: b}
 	s.Object(func(key []byte) bool {
 		switch string(key) {
@@ -147,7 +158,11 @@ func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
 				case "model":
 					m.Model = s.StrOrNullReusing(&r.model)
 				case "content":
-					m.Content, _ = s.Raw()
+					if decode {
+						m.Content, m.content, _ = scanContent(s, true)
+					} else {
+						m.Content, _ = s.Raw()
+					}
 				case "usage":
 					m.Usage, _ = s.Raw()
 				default:
@@ -178,19 +193,74 @@ func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
 	return s.Err
 }
 
+// ccValue is a content value (message.content or a tool_result's
+// content) that the scan which read it has decoded: a string (isString,
+// text), a list of blocks, or null (neither). A zero ccValue is not
+// decoded: its raw bytes are decoded afresh by ccContent.
+type ccValue struct {
+	text     string
+	blocks   []ccBlock
+	isString bool
+	decoded  bool
+}
+
+// get returns what ccContent(raw) returns, raw being the bytes v was
+// read from: v's decoding when it has one.
+func (v *ccValue) get(raw []byte) (text string, blocks []ccBlock, isString bool, err error) {
+	if v.decoded {
+		return v.text, v.blocks, v.isString, nil
+	}
+	return ccContent(raw)
+}
+
+// scanContent reads the value at s.I as s.Raw does and returns its bytes
+// and, when it is a string, a list of blocks or null, its decoding:
+// message.content is decoded in the line scan's pass instead of being
+// found again in the line afterwards (its strings are validated and
+// unescaped in one visit each). nested also decodes the blocks' own
+// content (a tool_result's). A value of another shape, or one that is
+// not valid JSON, is read again from its start by s.Raw, so that the line
+// is accepted or rejected, with the same error, as Raw alone would.
+func scanContent(s *jsonscan.Scanner, nested bool) (raw []byte, v ccValue, ok bool) {
+	s.Peek()
+	start := s.I
+	if s.Peek() != 0 {
+		if v, ok = decodeContent(s, nested); ok && s.Err == nil {
+			v.decoded = true
+			return s.B[start:s.I], v, true
+		}
+	}
+	s.I, s.Err = start, nil
+	raw, ok = s.Raw()
+	return raw, ccValue{}, ok
+}
+
 // ccContent decodes message.content (or a tool_result's content), which is
 // either a string or a list of blocks. raw is a span ccDecodeLine's scan
 // has validated, so its strings are not checked again (Scanner.Checked).
 func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err error) {
 	s := &jsonscan.Scanner{B: raw, Checked: true}
-	switch s.Peek() {
-	case 0, 'n':
+	if s.Peek() == 0 {
 		return "", nil, false, nil
-	case '"':
-		text, _ = s.Str()
-		return text, nil, true, s.Err
 	}
-	s.Array(func() bool {
+	v, _ := decodeContent(s, true)
+	s.End()
+	return v.text, v.blocks, v.isString, s.Err
+}
+
+// decodeContent decodes the content value at s.I (see ccValue); ok is
+// false when it is neither a string, a list of blocks nor null, or is
+// not valid (s.Err says why).
+func decodeContent(s *jsonscan.Scanner, nested bool) (v ccValue, ok bool) {
+	switch s.Peek() {
+	case 'n':
+		return v, s.Skip()
+	case '"':
+		v.text, ok = s.Str()
+		v.isString = true
+		return v, ok
+	}
+	ok = s.Array(func() bool {
 		var b ccBlock
 		s.Peek() // to the block's first byte
 		start := s.I
@@ -219,6 +289,11 @@ func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err er
 				b.Input = bytes.Clone(in)
 				return ok
 			case "content":
+				if nested {
+					var ok bool
+					b.Content, b.content, ok = scanContent(s, false)
+					return ok
+				}
 				b.Content, _ = s.Raw()
 			case "source":
 				b.Source = &ccSource{}
@@ -242,12 +317,11 @@ func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err er
 			}
 			return true
 		})
-		b.Raw = raw[start:s.I]
-		blocks = append(blocks, b)
+		b.Raw = s.B[start:s.I]
+		v.blocks = append(v.blocks, b)
 		return ok
 	})
-	s.End()
-	return "", blocks, false, s.Err
+	return v, ok
 }
 
 // ccBlocks maps the blocks of one message. A tool_result becomes a
@@ -288,7 +362,7 @@ func ccBlocks(in []ccBlock, line int, unknown jsonscan.UnknownKinds) ([]corpus.B
 // documents follow as their own blocks.
 func ccToolResult(b *ccBlock, line int, unknown jsonscan.UnknownKinds) (corpus.Block, []corpus.Block, error) {
 	res := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: b.ToolUseID, IsError: b.IsError}
-	text, parts, isString, err := ccContent(b.Content)
+	text, parts, isString, err := b.content.get(b.Content)
 	if err != nil {
 		return res, nil, fmt.Errorf("tool_result %s: content is neither a string nor a list of blocks: %v", b.ToolUseID, err)
 	}

@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -38,6 +39,13 @@ func FuzzCCDecodeLine(f *testing.F) {
 		`{"type":"user","x":"tab` + "\t" + `"}`, "{\"type\":\"user\",\"x\":\"caf\xe9\"}", `{"t\u0079pe":"user"}`,
 		`{"type":"user","x":[1,2e5,-0.5,true,null,{"a":"\ud83d\ude00"}]}`, `{"type":1}`, `{"TYPE":"user"}`,
 		`{"type":"user","type":"assistant"}`, `{"message":{"content":[{"type":"text","text":"hi"}]}}`,
+		// message.content the line scan cannot decode (scanContent reads
+		// it again as raw): other shapes, and invalid JSON inside it.
+		`{"type":"user","message":{"content":5}}`, `{"message":{"content":[1]}}`, `{"message":{"content":[{"source":"x"}]}}`,
+		`{"message":{"content":[{"type":"tool_result","content":{"a":1}}]}}`,
+		`{"message":{"content":[{"type":"tool_result","content":[{"type":"text","text":"nested"}]}]}}`,
+		`{"message":{"content":[{"type":"text","text":"bad \q"}]}}`, `{"message":{"content":[{"type":"text"} {}]}}`,
+		`{"message":{"content":nul}}`, `{"message":{"content":null}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -49,6 +57,26 @@ func FuzzCCDecodeLine(f *testing.F) {
 		gerr := ccDecodeLine(b, &got, &recent)
 		if again := ccDecodeLine(b, &got, &recent); (again == nil) != (gerr == nil) {
 			t.Fatalf("%q: error %v, decoded again %v", b, gerr, again)
+		}
+		// Decoding message.content in the line scan changes nothing the
+		// plain scan (content kept raw) decides: the same error, the same
+		// line, the same content bytes, which ccContent decodes alike.
+		var plain ccLine
+		perr := decodeLine(b, &plain, &ccRecent{}, false)
+		if fmt.Sprint(perr) != fmt.Sprint(gerr) {
+			t.Fatalf("%q: error %v, plain scan's %v", b, gerr, perr)
+		}
+		if gerr == nil {
+			scanned := got
+			if got.Message != nil {
+				m := *got.Message
+				checkScanned(t, "fuzz", 1, m.Content, m.content, true)
+				m.content = ccValue{}
+				scanned.Message = &m
+			}
+			if !reflect.DeepEqual(scanned, plain) {
+				t.Fatalf("%q: line %+v, plain scan's %+v", b, scanned, plain)
+			}
 		}
 		// A line is a record: an object.
 		valid := json.Valid(b) && utf8.Valid(b) && bytes.HasPrefix(bytes.TrimLeft(b, " \t\r\n"), []byte("{"))
@@ -66,6 +94,7 @@ func FuzzCCDecodeLine(f *testing.F) {
 				t.Fatalf("%q: content %q, want %q", b, got.Message.Content, want.Message.Content)
 			}
 			want.Message.Content, got.Message.Content = nil, nil
+			got.Message.content = ccValue{}
 		}
 		compareLine(t, "fuzz", 1, want, got)
 	})

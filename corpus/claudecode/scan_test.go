@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -79,6 +80,36 @@ func compareLine(t *testing.T, p string, line int, want, got ccLine) {
 	if len(wm.Content) > 0 {
 		compareContent(t, p, line, wm.Content, gm.Content)
 	}
+	checkScanned(t, p, line, gm.Content, gm.content, true)
+}
+
+// checkScanned holds content the line scan decoded (scanContent) to
+// ccContent's decoding of its bytes, the plain one: it is decoded exactly
+// when ccContent accepts it, to the same text and blocks; nested, the
+// blocks' own content too.
+func checkScanned(t *testing.T, p string, line int, raw []byte, v ccValue, nested bool) {
+	t.Helper()
+	wt, wb, ws, werr := ccContent(raw)
+	if len(raw) > 0 && v.decoded != (werr == nil) {
+		t.Errorf("%s:%d: content %.40q decoded in the scan: %v, ccContent's error: %v", p, line, raw, v.decoded, werr)
+		return
+	}
+	gt, gb, gs, gerr := v.get(raw)
+	if fmt.Sprint(gerr) != fmt.Sprint(werr) || gt != wt || gs != ws || len(gb) != len(wb) {
+		t.Errorf("%s:%d: content %.40q: scanned %q %v %d blocks (%v), ccContent %q %v %d blocks (%v)",
+			p, line, raw, gt, gs, len(gb), gerr, wt, ws, len(wb), werr)
+		return
+	}
+	for i := range wb {
+		w, g := wb[i], gb[i]
+		if nested {
+			checkScanned(t, p, line, g.Content, g.content, false)
+		}
+		w.content, g.content = ccValue{}, ccValue{}
+		if !reflect.DeepEqual(w, g) {
+			t.Errorf("%s:%d: scanned block %d\n got %+v\nwant %+v", p, line, i, g, w)
+		}
+	}
 }
 
 func compareContent(t *testing.T, p string, line int, wantRaw, gotRaw []byte) {
@@ -114,6 +145,7 @@ func compareContent(t *testing.T, p string, line int, wantRaw, gotRaw []byte) {
 		}
 		wc, gc := w.Content, g.Content
 		w.Content, g.Content, w.Raw, g.Raw = nil, nil, nil, nil
+		w.content, g.content = ccValue{}, ccValue{}
 		if !reflect.DeepEqual(w, g) {
 			t.Errorf("%s:%d: block %d\n got %+v\nwant %+v", p, line, i, g, w)
 		}
