@@ -115,7 +115,7 @@ func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error)
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
-	if err := jsonscan.StreamLines(r, l.line); err != nil {
+	if err := streamLines(r, l.line); err != nil {
 		return nil, jsonscan.ReadError(p, err)
 	}
 	return l.finish(), nil
