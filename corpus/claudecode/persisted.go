@@ -111,6 +111,13 @@ func (l *ccLoader) readPersisted(session string) {
 			}
 			continue
 		}
+		text, hasText := t.resultText(id)
+		if hasText && cap(data) <= len(text) {
+			// Room for the file, which should be the text, and for the
+			// read that finds its end: ReadInto then reads it in one
+			// call instead of growing from nothing (a dozen reads).
+			data = make([]byte, 0, len(text)+1)
+		}
 		data, err = jsonscan.ReadInto(p, data)
 		if err != nil {
 			fileWarn(p, "persisted output unreadable ("+err.Error()+"); file ignored")
@@ -120,7 +127,7 @@ func (l *ccLoader) readPersisted(session string) {
 			fileWarn(p, "persisted output is empty (expected the full text of tool result "+id+"); file ignored")
 			continue
 		}
-		if text, ok := t.resultText(id); ok && text != string(data) {
+		if hasText && text != string(data) {
 			fileWarn(p, "persisted output differs from the transcript's result for "+id+" (the transcript's text is replayed)")
 		}
 		byThread[t] = append(byThread[t], corpus.Persisted{ToolCallID: id, File: p, Bytes: int64(len(data)), Boundary: -1, AtMessage: -1,
