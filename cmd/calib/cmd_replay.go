@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -49,6 +51,8 @@ type policyResolver struct {
 	// cost are the cost layer's --set values (cache_*, model=), which
 	// every policy accepts.
 	cost map[string]string
+	// mu guards byID: replay resolves each session's policy in its job.
+	mu   sync.Mutex
 	byID map[string]policy.Policy
 }
 
@@ -72,6 +76,8 @@ func newPolicyResolver(name string, setFlags []string) (*policyResolver, error) 
 }
 
 func (r *policyResolver) get(name string) (policy.Policy, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if p, ok := r.byID[name]; ok {
 		return p, nil
 	}
@@ -189,31 +195,33 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	if err := producedColumns(cols, have); err != nil {
 		return err
 	}
-	l, err := a.loadSessions(ctx, args)
-	if err != nil {
-		return err
-	}
-	pols := make([]policy.Policy, len(l.Sessions))
-	for i, s := range l.Sessions {
-		if pols[i], err = res.forSession(s); err != nil {
-			return err
-		}
-	}
 	// A policy's stage order (metrics.StageOrder) builds every policy's
 	// declaration, 0.1 ms and 136 KB: once per policy, not per session.
+	var stagesMu sync.Mutex
 	stages := map[string][]string{}
-	for _, p := range pols {
-		if _, ok := stages[p.Name()]; !ok {
-			stages[p.Name()] = metrics.StageOrder(p.Name())
+	stageOrder := func(name string) []string {
+		stagesMu.Lock()
+		defer stagesMu.Unlock()
+		if _, ok := stages[name]; !ok {
+			stages[name] = metrics.StageOrder(name)
 		}
+		return stages[name]
 	}
 	// Each running job takes a loss scratch (loss.Scratch, one report at
 	// a time) and gives it back: the report of one session reuses the
-	// tables the one before grew. At most one per worker is ever made, so
-	// giving one back never blocks.
-	scratches := make(chan *loss.Scratch, len(l.Sessions))
-	results, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(ctx context.Context, i int) (replayResult, error) {
-		s, p := l.Sessions[i], pols[i]
+	// tables the one before grew. At most one per job slot is ever made,
+	// so giving one back never blocks.
+	jobs := o.jobs
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	scratches := make(chan *loss.Scratch, jobs)
+	plots := a.plotsWanted()
+	replays := newStreamReplay(ctx, jobs, func(ctx context.Context, s *corpus.Session) (replayResult, error) {
+		p, err := res.forSession(s)
+		if err != nil {
+			return replayResult{}, err
+		}
 		var scratch *loss.Scratch
 		select {
 		case scratch = <-scratches:
@@ -243,13 +251,20 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 			r.compactions = replay.AgreeCompactions(s, p, t)
 			r.session.Rederived = replay.Rederive(s, p)
 		}
-		r.session.Metrics = metrics.RowMetrics(r.session.SessionRow, t, stages[p.Name()], r.agreement, r.compactions)
+		r.session.Metrics = metrics.RowMetrics(r.session.SessionRow, t, stageOrder(p.Name()), r.agreement, r.compactions)
 		if o.compareRecorded {
 			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())
 		}
-		t.Final = nil // keep only what the plots need
+		r.trace = plotTrace(t, plots)
+		r.detach()
 		return r, nil
-	}, nil)
+	})
+	defer replays.close()
+	l, err := a.loadSessionsEach(ctx, args, replays.add)
+	if err != nil {
+		return err
+	}
+	results, err := replays.results(l.Sessions)
 	if err != nil {
 		return err
 	}

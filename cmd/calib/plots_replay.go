@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/calib-dev/calib/replay"
+	"github.com/calib-dev/calib/replay/loss"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -158,4 +160,28 @@ func markLegend(used map[string]bool) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ", ")
+}
+
+// plotTrace is what replayFigures reads of t, nil when no plot is
+// wanted. It outlives its job, so it must not pin the session's file:
+// the loss report's signals point at the session's loss index (subjects,
+// call ids) and a digest at its text, which point into the file's buffer.
+func plotTrace(t *replay.Trace, plots bool) *replay.Trace {
+	if !plots {
+		return nil
+	}
+	k := &replay.Trace{Session: t.Session, Policy: t.Policy, Requests: t.Requests, Events: slices.Clone(t.Events)}
+	for i := range k.Events {
+		k.Events[i].Outcome.Digest = nil
+	}
+	if t.Loss != nil {
+		k.Loss = &loss.Report{Counts: t.Loss.Counts, Signals: make([]*loss.Signal, len(t.Loss.Signals))}
+		lives := make([]loss.Signal, len(t.Loss.Signals))
+		for i, s := range t.Loss.Signals {
+			lives[i] = loss.Signal{ArrivedRequest: s.ArrivedRequest, Hide: loss.Hide{Request: s.Hide.Request},
+				NeededRequest: s.NeededRequest, FetchedRequest: s.FetchedRequest, Lost: s.Lost}
+			k.Loss.Signals[i] = &lives[i]
+		}
+	}
+	return k
 }
