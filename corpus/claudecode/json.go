@@ -94,6 +94,11 @@ type ccSource struct {
 // lines, and the uuid, which the next line names as its parent.
 type ccRecent struct {
 	typ, subtype, uuid, sessionID, agentID, version, cwd, msgID, role, model string
+	// msg and parent are where the line's ccLine.Message and ParentUUID
+	// point: the loader is done with a line before it reads the next, so
+	// one of each serves every line (they were two allocations a line).
+	msg    ccMessage
+	parent string
 }
 
 // ccDecodeLine decodes one line into ln. Strings are copied (or are the
@@ -118,8 +123,8 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 			ln.UUID = s.StrOrNullReusing(&r.uuid)
 		case "parentUuid":
 			if s.Peek() == '"' {
-				v := s.StrOrNullReusing(&r.uuid) // mostly the previous line's
-				ln.ParentUUID = &v
+				r.parent = s.StrOrNullReusing(&r.uuid) // mostly the previous line's
+				ln.ParentUUID = &r.parent
 			} else {
 				s.Skip()
 			}
@@ -147,7 +152,8 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 			if s.Peek() != '{' {
 				return s.Skip()
 			}
-			m := &ccMessage{}
+			m := &r.msg
+			*m = ccMessage{}
 			ln.Message = m
 			return s.Object(func(key []byte) bool {
 				switch string(key) {
