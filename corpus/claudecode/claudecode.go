@@ -95,6 +95,9 @@ type ccLoader struct {
 	// lineTime is the current line's timestamp, parsed once by noteMeta
 	// for all that uses it (zero: none, or not RFC 3339).
 	lineTime time.Time
+	// mapped is the array mapBlocks maps a line's blocks into: they are
+	// copied into messages, so it serves every line.
+	mapped []corpus.Block
 }
 
 type ccTask struct{ id, prompt string }
@@ -236,6 +239,15 @@ func (l *ccLoader) thread(ln *ccLine, n int, create bool) *ccThread {
 	return t
 }
 
+// mapBlocks is ccBlocks into l.mapped: valid until the next line.
+func (l *ccLoader) mapBlocks(blocks []ccBlock, n int) ([]corpus.Block, error) {
+	mapped, err := ccBlocks(blocks, n, l.unknown, l.mapped[:0])
+	if err == nil {
+		l.mapped = mapped
+	}
+	return mapped, err
+}
+
 func (t *ccThread) add(m corpus.Message, apiID string) int {
 	m.Sidechain = t.sidechain
 	t.msgs = append(t.msgs, m)
@@ -258,7 +270,7 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 		l.addUser(t, msg, n)
 		return
 	}
-	mapped, err := ccBlocks(blocks, n, l.unknown)
+	mapped, err := l.mapBlocks(blocks, n)
 	if err != nil {
 		l.warn(n, "%v; line skipped", err)
 		return
@@ -331,7 +343,7 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 	var mapped []corpus.Block
 	if isString {
 		mapped = []corpus.Block{{Kind: corpus.KindText, Text: text}}
-	} else if mapped, err = ccBlocks(blocks, n, l.unknown); err != nil {
+	} else if mapped, err = l.mapBlocks(blocks, n); err != nil {
 		l.warn(n, "%v; line skipped", err)
 		return
 	}

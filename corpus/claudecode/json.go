@@ -99,6 +99,9 @@ type ccRecent struct {
 	// one of each serves every line (they were two allocations a line).
 	msg    ccMessage
 	parent string
+	// blocks is the array the line's message.content blocks are decoded
+	// into, for the same reason.
+	blocks []ccBlock
 }
 
 // ccDecodeLine decodes one line into ln. Strings are copied (or are the
@@ -165,7 +168,8 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 					m.Model = s.StrOrNullReusing(&r.model)
 				case "content":
 					if decode {
-						m.Content, m.content, _ = scanContent(s, true)
+						m.Content, m.content, _ = scanContent(s, true, r.blocks[:0])
+						r.blocks = m.content.blocks
 					} else {
 						m.Content, _ = s.Raw()
 					}
@@ -201,7 +205,8 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 
 // ccValue is a content value (message.content or a tool_result's
 // content) that the scan which read it has decoded: a string (isString,
-// text), a list of blocks, or null (neither). A zero ccValue is not
+// text), a list of blocks (valid until the next line: message.content's
+// are in ccRecent.blocks), or null (neither). A zero ccValue is not
 // decoded: its raw bytes are decoded afresh by ccContent.
 type ccValue struct {
 	text     string
@@ -224,14 +229,14 @@ func (v *ccValue) get(raw []byte) (text string, blocks []ccBlock, isString bool,
 // message.content is decoded in the line scan's pass instead of being
 // found again in the line afterwards (its strings are validated and
 // unescaped in one visit each). nested also decodes the blocks' own
-// content (a tool_result's). A value of another shape, or one that is
+// content (a tool_result's). The blocks are appended to into. A value of another shape, or one that is
 // not valid JSON, is read again from its start by s.Raw, so that the line
 // is accepted or rejected, with the same error, as Raw alone would.
-func scanContent(s *jsonscan.Scanner, nested bool) (raw []byte, v ccValue, ok bool) {
+func scanContent(s *jsonscan.Scanner, nested bool, into []ccBlock) (raw []byte, v ccValue, ok bool) {
 	s.Peek()
 	start := s.I
 	if s.Peek() != 0 {
-		if v, ok = decodeContent(s, nested); ok && s.Err == nil {
+		if v, ok = decodeContent(s, nested, into); ok && s.Err == nil {
 			v.decoded = true
 			return s.B[start:s.I], v, true
 		}
@@ -249,15 +254,16 @@ func ccContent(raw []byte) (text string, blocks []ccBlock, isString bool, err er
 	if s.Peek() == 0 {
 		return "", nil, false, nil
 	}
-	v, _ := decodeContent(s, true)
+	v, _ := decodeContent(s, true, nil)
 	s.End()
 	return v.text, v.blocks, v.isString, s.Err
 }
 
-// decodeContent decodes the content value at s.I (see ccValue); ok is
-// false when it is neither a string, a list of blocks nor null, or is
-// not valid (s.Err says why).
-func decodeContent(s *jsonscan.Scanner, nested bool) (v ccValue, ok bool) {
+// decodeContent decodes the content value at s.I (see ccValue), a list
+// of blocks appended to into; ok is false when it is neither a string, a
+// list of blocks nor null, or is not valid (s.Err says why).
+func decodeContent(s *jsonscan.Scanner, nested bool, into []ccBlock) (v ccValue, ok bool) {
+	v.blocks = into
 	switch s.Peek() {
 	case 'n':
 		return v, s.Skip()
@@ -297,7 +303,7 @@ func decodeContent(s *jsonscan.Scanner, nested bool) (v ccValue, ok bool) {
 			case "content":
 				if nested {
 					var ok bool
-					b.Content, b.content, ok = scanContent(s, false)
+					b.Content, b.content, ok = scanContent(s, false, nil)
 					return ok
 				}
 				b.Content, _ = s.Raw()
@@ -330,11 +336,11 @@ func decodeContent(s *jsonscan.Scanner, nested bool) (v ccValue, ok bool) {
 	return v, ok
 }
 
-// ccBlocks maps the blocks of one message. A tool_result becomes a
-// tool_result block followed by the images and documents of its content,
-// which carry the same ToolCallID (as smith keeps a tool-produced image).
-func ccBlocks(in []ccBlock, line int, unknown jsonscan.UnknownKinds) ([]corpus.Block, error) {
-	out := make([]corpus.Block, 0, len(in))
+// ccBlocks maps the blocks of one message, appended to out. A tool_result
+// becomes a tool_result block followed by the images and documents of its
+// content, which carry the same ToolCallID (as smith keeps a tool-produced
+// image).
+func ccBlocks(in []ccBlock, line int, unknown jsonscan.UnknownKinds, out []corpus.Block) ([]corpus.Block, error) {
 	for i := range in {
 		b := &in[i]
 		switch b.Type {
