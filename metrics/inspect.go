@@ -156,8 +156,8 @@ func blockBytes(b *corpus.Block) int64 {
 	return int64(len(b.Text) + len(b.Args) + len(b.Payload))
 }
 
-// inspectSession computes the inspect row of one session. It only reads s.
-func inspectSession(s *corpus.Session) InspectRow {
+// Inspect computes the inspect row of one session. It only reads s.
+func Inspect(s *corpus.Session) InspectRow {
 	r := InspectRow{
 		ID:              s.ID,
 		Format:          string(s.Format),
@@ -249,13 +249,4 @@ func inspectSession(s *corpus.Session) InspectRow {
 		r.Persisted = append(r.Persisted, ip)
 	}
 	return r
-}
-
-// InspectAll computes one row per session, in corpus order.
-func InspectAll(sessions []*corpus.Session) []InspectRow {
-	rows := make([]InspectRow, len(sessions))
-	for i, s := range sessions {
-		rows[i] = inspectSession(s)
-	}
-	return rows
 }

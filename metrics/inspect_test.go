@@ -49,7 +49,7 @@ func TestInspect(t *testing.T) {
 		},
 		Warnings: []corpus.Warning{{File: "demo/s1/transcript.jsonl", Line: 7, Message: "skipped"}},
 	}
-	got := inspectSession(s)
+	got := Inspect(s)
 	want := InspectRow{
 		ID: "s1", Format: "smith-transcript", Path: "demo/s1/transcript.jsonl", AgentVersion: "0.9.1", Model: "m", AutoPolicy: "smith-staged",
 		Messages:          11,
@@ -84,7 +84,7 @@ func TestInspectClaiCompactions(t *testing.T) {
 		{Index: 2, Strategy: "local_summary", Trigger: "manual", Status: "completed", InputMessages: 7, Summary: model},
 		{Index: 3, Strategy: "local_summary", Trigger: "automatic", Status: "failed", SummaryMissing: true},
 	}}}
-	got := inspectSession(s).Recorded
+	got := Inspect(s).Recorded
 	want := []InspectCompaction{
 		{Index: 0, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", Window: 40, DigestBytes: len(inner), P1: 1, P2: 1, Kind: "digest"},
 		{Index: 1, Strategy: "session_rotation_summary", Trigger: "automatic", Status: "completed", Window: 12, DigestBytes: len(nested), P1: 2, P2: 2, Kind: "digest", Chained: true},
@@ -97,7 +97,7 @@ func TestInspectClaiCompactions(t *testing.T) {
 }
 
 func TestInspectEmptySessionHasNonNilCollections(t *testing.T) {
-	r := inspectSession(&corpus.Session{ID: "e"})
+	r := Inspect(&corpus.Session{ID: "e"})
 	if r.MessagesByRole == nil || r.ToolCallsByName == nil || r.BytesByRole == nil || r.Recorded == nil || r.Warnings == nil {
 		t.Errorf("nil collections would marshal as null: %+v", r)
 	}
@@ -115,10 +115,10 @@ func BenchmarkInspect(b *testing.B) {
 			corpus.Message{Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, Text: result}}})
 	}
 	s := &corpus.Session{ID: "bench", Messages: msgs}
-	b.SetBytes(inspectSession(s).Bytes)
+	b.SetBytes(Inspect(s).Bytes)
 	b.ReportAllocs()
 	for b.Loop() {
-		inspectSession(s)
+		Inspect(s)
 	}
 }
 
@@ -131,7 +131,7 @@ func TestInspectPersisted(t *testing.T) {
 			{ToolCallID: "a", File: "s/tool-results/a.txt", Bytes: 10, Boundary: -1, AtMessage: 1, Placed: corpus.PlacedCacheBreak},
 			{ToolCallID: "b", File: "s/tool-results/b.txt", Bytes: 4, Boundary: 0, AtMessage: 2, Placed: corpus.PlacedArrival},
 		}}}
-	got := inspectSession(s).Persisted
+	got := Inspect(s).Persisted
 	want := []InspectPersisted{
 		{ToolCallID: "a", File: "s/tool-results/a.txt", Bytes: 10, Boundary: -1, AtMessage: 1, AtLine: 7, Placed: "cache-break"},
 		{ToolCallID: "b", File: "s/tool-results/b.txt", Bytes: 4, Boundary: 0, AtMessage: 2, AtLine: 0, Placed: "arrival"},

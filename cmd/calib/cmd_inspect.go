@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"runtime"
 	"slices"
 	"sort"
 
@@ -37,11 +39,22 @@ as PNG and SVG.`,
 		GroupID: groupCorpus,
 		Args:    pathArgs(a),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := a.loadSessions(cmd.Context(), args)
+			// Each session's row is computed as it loads, and the session
+			// let go (sessionJobs): memory is the sessions in flight.
+			rowsOf := newSessionJobs(cmd.Context(), runtime.GOMAXPROCS(0), func(_ context.Context, s *corpus.Session) (metrics.InspectRow, error) {
+				r := metrics.Inspect(s)
+				detachInspect(&r)
+				return r, nil
+			})
+			defer rowsOf.close()
+			l, err := a.loadSessionsEach(cmd.Context(), args, rowsOf.add)
 			if err != nil {
 				return err
 			}
-			rows := metrics.InspectAll(l.Sessions)
+			rows, err := rowsOf.results(l.Sessions)
+			if err != nil {
+				return err
+			}
 			doc := report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}}
 			if err := a.write(doc); err != nil {
 				return err

@@ -217,7 +217,7 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	}
 	scratches := make(chan *loss.Scratch, jobs)
 	plots := a.plotsWanted()
-	replays := newStreamReplay(ctx, jobs, func(ctx context.Context, s *corpus.Session) (replayResult, error) {
+	replays := newSessionJobs(ctx, jobs, func(ctx context.Context, s *corpus.Session) (replayResult, error) {
 		p, err := res.forSession(s)
 		if err != nil {
 			return replayResult{}, err

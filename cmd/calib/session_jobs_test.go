@@ -42,14 +42,14 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// TestReplayReleasesSessions: replay lets go of a session once its result
-// is computed, so what a large corpus keeps live while it loads is the
-// sessions in flight, not all of them (before, replay loaded the whole
-// corpus, then replayed it: five 4 MB transcripts kept 22 MB live). The
+// TestReleasesSessions: replay and inspect let go of a session once its
+// result is computed, so what a large corpus keeps live while it loads is
+// the sessions in flight, not all of them (before, they loaded the whole
+// corpus first: five 4 MB transcripts kept 22 MB live). The
 // results must not pin a file's buffer either: the smith reader's strings
 // point into one buffer per file, so one kept substring (a loss subject, a
 // tool name, an id) keeps the whole file.
-func TestReplayReleasesSessions(t *testing.T) {
+func TestReleasesSessions(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	dir := t.TempDir()
 	const files, size = 5, 4 << 20
@@ -69,6 +69,7 @@ func TestReplayReleasesSessions(t *testing.T) {
 		{"replay"},
 		{"replay", "--loss-detail", "--compare-recorded", "-p", "clear-tool-results"},
 		{"replay", "-j", "3", "--plot", filepath.Join(dir, "plots")}, // the plots keep each trace
+		{"inspect"},
 	} {
 		probe := &heapProbe{r: bytes.NewReader(stdin)}
 		var out, errOut bytes.Buffer
@@ -88,13 +89,13 @@ func TestReplayReleasesSessions(t *testing.T) {
 	}
 }
 
-// TestReplayCorpusOrder: replay reports the sessions in the corpus order
-// inspect reports them in, though it replays each as it loads: a Claude
-// Code subagent file beside its main file (agent-<id>.jsonl sorts first)
-// after its parent, a file given twice once. The loader orders a folder's
+// TestCorpusOrder: replay and inspect report the sessions in corpus
+// order, though they work on each as it loads: a Claude Code subagent file
+// beside its main file (agent-<id>.jsonl sorts first) after its parent, a
+// file given twice once. The loader orders a folder's
 // sessions after handing them over, by their Meta.Parent: releasing a
 // replayed session must keep it.
-func TestReplayCorpusOrder(t *testing.T) {
+func TestCorpusOrder(t *testing.T) {
 	src := filepath.Join("..", "..", "corpus", "claudecode", "testdata", "project")
 	dir := t.TempDir()
 	for _, f := range [][2]string{{"s-main.jsonl", "s-main.jsonl"}, {"s-main/subagents/agent-a1b2c3.jsonl", "agent-a1b2c3.jsonl"}} {
@@ -127,15 +128,14 @@ func TestReplayCorpusOrder(t *testing.T) {
 		return ids
 	}
 	want := []string{"s-main", "s-main/agent-a1b2c3"}
-	if got := ids("inspect"); !slices.Equal(got, want) {
-		t.Fatalf("inspect: sessions %q, want %q", got, want)
-	}
-	for _, procs := range []int{1, 2} {
-		func() {
-			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-			if got := ids("replay"); !slices.Equal(got, want) {
-				t.Errorf("replay, GOMAXPROCS %d: sessions %q, want %q", procs, got, want)
-			}
-		}()
+	for _, cmd := range []string{"inspect", "replay"} {
+		for _, procs := range []int{1, 2} {
+			func() {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				if got := ids(cmd); !slices.Equal(got, want) {
+					t.Errorf("%s, GOMAXPROCS %d: sessions %q, want %q", cmd, procs, got, want)
+				}
+			}()
+		}
 	}
 }
