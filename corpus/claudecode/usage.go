@@ -59,16 +59,18 @@ func decodeUsage(raw []byte, cu *ccUsage) error {
 
 func scanUsage(s *jsonscan.Scanner, cu *ccUsage) bool {
 	counts := [...]**int64{&cu.Input, &cu.CacheCreation, &cu.CacheRead, &cu.Output}
+	// The six counts' storage, one allocation instead of one per count.
+	slots := new([len(counts) + 2]int64)
 	return jsonscan.Members(s, ccUsageFields, func(k int) bool {
 		if k < len(counts) {
-			return s.Int64Ptr(counts[k])
+			return s.Int64PtrTo(counts[k], &slots[k])
 		}
 		return jsonscan.Ptr(s, &cu.Split, func(sp *ccSplit) bool {
 			return jsonscan.Members(s, ccSplitFields, func(k int) bool {
 				if k == 0 {
-					return s.Int64Ptr(&sp.W5m)
+					return s.Int64PtrTo(&sp.W5m, &slots[len(counts)])
 				}
-				return s.Int64Ptr(&sp.W1h)
+				return s.Int64PtrTo(&sp.W1h, &slots[len(counts)+1])
 			})
 		})
 	})

@@ -64,5 +64,15 @@ func TestScanUsageTakesRealShapes(t *testing.T) {
 		if !scanUsage(&s, &cu) || !s.End() || s.Err != nil {
 			t.Errorf("%s: the Scanner declined it (%v)", raw, s.Err)
 		}
+		// The counts share one allocation (Int64PtrTo), the split has
+		// its own: at most two, where a pointer per count made seven.
+		b := []byte(raw)
+		allocs := testing.AllocsPerRun(10, func() {
+			s := jsonscan.Scanner{B: b}
+			scanUsage(&s, &cu)
+		})
+		if allocs > 2 {
+			t.Errorf("%s: %.0f allocations, want at most 2", raw, allocs)
+		}
 	}
 }

@@ -130,6 +130,18 @@ func (s *Scanner) number() ([]byte, bool) {
 // Int64Ptr reads a *int64 field: null is nil; a fraction, an exponent or
 // an overflow fails, as it is a type error in encoding/json.
 func (s *Scanner) Int64Ptr(dst **int64) bool {
+	if s.Null() { // no allocation for it
+		*dst = nil
+		return s.Err == nil
+	}
+	return s.Int64PtrTo(dst, new(int64))
+}
+
+// Int64PtrTo is Int64Ptr with the number stored in *slot, which *dst then
+// points to: a decoder that reads several such fields can keep them in
+// one allocation (Claude Code's message.usage has six, on every
+// assistant line).
+func (s *Scanner) Int64PtrTo(dst **int64, slot *int64) bool {
 	if s.Null() {
 		*dst = nil
 		return s.Err == nil
@@ -142,7 +154,8 @@ func (s *Scanner) Int64Ptr(dst **int64) bool {
 	if err != nil {
 		return s.Fail("not an int64")
 	}
-	*dst = &v
+	*slot = v
+	*dst = slot
 	return true
 }
 
