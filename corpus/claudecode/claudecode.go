@@ -98,6 +98,8 @@ type ccLoader struct {
 	// mapped is the array mapBlocks maps a line's blocks into: they are
 	// copied into messages, so it serves every line.
 	mapped []corpus.Block
+	// buffers are the load's pooled buffers (reader.go).
+	buffers *loadBuffers
 }
 
 type ccTask struct{ id, prompt string }
@@ -118,7 +120,9 @@ func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error)
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
-	if err := streamLines(r, l.line); err != nil {
+	l.buffers = loadPool.Get().(*loadBuffers)
+	defer loadPool.Put(l.buffers)
+	if err := l.buffers.streamLines(r, l.line); err != nil {
 		return nil, jsonscan.ReadError(p, err)
 	}
 	return l.finish(), nil
@@ -237,15 +241,6 @@ func (l *ccLoader) thread(ln *ccLine, n int, create bool) *ccThread {
 		l.runOf[ln.UUID] = t
 	}
 	return t
-}
-
-// mapBlocks is ccBlocks into l.mapped: valid until the next line.
-func (l *ccLoader) mapBlocks(blocks []ccBlock, n int) ([]corpus.Block, error) {
-	mapped, err := ccBlocks(blocks, n, l.unknown, l.mapped[:0])
-	if err == nil {
-		l.mapped = mapped
-	}
-	return mapped, err
 }
 
 func (t *ccThread) add(m corpus.Message, apiID string) int {

@@ -336,6 +336,15 @@ func decodeContent(s *jsonscan.Scanner, nested bool, into []ccBlock) (v ccValue,
 	return v, ok
 }
 
+// mapBlocks is ccBlocks into l.mapped: valid until the next line.
+func (l *ccLoader) mapBlocks(blocks []ccBlock, n int) ([]corpus.Block, error) {
+	mapped, err := ccBlocks(blocks, n, l.unknown, l.mapped[:0])
+	if err == nil {
+		l.mapped = mapped
+	}
+	return mapped, err
+}
+
 // ccBlocks maps the blocks of one message, appended to out. A tool_result
 // becomes a tool_result block followed by the images and documents of its
 // content, which carry the same ToolCallID (as smith keeps a tool-produced

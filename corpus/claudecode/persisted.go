@@ -94,7 +94,8 @@ func (l *ccLoader) readPersisted(session string) {
 		results += len(t.results)
 	}
 	byThread := map[*ccThread][]corpus.Persisted{}
-	var data []byte // each file in turn: only compared and measured
+	data := l.buffers.file // each file in turn: only compared and measured
+	defer func() { l.buffers.file = data[:0] }()
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || !strings.HasSuffix(name, ".txt") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -211,5 +212,39 @@ func TestPersistedPath(t *testing.T) {
 		if got := claudecode.PersistedPath(c.cwd, c.session, "t"); got != c.want {
 			t.Errorf("PersistedPath(%q, %q) = %s, want %s", c.cwd, c.session, got, c.want)
 		}
+	}
+}
+
+// Loading a log again reads its persisted output into the buffer an
+// earlier load used (loadPool): a load allocates about the result text it
+// keeps, not that and a buffer of the file's size as well.
+func TestPersistedReadReusesBuffer(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Repeat("x", 100000) // one line, shorter than the line buffer
+	var w ccLog
+	w.user("review")
+	w.read("toolu_a", "/Users/u/proj/a.md", text, 0)
+	w.say("m2", "done", 0)
+	log := filepath.Join(dir, "s-p.jsonl")
+	if err := os.WriteFile(log, []byte(w.sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, filepath.Join(dir, "s-p", "tool-results"), map[string]string{"toolu_a.txt": text})
+	loadIt := func() {
+		ss, err := claudecode.Load(log, corpus.Options{})
+		if err != nil || len(ss) != 1 || len(ss[0].Recorded.Persisted) != 1 {
+			t.Fatalf("load: %v", err)
+		}
+	}
+	loadIt() // fills the pool
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const n = 5
+	for range n {
+		loadIt()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > uint64(len(text))*3/2 {
+		t.Errorf("a load allocated %d bytes for a %d-byte result and its persisted file", per, len(text))
 	}
 }
