@@ -11,8 +11,6 @@ import (
 
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/policy"
-	"github.com/calib-dev/calib/replay"
-	"github.com/calib-dev/calib/replay/loss"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -48,13 +46,6 @@ type compareSessionJSON struct {
 	Policy         string             `json:"policy"`
 	Metrics        map[string]float64 `json:"metrics"`
 	UnpricedModels []string           `json:"unpriced_models,omitempty"`
-}
-
-// compareRun is one policy's replay of one session: its metrics and, when
-// its usd could not be priced, the model.
-type compareRun struct {
-	metrics  map[string]float64
-	unpriced []string
 }
 
 // compareSkipJSON is a policy that cannot replay the sessions of a format.
@@ -178,9 +169,6 @@ func comparePolicies(names []string, sets map[string]map[string]string) ([]polic
 	return defs, pols, nil
 }
 
-// compareJob is one policy replaying one session.
-type compareJob struct{ policy, session int }
-
 func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) error {
 	sets, err := compareSets(o.set)
 	if err != nil {
@@ -198,63 +186,11 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	l, err := a.loadSessions(ctx, args)
-	if err != nil {
-		return err
-	}
-	if err := cs.check(l.Sessions); err != nil {
-		return err
-	}
-	// Session-major order: the policies of one session run close together
-	// while its messages are in cache.
-	var jobs []compareJob
-	skipped := map[[2]string]int{}
-	var skipOrder [][2]string
-	for si, s := range l.Sessions {
-		for pi, d := range defs {
-			if d.Applies(s.Format) {
-				jobs = append(jobs, compareJob{pi, si})
-				continue
-			}
-			k := [2]string{d.Name, string(s.Format)}
-			if skipped[k] == 0 {
-				skipOrder = append(skipOrder, k)
-			}
-			skipped[k]++
-		}
-	}
-	// Each session's loss index is built once and shared, read only, by
-	// every policy that replays it (as sweep shares it across sets).
-	lossIx, _, err := replay.Map(ctx, len(l.Sessions), o.jobs, func(_ context.Context, i int) (*loss.Index, error) {
-		return loss.Build(l.Sessions[i], loss.Options{Shared: true}), nil
-	}, nil)
-	if err != nil {
-		return err
-	}
 	stages := make([][]string, len(defs))
 	for i, d := range defs {
 		stages[i] = metrics.StageOrder(d.Name)
 	}
-	bar := a.progress(len(jobs), "compare")
-	rows, _, err := replay.Map(ctx, len(jobs), o.jobs, func(ctx context.Context, i int) (compareRun, error) {
-		j := jobs[i]
-		t, err := replay.Run(ctx, l.Sessions[j.session], pols[j.policy], replay.Options{KeepFinal: true, Loss: lossIx[j.session]})
-		if err != nil {
-			return compareRun{}, err
-		}
-		m := metrics.SessionMetrics(t, stages[j.policy], nil, nil)
-		sc, err := cs.cost(t)
-		if err != nil {
-			return compareRun{}, err
-		}
-		maps.Copy(m, metrics.CostMetrics(sc))
-		r := compareRun{metrics: m}
-		if !sc.Priced {
-			r.unpriced = []string{sc.Model}
-		}
-		return r, nil
-	}, func(int, compareRun) { _ = bar.Add(1) })
-	_ = bar.Finish()
+	sessions, l, err := compareSessions(ctx, a, o.jobs, defs, pols, stages, cs, args)
 	if err != nil {
 		return err
 	}
@@ -262,17 +198,31 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	out := compareJSON{Policies: []comparePolicyJSON{}, Skipped: []compareSkipJSON{}}
 	byPolicy := make([][]map[string]float64, len(defs))
 	unpriced := make([][]string, len(defs))
-	for i, j := range jobs {
-		byPolicy[j.policy] = append(byPolicy[j.policy], rows[i].metrics)
-		for _, m := range rows[i].unpriced {
-			if !slices.Contains(unpriced[j.policy], m) {
-				unpriced[j.policy] = append(unpriced[j.policy], m)
+	skipped := map[[2]string]int{}
+	var skipOrder [][2]string
+	for si, s := range l.Sessions {
+		runs := sessions[si]
+		for pi, d := range defs {
+			if !d.Applies(s.Format) {
+				k := [2]string{d.Name, string(s.Format)}
+				if skipped[k] == 0 {
+					skipOrder = append(skipOrder, k)
+				}
+				skipped[k]++
+				continue
 			}
-		}
-		if o.perSession {
-			s := l.Sessions[j.session]
-			out.Sessions = append(out.Sessions, compareSessionJSON{Session: s.ID, Format: string(s.Format), Policy: defs[j.policy].Name,
-				Metrics: rows[i].metrics, UnpricedModels: rows[i].unpriced})
+			r := runs[0]
+			runs = runs[1:]
+			byPolicy[pi] = append(byPolicy[pi], r.metrics)
+			for _, m := range r.unpriced {
+				if !slices.Contains(unpriced[pi], m) {
+					unpriced[pi] = append(unpriced[pi], m)
+				}
+			}
+			if o.perSession {
+				out.Sessions = append(out.Sessions, compareSessionJSON{Session: s.ID, Format: string(s.Format), Policy: d.Name,
+					Metrics: r.metrics, UnpricedModels: r.unpriced})
+			}
 		}
 	}
 	violations := 0

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -42,7 +43,7 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// TestReleasesSessions: replay and inspect let go of a session once its
+// TestReleasesSessions: replay, inspect and compare let go of a session once its
 // result is computed, so what a large corpus keeps live while it loads is
 // the sessions in flight, not all of them (before, they loaded the whole
 // corpus first: five 4 MB transcripts kept 22 MB live). The
@@ -70,6 +71,8 @@ func TestReleasesSessions(t *testing.T) {
 		{"replay", "--loss-detail", "--compare-recorded", "-p", "clear-tool-results"},
 		{"replay", "-j", "3", "--plot", filepath.Join(dir, "plots")}, // the plots keep each trace
 		{"inspect"},
+		{"compare", "--policies", "codex,opencode,claude-code"},
+		{"compare", "--policies", "codex,opencode", "--per-session", "-j", "1"}, // claude-sonnet-5 is unpriced: its name is kept
 	} {
 		probe := &heapProbe{r: bytes.NewReader(stdin)}
 		var out, errOut bytes.Buffer
@@ -89,33 +92,25 @@ func TestReleasesSessions(t *testing.T) {
 	}
 }
 
-// TestCorpusOrder: replay and inspect report the sessions in corpus
+// TestCorpusOrder: replay, inspect and compare report the sessions in corpus
 // order, though they work on each as it loads: a Claude Code subagent file
 // beside its main file (agent-<id>.jsonl sorts first) after its parent, a
 // file given twice once. The loader orders a folder's
 // sessions after handing them over, by their Meta.Parent: releasing a
 // replayed session must keep it.
 func TestCorpusOrder(t *testing.T) {
-	src := filepath.Join("..", "..", "corpus", "claudecode", "testdata", "project")
-	dir := t.TempDir()
-	for _, f := range [][2]string{{"s-main.jsonl", "s-main.jsonl"}, {"s-main/subagents/agent-a1b2c3.jsonl", "agent-a1b2c3.jsonl"}} {
-		b, err := os.ReadFile(filepath.Join(src, f[0]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f[1]), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ids := func(cmd string) []string {
+	dir := subagentBeside(t, nil)
+	ids := func(cmd []string) []string {
 		var out, errOut bytes.Buffer
-		args := []string{cmd, "-q", "--format", "json", dir, filepath.Join(dir, "s-main.jsonl")}
+		args := append(slices.Clone(cmd), "-q", "--format", "json", dir, filepath.Join(dir, "s-main.jsonl"))
 		if code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}); code != 0 {
 			t.Fatalf("calib %s: exit %d: %s", cmd, code, errOut.String())
 		}
+		// compare's rows name the session "session", the others "id".
 		var doc struct {
 			Sessions []struct {
-				ID string `json:"id"`
+				ID      string `json:"id"`
+				Session string `json:"session"`
 			} `json:"sessions"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
@@ -123,12 +118,12 @@ func TestCorpusOrder(t *testing.T) {
 		}
 		var ids []string
 		for _, s := range doc.Sessions {
-			ids = append(ids, s.ID)
+			ids = append(ids, s.ID+s.Session)
 		}
 		return ids
 	}
 	want := []string{"s-main", "s-main/agent-a1b2c3"}
-	for _, cmd := range []string{"inspect", "replay"} {
+	for _, cmd := range [][]string{{"inspect"}, {"replay"}, {"compare", "--per-session", "--policies", "codex"}} {
 		for _, procs := range []int{1, 2} {
 			func() {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -137,5 +132,51 @@ func TestCorpusOrder(t *testing.T) {
 				}
 			}()
 		}
+	}
+}
+
+// subagentBeside writes a Claude Code log and its subagent's side by side
+// in a new folder (agent-a1b2c3.jsonl sorts, and loads, first), each
+// through edit when it is not nil.
+func subagentBeside(t *testing.T, edit func(name string, b []byte) []byte) string {
+	src := filepath.Join("..", "..", "corpus", "claudecode", "testdata", "project")
+	dir := t.TempDir()
+	for _, f := range [][2]string{{"s-main.jsonl", "s-main.jsonl"}, {"s-main/subagents/agent-a1b2c3.jsonl", "agent-a1b2c3.jsonl"}} {
+		b, err := os.ReadFile(filepath.Join(src, f[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			b = edit(f[1], b)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f[1]), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestCompareRefusesInCorpusOrder: compare --prices refuses the first
+// session in corpus order whose model has no price (exit 2), as when it
+// checked the loaded corpus, though it checks each session as it loads:
+// the subagent, read first, is not the one named.
+func TestCompareRefusesInCorpusOrder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	dir := subagentBeside(t, func(name string, b []byte) []byte {
+		model := "model-of-the-parent"
+		if strings.HasPrefix(name, "agent-") {
+			model = "model-of-the-subagent"
+		}
+		return regexp.MustCompile(`"model":"[^"]*"`).ReplaceAll(b, []byte(`"model":"`+model+`"`))
+	})
+	prices := filepath.Join(dir, "prices.csv")
+	if err := os.WriteFile(prices, []byte("model,provider,input,cache_write_5m,cache_write_1h,cache_read,output\nother,anthropic,1,1,1,1,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args := []string{"compare", "--policies", "codex", "--prices", prices, dir}
+	code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	if code != 2 || out.Len() > 0 || !strings.Contains(errOut.String(), "model-of-the-parent") {
+		t.Errorf("calib compare --prices: exit %d, stdout %q, stderr %q; want exit 2, no output, the parent's model named", code, out.String(), errOut.String())
 	}
 }
