@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/synth"
 	"github.com/calib-dev/calib/metrics"
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
@@ -310,45 +309,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 			return err
 		}
 	}
-	l, err := a.loadSessions(ctx, args)
-	if err != nil {
-		return err
-	}
-	if baseline != nil {
-		if err := baseline.covers(o.baseline, l.Sessions); err != nil {
-			return err
-		}
-	}
-	n := len(l.Sessions)
-	names := sessionNames(l.Sessions)
-	bar := a.progress(len(runs)*n*max(o.rotations, 1), "digest-growth")
-	defer bar.Finish()
-	type result struct {
-		row   growthSessionJSON
-		trace *replay.Trace
-	}
-	results, _, err := replay.Map(ctx, len(runs)*n, o.jobs, func(ctx context.Context, i int) (result, error) {
-		run, s := runs[i/n], l.Sessions[i%n]
-		extend := func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }
-		opts := replay.Options{}
-		if o.rotations > 0 {
-			opts.Observe = func(_ replay.Request, e *replay.Event) {
-				if e != nil && e.Outcome.Digest != nil {
-					bar.Add(1)
-				}
-			}
-		}
-		t, err := replay.Chain(ctx, s, run.p, o.rotations, extend, opts)
-		if err != nil {
-			return result{}, err
-		}
-		if o.rotations == 0 {
-			bar.Add(1)
-		}
-		row := growthSessionJSON{GrowthRow: metrics.Growth(t), Variant: run.variant, Params: run.p.Params(), name: names[i%n]}
-		row.Recorded = replay.Rederive(s, run.p)
-		return result{row: row, trace: t}, nil
-	}, nil)
+	rows, l, err := growthChains(ctx, a, o, runs, baseline, args)
 	if err != nil {
 		return err
 	}
@@ -362,8 +323,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	}
 	var failures []metrics.Failure
 	var anns []report.Annotation
-	for _, r := range results {
-		row := r.row
+	for _, row := range rows {
 		g := o.gates
 		if baseline != nil {
 			if b, warn, ok := baseline.find(row); ok {
@@ -394,11 +354,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		return err
 	}
 	if a.plotsWanted() {
-		traces := make([]*replay.Trace, len(results))
-		for i, r := range results {
-			traces[i] = r.trace
-		}
-		figs, err := growthFigures(out, traces)
+		figs, err := growthFigures(out)
 		if err != nil {
 			return err
 		}

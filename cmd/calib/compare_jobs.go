@@ -34,21 +34,9 @@ func compareSessions(ctx context.Context, a *app, jobs int, defs []policy.Def, p
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
 	}
-	slots := make(chan struct{}, jobs)
-	take := func(ctx context.Context) error {
-		select {
-		case slots <- struct{}{}:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	// The bar's total grows as sessions start: the corpus is not counted
-	// before the replays begin.
-	bar := a.progress(0, "compare")
+	slots := make(replaySlots, jobs)
+	bar := a.growingProgress("compare")
 	defer func() { _ = bar.Finish() }()
-	var barMu sync.Mutex
-	started := 0
 	// --prices refuses a session whose model it does not price (exit 2)
 	// before replaying it. Every session is checked as it is handed over
 	// (a released session has lost the usage that names its model) and the
@@ -77,22 +65,17 @@ func compareSessions(ctx context.Context, a *app, jobs int, defs []policy.Def, p
 		if refused.Load() || len(applies) == 0 {
 			return nil, nil
 		}
-		barMu.Lock()
-		started += len(applies)
-		bar.ChangeMax(started)
-		barMu.Unlock()
+		bar.grow(len(applies))
 		// The session's loss index is built once and shared, read only,
 		// by every policy that replays it (as sweep shares it across sets).
-		if err := take(ctx); err != nil {
+		ix, err := mapSlots(ctx, slots, 1, func(context.Context, int) (*loss.Index, error) {
+			return loss.Build(s, loss.Options{Shared: true}), nil
+		}, nil)
+		if err != nil {
 			return nil, err
 		}
-		lossIx := loss.Build(s, loss.Options{Shared: true})
-		<-slots
-		out, _, err := replay.Map(ctx, len(applies), len(applies), func(ctx context.Context, k int) (compareRun, error) {
-			if err := take(ctx); err != nil {
-				return compareRun{}, err
-			}
-			defer func() { <-slots }()
+		lossIx := ix[0]
+		return mapSlots(ctx, slots, len(applies), func(ctx context.Context, k int) (compareRun, error) {
 			pi := applies[k]
 			t, err := replay.Run(ctx, s, pols[pi], replay.Options{KeepFinal: true, Loss: lossIx})
 			if err != nil {
@@ -111,7 +94,6 @@ func compareSessions(ctx context.Context, a *app, jobs int, defs []policy.Def, p
 			}
 			return r, nil
 		}, func(int, compareRun) { _ = bar.Add(1) })
-		return out, err
 	})
 	defer replays.close()
 	l, err = a.loadSessionsEach(ctx, args, func(ss []*corpus.Session) {

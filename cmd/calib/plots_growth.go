@@ -5,7 +5,6 @@ import (
 	"sort"
 
 	"github.com/calib-dev/calib/metrics"
-	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -19,7 +18,7 @@ const maxChainLines = 4
 // budget, preamble nesting per rotation, and for each chain the
 // composition of the head a fresh CLI session is seeded with (stacked
 // preamble copies vs content).
-func growthFigures(out growthJSON, _ []*replay.Trace) ([]report.Figure, error) {
+func growthFigures(out growthJSON) ([]report.Figure, error) {
 	var chains []growthSessionJSON
 	for _, s := range out.Sessions {
 		if len(s.Rotations) > 0 {

@@ -183,7 +183,7 @@ func TestGrowthSeries(t *testing.T) {
 		out.Sessions = append(out.Sessions, chain(fmt.Sprintf("session-17862%05d-abc", i), "legacy", 100*(i+1), 200*(i+1)),
 			chain(fmt.Sprintf("session-17862%05d-abc", i), "fixed", 50, 60+i))
 	}
-	figs, err := growthFigures(out, nil)
+	figs, err := growthFigures(out)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -21,4 +22,25 @@ func (a *app) progress(total int, description string) *progressbar.ProgressBar {
 		progressbar.OptionThrottle(100*time.Millisecond), // default 0 redraws on every Add
 		progressbar.OptionClearOnFinish(),
 	)
+}
+
+// growingBar is a progress bar whose total grows as work is found: a
+// command that works on each session as it loads (sessionJobs) does not
+// know how many there are when it starts.
+type growingBar struct {
+	*progressbar.ProgressBar
+	mu    sync.Mutex
+	total int
+}
+
+func (a *app) growingProgress(description string) *growingBar {
+	return &growingBar{ProgressBar: a.progress(0, description)}
+}
+
+// grow adds n steps to the total; it may be called from any goroutine.
+func (b *growingBar) grow(n int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.total += n
+	b.ChangeMax(b.total)
 }

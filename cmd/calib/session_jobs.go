@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/replay"
 )
 
 // sessionJobs runs a job on each session as the loader hands it over
@@ -12,7 +13,8 @@ import (
 // command's memory is the sessions in flight, not the corpus: loading
 // everything first kept every session live to the end, and with the live
 // heap that large no collection ran while the jobs allocated, so every
-// byte they wrote landed on a fresh page. replay and inspect use it.
+// byte they wrote landed on a fresh page. replay, inspect, compare and
+// digest-growth use it.
 //
 // add runs on the loader's goroutine and returns when the sessions it was
 // handed are done: a loader cannot read its next file before, so loading
@@ -103,3 +105,26 @@ func (r *sessionJobs[T]) results(sessions []*corpus.Session) (out []T, err error
 
 // close ends the jobs: no job starts after it returns.
 func (r *sessionJobs[T]) close() { r.cancel() }
+
+// replaySlots bound the replays of all the sessions in flight, for a job
+// that replays its session several times (compare's policies,
+// digest-growth's variants): they run side by side, at most cap(slots) at
+// once over every session. They are apart from sessionJobs' own slots,
+// which a job holds while it waits for these.
+type replaySlots chan struct{}
+
+// mapSlots is replay.Map over n pieces of work on one session, each run
+// holding one of slots.
+func mapSlots[T any](ctx context.Context, slots replaySlots, n int, fn func(ctx context.Context, i int) (T, error), done func(int, T)) ([]T, error) {
+	out, _, err := replay.Map(ctx, n, n, func(ctx context.Context, i int) (T, error) {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			var zero T
+			return zero, ctx.Err()
+		}
+		defer func() { <-slots }()
+		return fn(ctx, i)
+	}, done)
+	return out, err
+}

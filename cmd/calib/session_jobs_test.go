@@ -43,7 +43,7 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// TestReleasesSessions: replay, inspect and compare let go of a session once its
+// TestReleasesSessions: replay, inspect, compare and digest-growth let go of a session once its
 // result is computed, so what a large corpus keeps live while it loads is
 // the sessions in flight, not all of them (before, they loaded the whole
 // corpus first: five 4 MB transcripts kept 22 MB live). The
@@ -73,6 +73,8 @@ func TestReleasesSessions(t *testing.T) {
 		{"inspect"},
 		{"compare", "--policies", "codex,opencode,claude-code"},
 		{"compare", "--policies", "codex,opencode", "--per-session", "-j", "1"}, // claude-sonnet-5 is unpriced: its name is kept
+		{"digest-growth"},
+		{"digest-growth", "--variants", "legacy,fixed", "-j", "1"},
 	} {
 		probe := &heapProbe{r: bytes.NewReader(stdin)}
 		var out, errOut bytes.Buffer
@@ -92,7 +94,7 @@ func TestReleasesSessions(t *testing.T) {
 	}
 }
 
-// TestCorpusOrder: replay, inspect and compare report the sessions in corpus
+// TestCorpusOrder: replay, inspect, compare and digest-growth report the sessions in corpus
 // order, though they work on each as it loads: a Claude Code subagent file
 // beside its main file (agent-<id>.jsonl sorts first) after its parent, a
 // file given twice once. The loader orders a folder's
@@ -123,7 +125,7 @@ func TestCorpusOrder(t *testing.T) {
 		return ids
 	}
 	want := []string{"s-main", "s-main/agent-a1b2c3"}
-	for _, cmd := range [][]string{{"inspect"}, {"replay"}, {"compare", "--per-session", "--policies", "codex"}} {
+	for _, cmd := range [][]string{{"inspect"}, {"replay"}, {"compare", "--per-session", "--policies", "codex"}, {"digest-growth"}} {
 		for _, procs := range []int{1, 2} {
 			func() {
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
@@ -178,5 +180,25 @@ func TestCompareRefusesInCorpusOrder(t *testing.T) {
 	code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	if code != 2 || out.Len() > 0 || !strings.Contains(errOut.String(), "model-of-the-parent") {
 		t.Errorf("calib compare --prices: exit %d, stdout %q, stderr %q; want exit 2, no output, the parent's model named", code, out.String(), errOut.String())
+	}
+}
+
+// TestGrowthErrorInCorpusOrder: a chain that cannot be made (the policy
+// never rotates) is reported for the first session in corpus order, as
+// one worker over the loaded corpus reported it, though digest-growth
+// chains each session as it loads: the subagent, read first, is not the
+// one named.
+func TestGrowthErrorInCorpusOrder(t *testing.T) {
+	dir := subagentBeside(t, nil)
+	for _, procs := range []int{1, 2} {
+		func() {
+			defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+			var out, errOut bytes.Buffer
+			args := []string{"digest-growth", "-q", "--rotations", "2", "--set", "trigger_chars=1000000000000,min_messages=1000000", dir}
+			code := run(context.Background(), args, &IO{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+			if code != 1 || out.Len() > 0 || !strings.HasPrefix(errOut.String(), "calib: session s-main: only 0 of 2 rotations") {
+				t.Errorf("GOMAXPROCS %d: exit %d, stdout %q, stderr %q; want exit 1, no output, s-main named", procs, code, out.String(), errOut.String())
+			}
+		}()
 	}
 }
