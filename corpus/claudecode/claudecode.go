@@ -121,7 +121,11 @@ func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error)
 		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
 	l.buffers = loadPool.Get().(*loadBuffers)
-	defer loadPool.Put(l.buffers)
+	l.recent.scratch = l.buffers.scratch
+	defer func() {
+		l.buffers.scratch = l.recent.scratch[:0]
+		loadPool.Put(l.buffers)
+	}()
 	if err := l.buffers.streamLines(r, l.line); err != nil {
 		return nil, jsonscan.ReadError(p, err)
 	}

@@ -102,6 +102,9 @@ type ccRecent struct {
 	// blocks is the array the line's message.content blocks are decoded
 	// into, for the same reason.
 	blocks []ccBlock
+	// scratch is the line scan's Scanner.Scratch: the strings it keeps
+	// (message.content's) are checked and unescaped in one pass.
+	scratch []byte
 }
 
 // ccDecodeLine decodes one line into ln. Strings are copied (or are the
@@ -115,7 +118,8 @@ func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
 // decodeLine is ccDecodeLine; without decode it keeps message.content raw
 // only (the plain reading the tests hold scanContent to).
 func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
-	s := &jsonscan.Scanner{B: b}
+	s := &jsonscan.Scanner{B: b, Scratch: &r.scratch}
+
 	s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":

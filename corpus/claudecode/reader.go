@@ -14,10 +14,12 @@ import (
 const lineReaderSize = 256 << 10
 
 // loadBuffers are the buffers a load uses only while it runs: the line
-// reader's, and the one persisted outputs are read into in turn.
+// reader's, the one persisted outputs are read into in turn, and the line
+// scan's string scratch (ccRecent.scratch).
 type loadBuffers struct {
-	lines *bufio.Reader
-	file  []byte
+	lines   *bufio.Reader
+	file    []byte
+	scratch []byte
 }
 
 // loadPool keeps the buffers of finished loads for the next ones. A

@@ -35,6 +35,11 @@ type Scanner struct {
 	// line): its strings are found by QuoteEnd, not checked again. Claude
 	// Code decodes message.content after the line scan has read it.
 	Checked bool
+	// Scratch, when set, is a buffer (the caller keeps it from line to
+	// line) that Str decodes a string into as it checks it (DecodeString),
+	// instead of finding its end first and unescaping it after; the text
+	// is then copied out at its size. Not used with Checked or Alias.
+	Scratch *[]byte
 	// depth is how many objects and arrays enclose the current byte.
 	depth int
 }
@@ -128,15 +133,37 @@ func (s *Scanner) span() (raw []byte, escaped, ok bool) {
 		end, escaped, ok = StringEnd(s.B, start)
 	}
 	if !ok {
-		return nil, false, s.Fail("invalid string (an unterminated string, a bad escape, a raw control character or invalid UTF-8)")
+		return nil, false, s.Fail(invalidString)
 	}
 	s.I = end + 1
 	return s.B[start:end], escaped, true
 }
 
+// invalidString is the error of a string that breaks StringEnd's rule.
+const invalidString = "invalid string (an unterminated string, a bad escape, a raw control character or invalid UTF-8)"
+
+// maxScratch is the most text Str decodes into Scratch: a longer string
+// (a tool output of megabytes) is scanned and then unescaped into one
+// allocation of its own, so Scratch never grows past about this much.
+const maxScratch = 1 << 20
+
 // Str reads and decodes a string (a copy: the line buffer is reused).
 // StringEnd has validated it, so the copy needs no second check.
 func (s *Scanner) Str() (string, bool) {
+	if s.Scratch != nil && !s.Checked && !s.Alias {
+		if s.Peek() != '"' {
+			return "", s.Fail("expected a string")
+		}
+		text, end, ok, long := DecodeString(*s.Scratch, s.B, s.I+1, maxScratch)
+		if !long {
+			if !ok {
+				return "", s.Fail(invalidString)
+			}
+			*s.Scratch = text[:0:cap(text)]
+			s.I = end + 1
+			return string(text), true
+		}
+	}
 	raw, escaped, ok := s.span()
 	if !ok {
 		return "", false
