@@ -33,7 +33,8 @@ type Scanner struct {
 	Alias bool
 	// Checked says B is a span an earlier scan validated (a Raw of the
 	// line): its strings are found by QuoteEnd, not checked again. Claude
-	// Code decodes message.content after the line scan has read it.
+	// Code decodes so a message.content its line scan could not decode in
+	// passing (one of another shape: ccContent then gives the error).
 	Checked bool
 	// Scratch, when set, is a buffer (the caller keeps it from line to
 	// line) that Str decodes a string into as it checks it (DecodeString),
