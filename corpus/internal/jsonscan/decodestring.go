@@ -55,19 +55,11 @@ func DecodeString(out, b []byte, i, limit int) (text []byte, end int, ok, long b
 		case c == '"':
 			return out[:w], i, true, false
 		case c == '\\':
-			if i+1 < len(b) {
-				if e := SimpleEscape(b[i+1]); e != 0 {
-					out[w] = e
-					w, i = w+1, i+2
-					continue
-				}
-			}
-			r, n := DecodeEscape(b[i:])
+			k, n := escapeTo(out[w:], b[i:])
 			if n == 0 {
 				return nil, 0, false, false
 			}
-			w += utf8.EncodeRune(out[w:], r)
-			i += n
+			w, i = w+k, i+n
 		default:
 			// A control character (0) or a non-ASCII rune.
 			n := specialLen(b, i)

@@ -220,24 +220,33 @@ func Unescape(raw []byte) (string, bool) {
 				break
 			}
 		}
-		if r+1 < len(raw) {
-			if c := SimpleEscape(raw[r+1]); c != 0 {
-				out[w] = c
-				w, r = w+1, r+2
-				continue
-			}
-		}
-		c, n := DecodeEscape(raw[r:])
+		k, n := escapeTo(out[w:], raw[r:])
 		if n == 0 {
 			return "", false
 		}
-		w += utf8.EncodeRune(out[w:], c)
-		r += n
+		w, r = w+k, r+n
 	}
 	if w == 0 {
 		return "", true
 	}
 	return unsafe.String(&out[0], w), true
+}
+
+// escapeTo decodes the escape src starts with into dst and returns the
+// bytes written and read (read 0 for an invalid escape): the one-letter
+// escapes inline, \u ones by DecodeEscape.
+func escapeTo(dst, src []byte) (wrote, read int) {
+	if len(src) > 1 {
+		if c := SimpleEscape(src[1]); c != 0 {
+			dst[0] = c
+			return 1, 2
+		}
+	}
+	r, n := DecodeEscape(src)
+	if n == 0 {
+		return 0, 0
+	}
+	return utf8.EncodeRune(dst, r), n
 }
 
 // SimpleEscape maps the letter of a one-letter escape (\c) to the byte it
