@@ -244,17 +244,8 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelWarning, Title: "policy skipped",
 			Message: fmt.Sprintf("%s cannot replay %s sessions: skipped for %d", s.Policy, s.Format, s.Sessions)})
 	}
-	if err := a.write(doc); err != nil {
+	if err := a.writeWithPlots(doc, func() ([]report.Figure, error) { return compareFigures(out, len(l.Sessions)) }); err != nil {
 		return err
-	}
-	if a.plotsWanted() {
-		figs, err := compareFigures(out, len(l.Sessions))
-		if err != nil {
-			return err
-		}
-		if err := a.savePlots(figs...); err != nil {
-			return err
-		}
 	}
 	if violations > 0 {
 		return gateFailed("%d invariant violation(s); calib replay --policy NAME on the session shows them", violations)

@@ -350,17 +350,8 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		out.Verdict = "fail"
 	}
 	doc := report.Doc{JSON: out, Tables: growthTables(out), Annotations: anns}
-	if err := a.write(doc); err != nil {
+	if err := a.writeWithPlots(doc, func() ([]report.Figure, error) { return growthFigures(out) }); err != nil {
 		return err
-	}
-	if a.plotsWanted() {
-		figs, err := growthFigures(out)
-		if err != nil {
-			return err
-		}
-		if err := a.savePlots(figs...); err != nil {
-			return err
-		}
 	}
 	if len(failures) > 0 {
 		more := ""

@@ -56,17 +56,8 @@ as PNG and SVG.`,
 				return err
 			}
 			doc := report.Doc{Tables: inspectTables(rows), JSON: inspectResult{Sessions: rows}}
-			if err := a.write(doc); err != nil {
+			if err := a.writeWithPlots(doc, func() ([]report.Figure, error) { return inspectPlots(rows) }); err != nil {
 				return err
-			}
-			if a.plotsWanted() {
-				figs, err := inspectPlots(rows)
-				if err != nil {
-					return err
-				}
-				if err := a.savePlots(figs...); err != nil {
-					return err
-				}
 			}
 			return l.Err()
 		},

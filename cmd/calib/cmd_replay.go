@@ -341,26 +341,24 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	for i, v := range violations {
 		doc.Annotations = append(doc.Annotations, sessionError(violationFiles[i], "invariant violated", v))
 	}
-	if err := a.write(doc); err != nil {
-		return err
-	}
-	if a.plotsWanted() {
+	err = a.writeWithPlots(doc, func() ([]report.Figure, error) {
 		var figs []report.Figure
 		names := sessionNames(l.Sessions)
 		for i, r := range results {
 			f, err := replayFigures(r.trace, names[i])
 			if err != nil {
-				return err
+				return nil, err
 			}
 			figs = append(figs, f...)
 			if f, err = costFigures(r.cost, names[i], o.compareRecorded); err != nil {
-				return err
+				return nil, err
 			}
 			figs = append(figs, f...)
 		}
-		if err := a.savePlots(figs...); err != nil {
-			return err
-		}
+		return figs, nil
+	})
+	if err != nil {
+		return err
 	}
 	if len(violations) > 0 {
 		return gateFailed("%d invariant violation(s); first: %s", len(violations), violations[0])

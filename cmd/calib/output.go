@@ -59,6 +59,22 @@ func sessionError(file, title, message string) report.Annotation {
 // plots otherwise.
 func (a *app) plotsWanted() bool { return a.flags.plotDir != "" }
 
+// writeWithPlots writes doc and then, with --plot, the figures that
+// figures draws: called only then, since drawing costs.
+func (a *app) writeWithPlots(doc report.Doc, figures func() ([]report.Figure, error)) error {
+	if err := a.write(doc); err != nil {
+		return err
+	}
+	if !a.plotsWanted() {
+		return nil
+	}
+	figs, err := figures()
+	if err != nil {
+		return err
+	}
+	return a.savePlots(figs...)
+}
+
 // savePlots writes each figure as DIR/NAME.png and DIR/NAME.svg for --plot
 // DIR and lists the written files on stderr (unless --quiet), so that
 // standard output stays a clean report; with no figure it says so rather

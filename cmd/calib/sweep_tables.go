@@ -12,17 +12,13 @@ import (
 // merged report is byte-identical to a single run's. columns are the
 // tables' metric columns (nil: all); JSON has every metric.
 func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string) error {
-	if err := a.write(sweepDoc(rep, perSession, columns, a.Format)); err != nil {
-		return err
-	}
-	if !a.plotsWanted() {
-		return nil
-	}
-	figs, err := sweepFigures(rep, plotMetric)
-	if err != nil {
-		return &usageError{err}
-	}
-	return a.savePlots(figs...)
+	return a.writeWithPlots(sweepDoc(rep, perSession, columns, a.Format), func() ([]report.Figure, error) {
+		figs, err := sweepFigures(rep, plotMetric)
+		if err != nil {
+			return nil, &usageError{err}
+		}
+		return figs, nil
+	})
 }
 
 // sweepDoc is the report in format: --format json writes rep itself, so
