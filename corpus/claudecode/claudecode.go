@@ -84,8 +84,7 @@ type ccLoader struct {
 	runs       []*ccThread
 	runOf      map[string]*ccThread // uuid -> sidechain run
 	runByAgent map[string]*ccThread // agentId -> sidechain run
-	useThread  map[string]*ccThread // tool_use id -> thread, across threads
-	useLine    map[string]int
+	useAt      map[string]ccUseAt   // tool_use id -> where, across threads
 	tasks      []ccTask
 	unknown    jsonscan.UnknownKinds
 	warnings   []corpus.Warning // about the file, not one thread
@@ -104,6 +103,14 @@ type ccLoader struct {
 
 type ccTask struct{ id, prompt string }
 
+// ccUseAt is where a tool_use id was last used: one map entry for what
+// pairing and persisted outputs ask of an id, set with one store per
+// tool_use.
+type ccUseAt struct {
+	t    *ccThread
+	line int
+}
+
 func newCCThread(sidechain bool, line int) *ccThread {
 	return &ccThread{sidechain: sidechain, firstLine: line, lastAsst: -1, pendingComp: -1, uses: map[string]int{}}
 }
@@ -118,7 +125,7 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 // sessions and warnings.
 func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
-		useThread: map[string]*ccThread{}, useLine: map[string]int{}, unknown: jsonscan.UnknownKinds{}}
+		useAt: map[string]ccUseAt{}, unknown: jsonscan.UnknownKinds{}}
 	l.meta.Provider = "anthropic"
 	l.buffers = loadPool.Get().(*loadBuffers)
 	l.recent.scratch = l.buffers.scratch
@@ -387,13 +394,12 @@ func (t *ccThread) onlyToolsAfter(a int) bool {
 }
 
 func (l *ccLoader) noteUse(t *ccThread, b corpus.Block, mi, bi, n int) {
-	if prev, ok := l.useLine[b.ToolCallID]; ok {
-		l.warn(n, "tool_use id %s already used at line %d; the later one is kept for pairing", b.ToolCallID, prev)
+	if prev, ok := l.useAt[b.ToolCallID]; ok {
+		l.warn(n, "tool_use id %s already used at line %d; the later one is kept for pairing", b.ToolCallID, prev.line)
 	}
 	t.uses[b.ToolCallID] = len(t.useList)
 	t.useList = append(t.useList, ccUse{id: b.ToolCallID, name: b.ToolName, msg: mi, block: bi, ln: n})
-	l.useThread[b.ToolCallID] = t
-	l.useLine[b.ToolCallID] = n
+	l.useAt[b.ToolCallID] = ccUseAt{t: t, line: n}
 	if !t.sidechain && (b.ToolName == "Task" || b.ToolName == "Agent") {
 		var in struct {
 			Prompt string `json:"prompt"`

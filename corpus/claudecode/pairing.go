@@ -61,19 +61,19 @@ func (l *ccLoader) pairing(t *ccThread) []corpus.Warning {
 			t.useList[u].answered = true
 			continue
 		}
-		if other, ok := l.useThread[r.id]; ok {
+		if other, ok := l.useAt[r.id]; ok {
 			where := "a sidechain (subagent) run"
-			if !other.sidechain {
+			if !other.t.sidechain {
 				where = "the main thread"
 			}
-			w(r.ln, "tool_result for %s answers a tool_use in %s (line %d), not in its own thread", r.id, where, l.useLine[r.id])
+			w(r.ln, "tool_result for %s answers a tool_use in %s (line %d), not in its own thread", r.id, where, other.line)
 			continue
 		}
 		w(r.ln, "tool_result for tool_use id %s, which never occurs in this log", r.id)
 	}
 	for _, u := range t.useList {
 		if !u.answered {
-			if _, elsewhere := l.useThread[u.id]; elsewhere && l.useThread[u.id] != t {
+			if at, elsewhere := l.useAt[u.id]; elsewhere && at.t != t {
 				continue
 			}
 			if !l.answeredElsewhere(t, u.id) {

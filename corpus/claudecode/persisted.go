@@ -103,7 +103,7 @@ func (l *ccLoader) readPersisted(session string) {
 		}
 		p := filepath.Join(dir, name)
 		id := strings.TrimSuffix(name, ".txt")
-		t := l.useThread[id]
+		t := l.useAt[id].t
 		if t == nil {
 			if results == 0 {
 				fileWarn(p, "persisted output, but the transcript has no tool results at all; file ignored")

@@ -78,9 +78,12 @@ func scanUsage(s *jsonscan.Scanner, cu *ccUsage) bool {
 
 // ccUsageState is a thread's usage bookkeeping.
 type ccUsageState struct {
-	list         []corpus.Usage
-	at           map[int]int // message index -> index in list
-	userTime     time.Time   // the last user line's timestamp
+	list []corpus.Usage
+	// at maps a message index to 1 + its index in list (0: none yet); a
+	// slice, as message indexes are small and dense, where a map cost a
+	// hash per assistant line.
+	at           []int
+	userTime     time.Time // the last user line's timestamp
 	userLine     int
 	stopHook     bool // a stop_hook_summary since the last request
 	missing      int  // assistant messages (not synthetic) with no usage
@@ -99,10 +102,11 @@ func (u *ccUsageState) sawUser(ts time.Time, line int) {
 // message mi of thread t.
 func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
 	st := &t.usage
-	if st.at == nil {
-		st.at = map[int]int{}
+	for len(st.at) <= mi {
+		st.at = append(st.at, 0)
 	}
-	k, seen := st.at[mi]
+	k := st.at[mi] - 1
+	seen := k >= 0
 	raw := ln.Message.Usage
 	if len(raw) == 0 || string(raw) == "null" {
 		if !seen && ln.Message.Model != "<synthetic>" {
@@ -161,7 +165,7 @@ func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
 	if r := len(t.results); r > 0 && t.results[r-1].ln == st.userLine {
 		u.Breakpoint = t.results[r-1].id
 	}
-	st.at[mi] = len(st.list)
+	st.at[mi] = len(st.list) + 1
 	st.list = append(st.list, u)
 }
 
