@@ -44,17 +44,20 @@ var (
 // logs, so the Scanner decodes it; whatever the Scanner declines (a value of
 // another type, a key given twice or matching only case-insensitively, input
 // nested too deep) goes to encoding/json, whose error the warning quotes.
-// FuzzDecodeUsage holds the two to the same answers.
-func decodeUsage(raw []byte, cu *ccUsage) error {
+// FuzzDecodeUsage holds the two to the same answers. It returns the usage
+// rather than filling a caller's: encoding/json's target is declared only
+// where encoding/json runs, so the Scanner's path allocates no ccUsage.
+func decodeUsage(raw []byte) (ccUsage, error) {
 	if !jsonscan.TooDeep(raw) {
 		var fast ccUsage
 		s := jsonscan.Scanner{B: raw}
 		if scanUsage(&s, &fast) && s.End() && s.Err == nil {
-			*cu = fast
-			return nil
+			return fast, nil
 		}
 	}
-	return json.Unmarshal(raw, cu)
+	var cu ccUsage
+	err := json.Unmarshal(raw, &cu)
+	return cu, err
 }
 
 func scanUsage(s *jsonscan.Scanner, cu *ccUsage) bool {
@@ -177,8 +180,7 @@ func (u *ccUsageState) decode(raw []byte) (ccUsage, error) {
 	if u.lastOK && bytes.Equal(raw, u.lastRaw) {
 		return u.last, nil
 	}
-	var cu ccUsage
-	err := decodeUsage(raw, &cu)
+	cu, err := decodeUsage(raw)
 	u.lastOK = err == nil
 	if u.lastOK {
 		u.lastRaw = append(u.lastRaw[:0], raw...)

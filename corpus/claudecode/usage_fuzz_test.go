@@ -39,8 +39,8 @@ func FuzzDecodeUsage(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		var got, want ccUsage
-		gotErr := decodeUsage(raw, &got)
+		var want ccUsage
+		got, gotErr := decodeUsage(raw)
 		wantErr := json.Unmarshal(raw, &want)
 		if (gotErr == nil) != (wantErr == nil) || (gotErr != nil && gotErr.Error() != wantErr.Error()) {
 			t.Fatalf("%q: error %v, encoding/json %v", raw, gotErr, wantErr)
@@ -74,5 +74,26 @@ func TestScanUsageTakesRealShapes(t *testing.T) {
 		if allocs > 2 {
 			t.Errorf("%s: %.0f allocations, want at most 2", raw, allocs)
 		}
+	}
+}
+
+// TestUsageDecodeAllocs: decoding a usage that differs from the last one
+// allocates only the counts' storage when the Scanner takes it, not the
+// ccUsage too (which escaped while encoding/json's fallback shared it).
+func TestUsageDecodeAllocs(t *testing.T) {
+	raws := [][]byte{
+		[]byte(`{"input_tokens":3,"cache_creation_input_tokens":1200,"cache_read_input_tokens":14000,"output_tokens":5}`),
+		[]byte(`{"input_tokens":4,"cache_creation_input_tokens":1200,"cache_read_input_tokens":14000,"output_tokens":6}`),
+	}
+	var st ccUsageState
+	i := 0
+	allocs := testing.AllocsPerRun(20, func() {
+		i++
+		if _, err := st.decode(raws[i%2]); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 {
+		t.Errorf("%.0f allocations per decode, want at most 1", allocs)
 	}
 }
