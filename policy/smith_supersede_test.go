@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strconv"
@@ -135,7 +136,7 @@ func TestSmithSupersededStub(t *testing.T) {
 }
 
 func TestDecimalLen(t *testing.T) {
-	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 999, 1000, 123456789, 1 << 40} {
+	for _, n := range []int{0, 1, 9, 10, 11, 99, 100, 999, 1000, 123456789, math.MaxInt32, math.MaxInt} {
 		if got, want := decimalLen(n), len(strconv.Itoa(n)); got != want {
 			t.Errorf("decimalLen(%d) = %d, want %d", n, got, want)
 		}
