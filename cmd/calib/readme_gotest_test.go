@@ -108,7 +108,7 @@ func readmeShellFields(cmd string) []string {
 // value; any other flag must be one a test file of the package declares.
 var goTestFlags = map[string]bool{
 	"run": true, "bench": true, "fuzz": true, "benchtime": true, "count": true,
-	"cpu": true, "timeout": true, "fuzztime": true,
+	"cpu": true, "timeout": true, "fuzztime": true, "cpuprofile": true,
 }
 
 // goTestBoolFlags are the go test and testing flags the README uses that
