@@ -18,6 +18,15 @@ import (
 	"github.com/calib-dev/calib/report"
 )
 
+// maxJobs is the most workers --jobs may ask for. Every worker holds one
+// replay's working memory while it runs, and on a machine with fewer cores
+// the runtime interleaves them all, so a count far beyond the cores only
+// multiplies memory: replay's pool of loss scratches and a sweep's
+// goroutines grew with the flag (--jobs 100000000 made replay --demo take
+// 173 MB instead of 43). 1,024 is several times the cores of the largest
+// machines calib runs on.
+const maxJobs = 1024
+
 // Command groups, in the order `calib --help` lists them. A new command
 // sets GroupID to one of these.
 const (
@@ -192,8 +201,12 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 	// --jobs is declared by each command that runs work in parallel,
 	// checked here once for all of them.
 	if cmd.Flags().Lookup("jobs") != nil {
-		if n, _ := cmd.Flags().GetInt("jobs"); n < 0 {
+		n, _ := cmd.Flags().GetInt("jobs")
+		if n < 0 {
 			return usageErrorf("--jobs %d: expected a number of workers, 0 (one per core) or more", n)
+		}
+		if n > maxJobs {
+			return usageErrorf("--jobs %d: at most %d workers (the work is CPU-bound: workers beyond the cores only hold more replays in memory at once; 0 runs one per core)", n, maxJobs)
 		}
 	}
 	paths := args
