@@ -133,6 +133,9 @@ func TestWriteFieldsError(t *testing.T) {
 // TestWriteJSONStructAllocates checks that a large struct report is not
 // marshalled whole: what WriteJSON allocates is a small part of its size.
 func TestWriteJSONStructAllocates(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector empties sync.Pools at random and instruments allocation: the bound does not hold")
+	}
 	v := benchReport()
 	var compact bytes.Buffer
 	if err := json.NewEncoder(&compact).Encode(v); err != nil {
