@@ -134,6 +134,7 @@ func refuseWritingInputs(cmd *cobra.Command, paths []string) error {
 func refuseOverlap(flag, out string, inputs []string) error {
 	rout := resolvePath(out)
 	outInfo, outErr := os.Stat(out)
+	holders := existingHolders(out)
 	for _, in := range inputs {
 		if in == "" || in == "-" {
 			continue
@@ -157,7 +158,7 @@ func refuseOverlap(flag, out string, inputs []string) error {
 		if side := sqliteSideFile(rin, inInfo, rout); side != "" {
 			return usageErrorf("%s %s is the %s of the input database %s: calib never writes to what it reads; give a path outside the inputs", flag, out, side, in)
 		}
-		if inInfo.IsDir() && strings.HasPrefix(rout, strings.TrimSuffix(rin, string(filepath.Separator))+string(filepath.Separator)) {
+		if insideFolder(rout, holders, rin, inInfo) {
 			return usageErrorf("%s %s is inside the input folder %s: calib never writes to what it reads; give a path outside the inputs", flag, out, in)
 		}
 	}
@@ -170,13 +171,23 @@ func refuseOverlap(flag, out string, inputs []string) error {
 // files are part of the database: clai or opencode may hold committed
 // rows in the -wal that the database file does not have yet, and a JSON
 // report written over it would lose them.
+//
+// A side file named in another case in the database's own folder is
+// refused too: SQLite on a file system that ignores case would take it for
+// the real one (on one that does not, refusing such a name costs nothing).
 func sqliteSideFile(in string, inInfo os.FileInfo, out string) string {
 	if !inInfo.Mode().IsRegular() {
 		return ""
 	}
+	sameFolder := false
+	if dir, err := os.Stat(filepath.Dir(in)); err == nil {
+		if odir, err := os.Stat(filepath.Dir(out)); err == nil {
+			sameFolder = os.SameFile(odir, dir)
+		}
+	}
 	var side string
 	for suffix, what := range map[string]string{"-wal": "write-ahead log", "-shm": "shared-memory file", "-journal": "rollback journal"} {
-		if out == in+suffix {
+		if out == in+suffix || sameFolder && strings.EqualFold(filepath.Base(out), filepath.Base(in)+suffix) {
 			side = what
 		}
 	}
@@ -193,6 +204,39 @@ func sqliteSideFile(in string, inInfo os.FileInfo, out string) string {
 		return ""
 	}
 	return side
+}
+
+// insideFolder reports whether an output lies inside the input folder rin
+// (inInfo its os.Stat): by the output's resolved path rout, or by one of
+// its existing folders, holders (existingHolders), being rin itself.
+func insideFolder(rout string, holders []os.FileInfo, rin string, inInfo os.FileInfo) bool {
+	if !inInfo.IsDir() {
+		return false
+	}
+	sep := string(filepath.Separator)
+	return strings.HasPrefix(rout, strings.TrimSuffix(rin, sep)+sep) ||
+		slices.ContainsFunc(holders, func(h os.FileInfo) bool { return os.SameFile(h, inInfo) })
+}
+
+// existingHolders are the folders that hold path p, nearest first, as far
+// up as they exist: os.Stat's view of them, compared with the inputs by
+// identity (os.SameFile), not by name. Why: on a file system that ignores
+// case (macOS's and Windows' defaults), SESSIONS/rows.jsonl is inside the
+// input folder sessions although no comparison of the two strings says so.
+func existingHolders(p string) []os.FileInfo {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return nil
+	}
+	var out []os.FileInfo
+	for dir := filepath.Dir(abs); ; dir = filepath.Dir(dir) {
+		if fi, err := os.Stat(dir); err == nil {
+			out = append(out, fi)
+		}
+		if filepath.Dir(dir) == dir {
+			return out
+		}
+	}
 }
 
 // resolvePath is p made absolute with the symbolic links of its longest
