@@ -181,6 +181,18 @@ type Figure struct {
 // (see SanitizeName) so that a session id or parameter set can be used
 // directly. The files are byte-identical across runs for the same chart.
 func SavePlots(dir string, figs ...Figure) ([]string, error) {
+	// Two figures must not share a file, also where file names ignore case
+	// (macOS, Windows): the second would overwrite the first unnoticed.
+	// Callers make names unique (cmd's sessionNames); this says so before
+	// anything is written if one does not.
+	files := map[string]string{}
+	for _, f := range figs {
+		k := strings.ToLower(SanitizeName(f.Name))
+		if other, ok := files[k]; ok {
+			return nil, fmt.Errorf("plots %q and %q would both be saved as %s.png and .svg in %s", other, f.Name, SanitizeName(f.Name), dir)
+		}
+		files[k] = f.Name
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		// mkdir's own "not a directory" names neither the file in the way
 		// nor what to do about it.

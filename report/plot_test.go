@@ -223,6 +223,27 @@ func TestSavePlotsDeterministic(t *testing.T) {
 	}
 }
 
+// TestSavePlotsRefusesSharedFile: two figures whose names make one file
+// (after SanitizeName, or in another case, one file on macOS and Windows)
+// are refused before anything is written, instead of the second silently
+// overwriting the first.
+func TestSavePlotsRefusesSharedFile(t *testing.T) {
+	c := figures(sampleCharts(t))[0].Chart
+	for _, names := range [][2]string{{"replay-a b-context", "replay-a+b-context"}, {"replay-T-context", "replay-t-context"}} {
+		dir := filepath.Join(t.TempDir(), "plots")
+		paths, err := SavePlots(dir, Figure{Name: "first", Chart: c}, Figure{Name: names[0], Chart: c}, Figure{Name: names[1], Chart: c})
+		if err == nil || !strings.Contains(err.Error(), "would both be saved as") || len(paths) != 0 {
+			t.Errorf("%q and %q: paths %v, error %v; want an error and nothing written", names[0], names[1], paths, err)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%q and %q: %d files written before the error", names[0], names[1], len(entries))
+		}
+	}
+	if _, err := SavePlots(t.TempDir(), Figure{Name: "replay-a-1-context", Chart: c}, Figure{Name: "replay-a-2-context", Chart: c}); err != nil {
+		t.Errorf("distinct names refused: %v", err)
+	}
+}
+
 // TestNewPlotLeavesDefaultsAlone checks the fonts are set per plot, not by
 // mutating gonum's package-level default.
 func TestNewPlotLeavesDefaultsAlone(t *testing.T) {

@@ -370,6 +370,28 @@ func TestSessionNames(t *testing.T) {
 	if want := "a-1 b a-2 c a-3"; got != want {
 		t.Errorf("sessionNames = %q, want %q", got, want)
 	}
+	// Ids that make one file name: SanitizeName's runs ("a b", "a+b"),
+	// case ("T", "t": one file on macOS and Windows), and a number that
+	// would be another session's id ("x", "x", "x-1").
+	for _, c := range []struct{ ids, want string }{
+		{"a b|a+b|c", "a b-1|a+b-2|c"},
+		{"T|u|t", "T-1|u|t-2"},
+		{"x|x|x-1", "x-2|x-3|x-1"},
+		{"Readme|README|readme-1", "Readme-2|README-3|readme-1"},
+	} {
+		names := uniqueNames(strings.Split(c.ids, "|"))
+		if got := strings.Join(names, "|"); got != c.want {
+			t.Errorf("uniqueNames(%s) = %s, want %s", c.ids, got, c.want)
+		}
+		files := map[string]bool{}
+		for _, n := range names {
+			f := strings.ToLower(report.SanitizeName("replay-" + n + "-context"))
+			if files[f] {
+				t.Errorf("uniqueNames(%s): two sessions write %s", c.ids, f)
+			}
+			files[f] = true
+		}
+	}
 	if idsRepeat([]string{"a", "b"}) || !idsRepeat([]string{"a", "b", "a"}) {
 		t.Error("idsRepeat")
 	}
