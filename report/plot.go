@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -251,6 +252,9 @@ func writeFile(path string, write func(io.Writer) error) error {
 // SanitizeName turns any label into a portable file name: letters, digits,
 // '.', '_' and '-' are kept, every other run of characters becomes one '-',
 // and leading or trailing '-' and '.' are dropped. An empty result is "plot".
+// A name longer than maxNameBytes keeps its start and its end (what the
+// plot shows, "-context") around a hash of the whole: file systems refuse
+// a name of more than 255 bytes, and a session id can be a file's name.
 func SanitizeName(s string) string {
 	var b strings.Builder
 	dash := false
@@ -270,5 +274,19 @@ func SanitizeName(s string) string {
 	if out == "" {
 		return "plot"
 	}
+	if len(out) > maxNameBytes {
+		h := fnv.New32a()
+		h.Write([]byte(out))
+		out = fmt.Sprintf("%s-%08x-%s", out[:nameHead], h.Sum32(), out[len(out)-nameTail:])
+	}
 	return out
 }
+
+// maxNameBytes is the longest name SanitizeName returns, with room for
+// ".png" and ".svg" under the 255-byte limit of common file systems; a
+// longer one keeps nameHead bytes of its start and nameTail of its end.
+const (
+	maxNameBytes = 200
+	nameHead     = 120
+	nameTail     = 70
+)

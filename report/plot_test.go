@@ -223,6 +223,37 @@ func TestSavePlotsDeterministic(t *testing.T) {
 	}
 }
 
+func TestSanitizeName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"replay-s-context", "replay-s-context"},
+		{"a b+c", "a-b-c"},
+		{"  .x/y:z..", "x-y-z"},
+		{"日本語", "plot"},
+		{"", "plot"},
+	} {
+		if got := SanitizeName(c.in); got != c.want {
+			t.Errorf("SanitizeName(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// A long name (a session id can be a file's name) is cut to 200 bytes
+	// around a hash of the whole, keeping its start and what the plot shows.
+	long := "replay-" + strings.Repeat("s", 300) + "-cost-agreement"
+	got := SanitizeName(long)
+	if len(got) != maxNameBytes || !strings.HasPrefix(got, long[:nameHead]) || !strings.HasSuffix(got, "s-cost-agreement") {
+		t.Errorf("SanitizeName(%d bytes) = %q (%d bytes)", len(long), got, len(got))
+	}
+	if SanitizeName(long) != got {
+		t.Error("SanitizeName of a long name is not deterministic")
+	}
+	other := "replay-" + strings.Repeat("s", 299) + "t" + strings.Repeat("s", 80) + "-cost-agreement"
+	if SanitizeName(other) == got {
+		t.Error("two long names that differ in the middle got one file name")
+	}
+	if n := "x" + strings.Repeat("y", maxNameBytes-1); SanitizeName(n) != n {
+		t.Error("a name of exactly maxNameBytes was cut")
+	}
+}
+
 // TestSavePlotsRefusesSharedFile: two figures whose names make one file
 // (after SanitizeName, or in another case, one file on macOS and Windows)
 // are refused before anything is written, instead of the second silently
