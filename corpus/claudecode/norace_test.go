@@ -1,6 +1,6 @@
 //go:build !race
 
-package claudecode_test
+package claudecode
 
 // raceEnabled: see race_test.go.
 const raceEnabled = false

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -219,9 +218,6 @@ func TestPersistedPath(t *testing.T) {
 // earlier load used (loadPool): a load allocates about the result text it
 // keeps, not that and a buffer of the file's size as well.
 func TestPersistedReadReusesBuffer(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the race detector empties sync.Pools at random: reuse cannot be measured")
-	}
 	dir := t.TempDir()
 	text := strings.Repeat("x", 100000) // one line, shorter than the line buffer
 	var w ccLog
@@ -239,15 +235,7 @@ func TestPersistedReadReusesBuffer(t *testing.T) {
 			t.Fatalf("load: %v", err)
 		}
 	}
-	loadIt() // fills the pool
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const n = 5
-	for range n {
-		loadIt()
-	}
-	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > uint64(len(text))*3/2 {
+	if per := claudecode.AllocatedPerRun(t, 5, loadIt); per > uint64(len(text))*3/2 {
 		t.Errorf("a load allocated %d bytes for a %d-byte result and its persisted file", per, len(text))
 	}
 }

@@ -1,6 +1,6 @@
 //go:build race
 
-package claudecode_test
+package claudecode
 
 // raceEnabled says the tests run under the race detector, which drops a
 // quarter of what goes into a sync.Pool on purpose (to find code that

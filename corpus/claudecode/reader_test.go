@@ -2,7 +2,6 @@ package claudecode
 
 import (
 	"bytes"
-	"runtime"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -19,15 +18,7 @@ func TestReadReusesLineBuffer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	read() // fills the pool
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	const n = 10
-	for range n {
-		read()
-	}
-	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / n; per >= lineReaderSize/2 {
+	if per := AllocatedPerRun(t, 10, read); per >= lineReaderSize/2 {
 		t.Errorf("a load of a one-line log allocated %d bytes; the read buffer alone is %d", per, lineReaderSize)
 	}
 }
