@@ -76,11 +76,34 @@ func PersistedPath(cwd, session, id string) string {
 	return home + "/.claude/projects/" + string(proj) + "/" + session + "/tool-results/" + id + ".txt"
 }
 
+// persistedDir is the folder of the persisted outputs of the log at p:
+// <id>/tool-results beside <id>.jsonl. A log named otherwise (piped in,
+// or renamed) has none: "" then.
+func persistedDir(p string) string {
+	if !strings.HasSuffix(p, ".jsonl") {
+		return ""
+	}
+	return filepath.Join(strings.TrimSuffix(p, ".jsonl"), "tool-results")
+}
+
+// IsPersistedDir reports whether dir is the persisted-output folder of a
+// Claude Code log beside it. A folder walk must not sniff those files as
+// sessions: the reader of the log reads them, and an output can itself be
+// a log (a Bash cat of one), which would come back as a session of its
+// own.
+func IsPersistedDir(dir string) bool {
+	parent := filepath.Dir(dir)
+	return filepath.Base(dir) == "tool-results" && parent != "." && jsonscan.Exists(parent+".jsonl")
+}
+
 // readPersisted reads the tool-results folder beside the log, if any, and
 // gives each thread its persisted results. Bad files are warnings naming
 // the file; they never stop the log from loading.
 func (l *ccLoader) readPersisted(session string) {
-	dir := filepath.Join(strings.TrimSuffix(l.path, ".jsonl"), "tool-results")
+	dir := persistedDir(l.path)
+	if dir == "" {
+		return
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {

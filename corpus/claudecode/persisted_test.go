@@ -1,6 +1,7 @@
 package claudecode_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -174,6 +175,46 @@ func TestPersistedWithoutToolResults(t *testing.T) {
 	if len(s.Warnings) != 1 || !strings.HasSuffix(s.Warnings[0].File, "toolu_x.txt") ||
 		s.Warnings[0].Message != "persisted output, but the transcript has no tool results at all; file ignored" {
 		t.Errorf("warnings = %+v", s.Warnings)
+	}
+}
+
+// A persisted output can itself be a log (the agent ran cat on one). Walking
+// the folder must read it as the output it is, not as one more session: it
+// was loaded as a 2-message session of its own, and that session looked
+// for <file>.txt/tool-results and warned "not a directory".
+func TestPersistedOutputThatIsALog(t *testing.T) {
+	dir := t.TempDir()
+	var inner ccLog
+	inner.user("an old session")
+	inner.say("m0", "its answer", 0)
+	var w ccLog
+	w.user("show me the old log")
+	w.line(`"type":"assistant","message":{"id":"msg_c","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_cat","name":"Bash","input":{"command":"cat old.jsonl"}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":5}}`)
+	w.line(`"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_cat","content":%q}]}`, inner.sb.String())
+	w.say("m2", "done", 100)
+	log := filepath.Join(dir, "s-p.jsonl")
+	writeFiles(t, dir, map[string]string{"s-p.jsonl": w.sb.String()})
+	writeFiles(t, filepath.Join(dir, "s-p", "tool-results"), map[string]string{"toolu_cat.txt": inner.sb.String()})
+	ss, err := load.Load([]string{dir}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 1 || ss[0].Path != log || len(ss[0].Recorded.Persisted) != 1 || len(ss[0].Warnings) != 0 {
+		for _, s := range ss {
+			t.Logf("session %s from %s: %d persisted, warnings %+v", s.ID, s.Path, len(s.Recorded.Persisted), s.Warnings)
+		}
+		t.Errorf("%d sessions, want only %s with its 1 persisted output and no warning", len(ss), log)
+	}
+	// The session's own folder holds its outputs and (2.1.x) its
+	// subagents' logs; here none of the latter.
+	if _, err := load.Load([]string{filepath.Join(dir, "s-p")}, corpus.Options{}); !errors.Is(err, corpus.ErrNoSessions) {
+		t.Errorf("walking s-p: %v, want no sessions found", err)
+	}
+	// Given by its name, the file is read for what it holds; a log not
+	// named .jsonl has no tool-results folder to look for.
+	ss, err = load.Load([]string{filepath.Join(dir, "s-p", "tool-results", "toolu_cat.txt")}, corpus.Options{})
+	if err != nil || len(ss) != 1 || len(ss[0].Messages) != 2 || len(ss[0].Warnings) != 0 {
+		t.Errorf("the output given as a PATH: %v; want one session of 2 messages, no warning", err)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/corpus/claudecode"
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 	"github.com/calib-dev/calib/corpus/opencode"
 	"github.com/calib-dev/calib/corpus/smith"
@@ -230,6 +231,9 @@ func walk(dir string) ([]walked, error) {
 			if p != dir && opencode.IsStorage(p) {
 				files = append(files, walked{path: p, dir: true, opencode: true})
 				return filepath.SkipDir
+			}
+			if claudecode.IsPersistedDir(p) {
+				return filepath.SkipDir // read with the log beside it
 			}
 			return nil
 		}
