@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/clai"
@@ -74,8 +75,28 @@ type group struct {
 	// folder marks a plain folder walked for session files: finding none
 	// is an error.
 	folder bool
-	units  []unit
-	err    error
+	// files are the folder's walked entries, in unit order: an error
+	// finding no session names what it looked at.
+	files []string
+	units []unit
+	err   error
+}
+
+// looked says which files a folder walk read without finding a session,
+// so that a user whose logs went unrecognised sees their names.
+func looked(files []string) string {
+	switch len(files) {
+	case 0:
+		return "it holds no file to read"
+	case 1:
+		return "its one file, " + files[0] + ", is not a session calib reads"
+	}
+	const shown = 3
+	names := strings.Join(files[:min(len(files), shown)], ", ")
+	if len(files) > shown {
+		names += fmt.Sprintf(" and %d more", len(files)-shown)
+	}
+	return fmt.Sprintf("none of its %d files is a session calib reads: %s", len(files), names)
 }
 
 // collect assembles the group's results, in unit order.
@@ -97,7 +118,7 @@ func (g group) collect(rs []result) ([]*corpus.Session, error) {
 		}
 	}
 	if len(sessions) == 0 && !failed {
-		errs = append(errs, &corpus.FileError{Path: g.path, Err: fmt.Errorf("%w: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs", corpus.ErrNoSessions)})
+		errs = append(errs, &corpus.FileError{Path: g.path, Err: fmt.Errorf("%w (%s): expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite), an opencode storage folder or the session logs of Claude Code, Codex or Gemini CLI", corpus.ErrNoSessions, looked(g.files))})
 		return nil, errors.Join(errs...)
 	}
 	return parentsFirst(sessions), errors.Join(errs...)
@@ -143,6 +164,7 @@ func expand(p string, opts corpus.Options) group {
 	}
 	g := group{path: p, folder: true}
 	for _, f := range files {
+		g.files = append(g.files, f.path)
 		g.units = append(g.units, func() ([]*corpus.Session, error) {
 			if f.err != nil {
 				return nil, &corpus.FileError{Path: f.path, Err: f.err}

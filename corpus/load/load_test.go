@@ -30,7 +30,7 @@ func TestLoadBadPaths(t *testing.T) {
 		{empty, empty + ": empty file; expected at least one JSON line or a SQLite database"},
 		{blank, blank + ": empty file; expected at least one JSON line or a SQLite database"},
 		{binary, binary + ": binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
-		{noSessions, noSessions + ": no sessions found: expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite) or session logs"},
+		{noSessions, noSessions + ": no sessions found (its one file, " + filepath.Join(noSessions, "notes.txt") + ", is not a session calib reads): expected a smith session folder (transcript.jsonl, session.json), a sessions root (index.json), a clai workspace (.clai/data.sqlite), an opencode storage folder or the session logs of Claude Code, Codex or Gemini CLI"},
 	}
 	for _, tt := range tests {
 		t.Run(filepath.Base(tt.path), func(t *testing.T) {
@@ -50,6 +50,31 @@ func TestLoadBadPaths(t *testing.T) {
 	_, err := load.Load([]string{noSessions}, corpus.Options{})
 	if !errors.Is(err, corpus.ErrNoSessions) {
 		t.Errorf("a folder with no sessions: %v does not wrap ErrNoSessions", err)
+	}
+}
+
+// A folder with no session says what it looked at, so that logs calib did
+// not recognise are named.
+func TestNoSessionsNamesTheFiles(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	many := filepath.Join(dir, "many")
+	for _, name := range []string{"e.txt", "a.jsonl", "d.md", "c.json", "b/x.txt"} {
+		writeFile(t, many, name, `{"not":"a session"}`+"\n")
+	}
+	for _, tt := range []struct{ path, want string }{
+		{empty, "it holds no file to read"},
+		{many, "none of its 5 files is a session calib reads: " + filepath.Join(many, "a.jsonl") + ", " +
+			filepath.Join(many, "b", "x.txt") + ", " + filepath.Join(many, "c.json") + " and 2 more"},
+	} {
+		_, err := load.Load([]string{tt.path}, corpus.Options{})
+		want := tt.path + ": no sessions found (" + tt.want + "): expected"
+		if !errors.Is(err, corpus.ErrNoSessions) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s:\n got %v\nwant %s...", filepath.Base(tt.path), err, want)
+		}
 	}
 }
 
