@@ -41,7 +41,7 @@ func CheckRows(points int64, sessions int) error {
 		what += fmt.Sprintf(" × %s sessions = %s rows", report.FormatInt(int64(sessions)), report.FormatInt(rows))
 		fix += ", or sweep fewer sessions"
 	} else {
-		what += ", rows even over one session"
+		what += " (a row each, even over one session)"
 	}
 	return fmt.Errorf("%s, about %s in memory (%d KB a row); a sweep holds at most %s rows (about %s): %s",
 		what, sizeOf(rows), rowBytes>>10, report.FormatInt(MaxRows), sizeOf(MaxRows), fix)

@@ -17,7 +17,7 @@ func TestCheckRows(t *testing.T) {
 	}{
 		{MaxRows, 1, ""},
 		{MaxRows / 5, 5, ""},
-		{MaxRows + 1, 1, "the grid has 1,000,001 parameter sets, rows even over one session, about 4.1 GB in memory (4 KB a row); a sweep holds at most 1,000,000 rows (about 4.1 GB): use coarser steps or fewer values"},
+		{MaxRows + 1, 1, "the grid has 1,000,001 parameter sets (a row each, even over one session), about 4.1 GB in memory (4 KB a row); a sweep holds at most 1,000,000 rows (about 4.1 GB): use coarser steps or fewer values"},
 		{300_000, 5, "the grid has 300,000 parameter sets × 5 sessions = 1,500,000 rows, about 6.1 GB in memory (4 KB a row); a sweep holds at most 1,000,000 rows (about 4.1 GB): use coarser steps or fewer values, or sweep fewer sessions"},
 		{math.MaxInt64, 3, "× 3 sessions = 9,223,372,036,854,775,807 rows, about 37778.9 EB"},
 	} {
