@@ -100,6 +100,29 @@ func (a *app) savePlots(figs ...report.Figure) error {
 	return nil
 }
 
+// checkPlotFolder refuses, before any work, a --plot DIR that a file is in
+// the way of (DIR itself, or the nearest part of it that exists): the
+// figures are drawn last, so the report used to be printed and the error
+// (exit 3) come only after the whole run. A folder that does not exist yet
+// is fine; it is created when the plots are written. Exit 3, as for an
+// --out whose folder is missing: an output that cannot be written.
+func checkPlotFolder(dir string) error {
+	for p := filepath.Clean(dir); ; {
+		fi, err := os.Stat(p)
+		if err == nil {
+			if !fi.IsDir() {
+				return &outputError{fmt.Errorf("--plot %s: %s is a file, not a folder; give a folder path (it is created if missing)", dir, p)}
+			}
+			return nil
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return nil
+		}
+		p = parent
+	}
+}
+
 // refuseWritingInputs enforces "calib never writes to what it reads"
 // before any work: an output path (--out FILE, --plot DIR) that is one of
 // the inputs (PATH arguments, or a file an input flag names), or lies

@@ -213,7 +213,13 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 	if a.flags.demo {
 		paths = nil
 	}
-	return refuseWritingInputs(cmd, paths)
+	if err := refuseWritingInputs(cmd, paths); err != nil {
+		return err
+	}
+	if a.flags.plotDir != "" {
+		return checkPlotFolder(a.flags.plotDir)
+	}
+	return nil
 }
 
 // pathArgs is the Args validator of commands that read a corpus: at least
