@@ -142,6 +142,19 @@ func TestChatLegacyJSON(t *testing.T) {
 	if len(s.Recorded.Compactions) != 1 || s.Recorded.Compactions[0].AtMessage != 4 || len(s.Recorded.Usage) != 2 {
 		t.Errorf("compactions %+v usage %+v", s.Recorded.Compactions, s.Recorded.Usage)
 	}
+	// The file is indented (JSON.stringify(conversation, null, 2)); the
+	// args are kept as the request carried them, compact, as the JSONL
+	// recorder stores them: the indentation was measured as tokens.
+	var args []string
+	for _, b := range s.Messages[1].Blocks {
+		if b.Kind == corpus.KindToolUse {
+			args = append(args, string(b.Args))
+		}
+	}
+	wantArgs := []string{`{"command":"go test ./pkg/demo"}`, `{"absolute_path":"/work/demo/pkg/demo/demo_test.go"}`}
+	if !slices.Equal(args, wantArgs) {
+		t.Errorf("args %q, want %q", args, wantArgs)
+	}
 }
 
 const meta = `{"sessionId":"s1","projectHash":"p1","startTime":"2026-01-05T09:00:00.000Z","lastUpdated":"2026-01-05T09:00:00.000Z"}`

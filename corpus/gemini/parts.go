@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // part is a @google/genai Part as the recorder writes it.
@@ -118,7 +119,7 @@ func (l *loader) blocks(raw json.RawMessage, n int) []corpus.Block {
 	for i, p := range ps {
 		switch {
 		case p.FunctionCall != nil:
-			out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: p.FunctionCall.Args})
+			out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: p.FunctionCall.ID, ToolName: p.FunctionCall.Name, Args: jsonscan.Unindent(p.FunctionCall.Args)})
 		case p.FunctionResponse != nil:
 			out = append(out, resultBlock(p.FunctionResponse.ID, p.FunctionResponse.Response))
 		case p.InlineData != nil:
@@ -284,7 +285,7 @@ func (l *loader) toolUses(e *entry, seen map[string]int) []corpus.Block {
 		if tc.Name == "" {
 			l.warn(e.line, "tool call %s has no name", *tc.ID)
 		}
-		out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: *tc.ID, ToolName: tc.Name, Args: tc.Args})
+		out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: *tc.ID, ToolName: tc.Name, Args: jsonscan.Unindent(tc.Args)})
 	}
 	return out
 }

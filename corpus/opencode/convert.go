@@ -339,7 +339,7 @@ func (b *builder) tool(p *part, r *row) (*corpus.Block, []corpus.Block) {
 	}
 	b.uses[p.CallID] = r
 	st := p.State
-	use := &corpus.Block{Kind: corpus.KindToolUse, ToolCallID: p.CallID, ToolName: p.Tool, Args: st.Input}
+	use := &corpus.Block{Kind: corpus.KindToolUse, ToolCallID: p.CallID, ToolName: p.Tool, Args: jsonscan.Unindent(st.Input)}
 	res := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: p.CallID}
 	var media []corpus.Block
 	switch st.Status {
