@@ -12,6 +12,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
+	"unsafe"
 )
 
 // Format names the on-disk format a session was read from.
@@ -144,6 +145,21 @@ type Block struct {
 	MediaType string
 	Source    string
 	MediaRef  string
+}
+
+// Content is the text the model was sent for the block: Text, or, for a
+// tool result that has only a structured payload (clai's payload, a Codex
+// or Gemini CLI output that is not a string), that payload's JSON. Every
+// measure and every stage that cuts a result's text reads it, so that a
+// structured result weighs what it carried: measured by Text alone, a
+// clai session's results weighed nothing, and a replay of one under any
+// other agent's policy sent less than a third of its tokens. The string shares the
+// payload's bytes: it must not outlive a change to them (none is made).
+func (b *Block) Content() string {
+	if b.Text == "" && b.Kind == KindToolResult && len(b.Payload) > 0 {
+		return unsafe.String(unsafe.SliceData(b.Payload), len(b.Payload))
+	}
+	return b.Text
 }
 
 // Warning is a line or row that was skipped or repaired while loading.

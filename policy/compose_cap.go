@@ -61,7 +61,7 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			if text, ok := c.capText(b.Text); ok {
+			if text, ok := c.capText(b.Content()); ok {
 				nb := *b
 				nb.Text, nb.Payload = text, nil
 				w.setBlock(i, j, nb)

@@ -183,7 +183,7 @@ func charsSplit(h []corpus.Message, fraction float64) int {
 	for i := range h {
 		for k := range h[i].Blocks {
 			b := &h[i].Blocks[k]
-			counts[i] += utf16Len(b.Text) + int64(len(b.Args)) + utf16Len(b.ToolName)
+			counts[i] += utf16Len(b.Content()) + int64(len(b.Args)) + utf16Len(b.ToolName)
 		}
 		total += counts[i]
 	}

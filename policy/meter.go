@@ -141,17 +141,18 @@ func (m *Meter) Block(b *corpus.Block) int64 {
 	if m.opt.Signatures {
 		sig = b.Signature
 	}
+	text := b.Content()
 	switch m.name {
 	case MeterO200k:
-		return media + m.bpe.count(b.Text) + m.bpe.count(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
+		return media + m.bpe.count(text) + m.bpe.count(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
 			m.bpe.count(b.ToolName) + m.bpe.count(sig)
 	case MeterChars4:
-		u := utf16Len(b.Text) + utf16Len(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
+		u := utf16Len(text) + utf16Len(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
 			utf16Len(b.ToolName) + utf16Len(sig)
 		return media + (u+2)/4 // Math.round(u/4) for u >= 0
 	}
 	// bytes4: smith counts a media block as its token allowance × 4 bytes.
-	return media*4 + int64(len(b.Text)+len(b.Args)+len(b.ToolName)+len(sig))
+	return media*4 + int64(len(text)+len(b.Args)+len(b.ToolName)+len(sig))
 }
 
 // utf16Len is the length JavaScript's String.length reports for s: one

@@ -157,7 +157,7 @@ func transcriptBytes(prefix []corpus.Message) int {
 				if texts > 0 {
 					n++
 				}
-				n += len(b.Text)
+				n += len(b.Content())
 				texts++
 			}
 		}

@@ -1,0 +1,52 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// A tool result that has only a structured payload (clai's, a Codex or
+// Gemini CLI output that is not a string) weighs its JSON, as the model
+// was sent it: measured by Text alone it weighed nothing, and every
+// policy but clai's own replayed a clai session as if its results were
+// empty.
+func TestStructuredResultsWeighTheirPayload(t *testing.T) {
+	payload := `{"stdout":"` + strings.Repeat("é ok ", 80) + `","exit_code":0}`
+	structured := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "c1", Payload: []byte(payload)}
+	asText := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "c1", Text: payload}
+	for _, name := range []string{MeterBytes4, MeterChars4, MeterO200k} {
+		mt, err := NewMeter(name, MeterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := mt.Block(&structured), mt.Block(&asText)
+		if got != want || got == 0 {
+			t.Errorf("%s: the payload-only result measures %d, the same JSON as text %d", name, got, want)
+		}
+	}
+	// Text wins when there is some; an unknown block's payload is not a
+	// result's content.
+	withText := corpus.Block{Kind: corpus.KindToolResult, Text: "shown", Payload: []byte(payload)}
+	unknown := corpus.Block{Kind: corpus.KindUnknown, Text: "server_tool_use", Payload: []byte(payload)}
+	if withText.Content() != "shown" || unknown.Content() != "server_tool_use" || structured.Content() != payload {
+		t.Errorf("Content: %q, %q, %q", withText.Content(), unknown.Content(), structured.Content())
+	}
+
+	// A stage that cuts results cuts a structured one as its JSON text:
+	// opencode's 2,000-character cap, on a 90,000-byte payload.
+	long := `{"output":"` + strings.Repeat(`é line of output\n`, 5000) + `"}`
+	p := presetPolicy(t, "opencode", nil)
+	msgs := append([]corpus.Message{puser("u", "go")}, step("1", "bash", "")...)
+	msgs[2].Blocks[0].Payload = []byte(long)
+	msgs = append(msgs, passt("e", "ok"))
+	h, outs := walk(p, msgs)
+	if len(outs) != 1 {
+		t.Fatalf("outcomes %+v, want one cap", outs)
+	}
+	r := h[2].Blocks[0]
+	if r.Payload != nil || utf16Len(r.Text) > 2000 || utf16Len(r.Text) < 1800 || !strings.HasPrefix(r.Text, long[:100]) {
+		t.Errorf("capped to %d chars of text (payload %d bytes), want the JSON's head cut near 2,000", utf16Len(r.Text), len(r.Payload))
+	}
+}
