@@ -206,7 +206,7 @@ func (w *working) setBlocks(i int, blocks []corpus.Block) int64 {
 // smithBytes is the content a block carries, in bytes, whatever the meter:
 // what StageReport.BytesRemoved counts.
 func smithBytes(b *corpus.Block) int64 {
-	return int64(len(b.Text) + len(b.Args) + len(b.ToolName) + len(b.Signature))
+	return int64(len(b.Content()) + len(b.Args) + len(b.ToolName) + len(b.Signature))
 }
 
 // safeCutIndex is smith's safe_cut_index over the working history: the

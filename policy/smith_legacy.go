@@ -111,10 +111,10 @@ func (p *SmithLegacy) Compact(h []corpus.Message, at Checkpoint) Outcome {
 func (w *working) truncateOldestFirst(limit, keep int) (touched int, removed int64) {
 	for i, j := range w.resultsUntilFit(len(w.msgs), limit) {
 		b := &w.msgs[i].Blocks[j]
-		if w.msgs[i].Role != corpus.RoleTool || len(b.Text) <= keep {
+		if w.msgs[i].Role != corpus.RoleTool || len(b.Content()) <= keep {
 			continue
 		}
-		removed += w.setBlock(i, j, resultBlock(b, truncatedHead(b.Text, keep)))
+		removed += w.setBlock(i, j, resultBlock(b, truncatedHead(b.Content(), keep)))
 		touched++
 	}
 	return touched, removed

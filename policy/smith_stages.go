@@ -191,7 +191,7 @@ func (w *working) supersedeDuplicates(end, target int, tools map[string]bool, st
 			continue
 		}
 		text := stub(c.name, b)
-		if text == "" || len(text) >= len(b.Text) {
+		if text == "" || len(text) >= len(b.Content()) {
 			continue
 		}
 		removed += w.setBlock(i, j, resultBlock(b, text))
@@ -211,8 +211,8 @@ type callKey struct{ name, args string }
 // bytes a smith-staged sweep allocated.
 func smithSupersededStub(name string, b *corpus.Block) string {
 	const head, tail = "[: " + smithSupersededMarker + ", ", " KiB omitted by smith]"
-	kib := len(b.Text) / 1024
-	if len(head)+len(name)+decimalLen(kib)+len(tail) >= len(b.Text) {
+	kib := len(b.Content()) / 1024
+	if len(head)+len(name)+decimalLen(kib)+len(tail) >= len(b.Content()) {
 		return ""
 	}
 	return "[" + name + ": " + smithSupersededMarker + ", " + strconv.Itoa(kib) + " KiB omitted by smith]"
@@ -229,7 +229,7 @@ func (w *working) truncateLargestFirst(end, target, keep int) (touched int, remo
 		}
 		for j := range w.msgs[i].Blocks {
 			if b := &w.msgs[i].Blocks[j]; b.Kind == corpus.KindToolResult {
-				cands = append(cands, resultCand{i, j, len(b.Text)})
+				cands = append(cands, resultCand{i, j, len(b.Content())})
 			}
 		}
 	}
@@ -248,7 +248,7 @@ func (w *working) truncateLargestFirst(end, target, keep int) (touched int, remo
 			break
 		}
 		b := &w.msgs[c.i].Blocks[c.j]
-		short := shortenResult(b.Text, keep)
+		short := shortenResult(b.Content(), keep)
 		if short == "" {
 			continue
 		}

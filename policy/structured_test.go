@@ -50,3 +50,27 @@ func TestStructuredResultsWeighTheirPayload(t *testing.T) {
 		t.Errorf("capped to %d chars of text (payload %d bytes), want the JSON's head cut near 2,000", utf16Len(r.Text), len(r.Payload))
 	}
 }
+
+// smith's stages cut a structured result as text too (smith's own
+// results never have a payload, so smith is reproduced as before), and
+// the bytes a stage removes count the payload: clearing one used to count
+// the stub as bytes added.
+func TestSmithStagesCutStructuredResults(t *testing.T) {
+	payload := `{"stdout":"` + strings.Repeat("x", 5000) + `"}`
+	h := []corpus.Message{
+		{Role: corpus.RoleUser, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "go"}}},
+		{Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: "c1", ToolName: "bash", Args: []byte(`{}`)}}},
+		{Role: corpus.RoleTool, Blocks: []corpus.Block{{Kind: corpus.KindToolResult, ToolCallID: "c1", Payload: []byte(payload)}}},
+	}
+	if n := smithBytes(&h[2].Blocks[0]); n != int64(len(payload)) {
+		t.Errorf("smithBytes = %d, want the payload's %d", n, len(payload))
+	}
+	m, _ := NewMeter(MeterBytes4, MeterOptions{})
+	w := newWorking(h, m)
+	touched, removed := w.truncateLargestFirst(3, 0, 2048)
+	r := w.msgs[2].Blocks[0]
+	if touched != 1 || r.Payload != nil || !strings.HasPrefix(r.Text, payload[:2048]) || removed != int64(len(payload)-len(r.Text)) {
+		t.Errorf("truncate: touched %d, removed %d, text %d bytes (payload %d); want the payload cut to its first 2,048 bytes and a marker",
+			touched, removed, len(r.Text), len(r.Payload))
+	}
+}
