@@ -94,11 +94,12 @@ type Index struct {
 	full     *evidence
 }
 
-// Tokens is a result's size in the index's meter: its text alone, also for
-// a structured result (a meter counts Text, not Payload), since that is
-// what the agent had to read back. It is measured on demand, for hidden
-// results only, so the index never measures every result, and once for
-// all the results with the same text (twins.go).
+// Tokens is a result's size in the index's meter: the content the model
+// was sent for it (corpus.Block.Content: a structured result's payload
+// JSON), as every meter measures a result, without its tool name. It is
+// measured on demand, for hidden results only, so the index never
+// measures every result, and once for all the results with the same text
+// (twins.go).
 func (ix *Index) Tokens(r *Result) int {
 	root := &ix.Results[ix.twins()[r.pos]]
 	size := &ix.sizes[root.pos]
@@ -106,7 +107,7 @@ func (ix *Index) Tokens(r *Result) int {
 		return ix.meter.Tokens(v - 1)
 	}
 	b := &ix.Session.Messages[root.Msg].Blocks[root.Block]
-	v := ix.meter.Block(&corpus.Block{Kind: corpus.KindText, Text: resultText(b)})
+	v := ix.meter.Block(&corpus.Block{Kind: corpus.KindText, Text: b.Content()})
 	size.Store(v + 1)
 	return ix.meter.Tokens(v)
 }

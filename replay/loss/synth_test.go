@@ -99,6 +99,16 @@ func TestSyntheticScenario(t *testing.T) {
 			}
 			want := tc.want
 			want.RefetchTokens = ix.Tokens(byID[sc.Refetched].Result)
+			if tc.payload {
+				// A structured result is measured as its payload's JSON,
+				// as the meters measure it (it weighed the strings joined).
+				r := byID[sc.Refetched].Result
+				b := &s.Messages[r.Msg].Blocks[r.Block]
+				chars4, _ := policy.NewMeter(policy.MeterChars4, policy.MeterOptions{})
+				if b.Text != "" || want.RefetchTokens != int(chars4.Block(&corpus.Block{Kind: corpus.KindText, Text: string(b.Payload)})) {
+					t.Errorf("refetched result: %d tokens, want the chars4 size of its %d-byte payload", want.RefetchTokens, len(b.Payload))
+				}
+			}
 			if rep.Counts != want {
 				t.Errorf("counts = %+v, want %+v", rep.Counts, want)
 			}
