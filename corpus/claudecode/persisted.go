@@ -62,10 +62,21 @@ func PersistedMarker(path string) string {
 // session's id: a subagent's results live in its main session's folder.
 // It is the one place the reader (Recorded.Persisted markers), the
 // recorded policy and clear-tool-results' {path} take the path from.
+//
+// On Windows (cwd C:\Users\<u>\...) home is C:\Users\<u> and the separators
+// are backslashes, as Node's path.join writes them there; no real log here
+// was recorded on Windows, so that form is read from the code's shape, not
+// checked against a marker.
 func PersistedPath(cwd, session, id string) string {
-	home := "~"
+	home, sep := "~", "/"
 	if parts := strings.SplitN(cwd, "/", 4); len(parts) >= 3 && parts[0] == "" && (parts[1] == "Users" || parts[1] == "home") {
 		home = "/" + parts[1] + "/" + parts[2]
+	}
+	if len(cwd) >= 3 && cwd[1] == ':' && cwd[2] == '\\' {
+		sep = `\`
+		if parts := strings.SplitN(cwd, `\`, 4); len(parts) >= 3 && strings.EqualFold(parts[1], "Users") {
+			home = parts[0] + `\` + parts[1] + `\` + parts[2]
+		}
 	}
 	proj := []byte(cwd)
 	for i, c := range proj {
@@ -73,7 +84,7 @@ func PersistedPath(cwd, session, id string) string {
 			proj[i] = '-'
 		}
 	}
-	return home + "/.claude/projects/" + string(proj) + "/" + session + "/tool-results/" + id + ".txt"
+	return home + sep + ".claude" + sep + "projects" + sep + string(proj) + sep + session + sep + "tool-results" + sep + id + ".txt"
 }
 
 // persistedDir is the folder of the persisted outputs of the log at p:

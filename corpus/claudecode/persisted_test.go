@@ -248,6 +248,9 @@ func TestPersistedPath(t *testing.T) {
 		// No home in the cwd: the right shape, not the real length.
 		{"/srv/x", "s", "~/.claude/projects/-srv-x/s/tool-results/t.txt"},
 		{"", "s", "~/.claude/projects//s/tool-results/t.txt"},
+		// Windows: home and backslashes (the shape, not a real marker).
+		{`C:\Users\ann\proj`, "s", `C:\Users\ann\.claude\projects\C--Users-ann-proj\s\tool-results\t.txt`},
+		{`D:\work\proj`, "s", `~\.claude\projects\D--work-proj\s\tool-results\t.txt`},
 	} {
 		if got := claudecode.PersistedPath(c.cwd, c.session, "t"); got != c.want {
 			t.Errorf("PersistedPath(%q, %q) = %s, want %s", c.cwd, c.session, got, c.want)

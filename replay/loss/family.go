@@ -203,13 +203,47 @@ func patchPath(patch, raw string) string {
 // and backticks around it are removed, a relative path is joined to cwd,
 // and "." and ".." elements and doubled slashes are resolved lexically
 // (symbolic links cannot be, from a recording). An empty path stays empty.
+// A session recorded on Windows (a drive or UNC path, or such a cwd) is
+// cleaned with '/' for its separators and an upper-case drive letter, so
+// that C:\x\a.go, c:/x/a.go and a.go under C:\x are one file; without it
+// path.Join put cwd in front of an absolute C:\ path, and a read of a
+// persisted output there was never recognised.
 func NormPath(p, cwd string) string {
 	p = strings.Trim(strings.TrimSpace(p), "`'\"")
 	if p == "" {
 		return ""
 	}
+	if windowsPath(p) || windowsPath(cwd) {
+		p = strings.ReplaceAll(p, `\`, "/")
+		if !windowsPath(p) && !strings.HasPrefix(p, "/") && cwd != "" {
+			p = strings.ReplaceAll(cwd, `\`, "/") + "/" + p
+		}
+		return cleanWindows(p)
+	}
 	if !path.IsAbs(p) && cwd != "" {
 		p = path.Join(cwd, p)
+	}
+	return path.Clean(p)
+}
+
+// windowsPath reports whether p is an absolute Windows path: a drive
+// letter, a colon and a separator, or a UNC path (\\host\share).
+func windowsPath(p string) bool {
+	if strings.HasPrefix(p, `\\`) {
+		return true
+	}
+	return len(p) >= 3 && (p[0]|0x20 >= 'a' && p[0]|0x20 <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/')
+}
+
+// cleanWindows cleans a Windows path already written with '/': the drive
+// letter upper-cased and kept, a UNC path's leading "//" kept, the rest
+// cleaned as path.Clean does.
+func cleanWindows(p string) string {
+	switch {
+	case len(p) >= 2 && p[1] == ':':
+		return strings.ToUpper(p[:1]) + ":" + path.Clean("/"+p[2:])
+	case strings.HasPrefix(p, "//"):
+		return "/" + path.Clean(p[1:])
 	}
 	return path.Clean(p)
 }
@@ -218,15 +252,25 @@ func NormPath(p, cwd string) string {
 // normalised path, and its cwd-relative form when it lies under cwd. The
 // bare base name is not one: base names collide (wsd.py, README.md) in the
 // real logs and would count uses of other files.
+//
+// A Windows path is also named with backslashes, as the agent and the
+// model write it (NormPath keeps '/').
 func pathMentions(p, cwd string) []string {
 	if p == "" {
 		return nil
 	}
 	out := []string{p}
 	if cwd != "" {
-		root := strings.TrimSuffix(path.Clean(cwd), "/") + "/"
+		root := strings.TrimSuffix(NormPath(cwd, ""), "/") + "/"
 		if rel, ok := strings.CutPrefix(p, root); ok && rel != "" {
 			out = append(out, rel)
+		}
+	}
+	if windowsPath(p) {
+		for _, m := range out {
+			if b := strings.ReplaceAll(m, "/", `\`); b != m {
+				out = append(out, b)
+			}
 		}
 	}
 	return out

@@ -49,6 +49,12 @@ func TestNormPath(t *testing.T) {
 		{"a//b/", "/x", "/x/a/b"},
 		{"`/x/../y/z.md`", "/w", "/y/z.md"},
 		{"'./q'", "/w", "/w/q"},
+		// Recorded on Windows: one form with '/' and an upper-case drive.
+		{`C:\Users\me\proj\src\a.go`, `C:\Users\me\proj`, "C:/Users/me/proj/src/a.go"},
+		{`src\..\lib\b.go`, `C:\Users\me\proj`, "C:/Users/me/proj/lib/b.go"},
+		{"c:/Users/me/proj/./a.go", "", "C:/Users/me/proj/a.go"},
+		{`\\server\share\x\..\y.txt`, `C:\w`, "//server/share/y.txt"},
+		{"//not/unc", "/w", "/not/unc"}, // a POSIX path with a doubled slash
 	}
 	for _, tc := range cases {
 		if got := NormPath(tc.p, tc.cwd); got != tc.want {

@@ -105,6 +105,39 @@ func TestSignals(t *testing.T) {
 	}
 }
 
+// A session recorded on Windows (no real one here: written from Claude
+// Code's documented record shapes, with Windows paths as its tools take
+// them): a file named later in backslashes, relatively or absolutely, is
+// needed, a read of the same file by another spelling fetches it back,
+// and a read of its persisted output under C:\Users\...\tool-results is a
+// refetch. Before Windows paths were cleaned, cwd was put in front of an
+// absolute C:\ path, so none of this was seen.
+func TestSignalsWindowsPaths(t *testing.T) {
+	var b sessionBuilder
+	b.s.Meta.Cwd = `C:\Users\me\proj`
+	b.user("review the code")
+	b.call("r1", "Read", `{"file_path":"C:\\Users\\me\\proj\\src\\a.go"}`, fileText("a.go", 5))
+	b.call("r2", "Read", `{"file_path":"C:\\Users\\me\\proj\\src\\b.go"}`, fileText("b.go", 5))
+	b.call("r3", "Read", `{"file_path":"C:\\Users\\me\\proj\\src\\d.go"}`, fileText("d.go", 5))
+	hideAt := b.say("Working.")
+	// The results fetched back say nothing of the files' lines, so only
+	// the paths can tell what was fetched.
+	refetchB := b.call("x1", "Read", `{"file_path":"src/b.go"}`, "(unchanged since last read)")
+	fetchD := b.call("x2", "Read", `{"file_path":"C:\\Users\\me\\.claude\\projects\\C--Users-me-proj\\s\\tool-results\\r3.txt"}`, "(see above)")
+	useA := b.say(`Edited src\a.go and C:\Users\me\proj\src\b.go; d.go is done.`)
+	ix := Build(&b.s, Options{})
+	sig := func(id string) *Signal { return ix.Signal(Hide{CallID: id, At: hideAt, Request: 3}) }
+	if r1 := sig("r1"); !r1.Lost || r1.NeededMsg != useA || r1.NeededBy != "name" {
+		t.Errorf("r1 (a.go, named as src\\a.go at %d, never fetched) = %+v", useA, *r1)
+	}
+	if r2 := sig("r2"); r2.Lost || !r2.Refetched || r2.FetchedMsg != refetchB || r2.NeededMsg != useA {
+		t.Errorf("r2 (b.go, read again as src/b.go at %d, named at %d) = %+v", refetchB, useA, *r2)
+	}
+	if r3 := sig("r3"); r3.Lost || !r3.Refetched || r3.FetchedMsg != fetchD || r3.NeededMsg != -1 {
+		t.Errorf("r3 (d.go, persisted output read back at %d) = %+v", fetchD, *r3)
+	}
+}
+
 // A message that fetches a result back names its path to do so: that is
 // not a use of what the result held.
 func TestRefetchingMessageIsNotANeed(t *testing.T) {
