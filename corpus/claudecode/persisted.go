@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -87,14 +88,46 @@ func PersistedPath(cwd, session, id string) string {
 	return home + sep + ".claude" + sep + "projects" + sep + string(proj) + sep + session + sep + "tool-results" + sep + id + ".txt"
 }
 
-// persistedDir is the folder of the persisted outputs of the log at p:
-// <id>/tool-results beside <id>.jsonl. A log named otherwise (piped in,
-// or renamed) has none: "" then.
-func persistedDir(p string) string {
+// persistedDir is the folder of the persisted outputs of the log at p,
+// whose records name session: <id>/tool-results beside <id>.jsonl. A
+// subagent shares its main session's folder (PersistedPath), so a subagent
+// log, <id>/subagents/agent-*.jsonl (2.1.x) or agent-*.jsonl beside
+// <id>.jsonl (2.0.x), reads that one, and shared is true: the folder also
+// holds the other threads' outputs. A log named otherwise than .jsonl
+// (piped in, or renamed) has none: "" then.
+func persistedDir(p, session string) (dir string, shared bool) {
 	if !strings.HasSuffix(p, ".jsonl") {
-		return ""
+		return "", false
 	}
-	return filepath.Join(strings.TrimSuffix(p, ".jsonl"), "tool-results")
+	parent := filepath.Dir(p)
+	if filepath.Base(parent) == "subagents" {
+		return filepath.Join(filepath.Dir(parent), "tool-results"), true
+	}
+	if strings.HasPrefix(filepath.Base(p), "agent-") && session != "" {
+		return filepath.Join(parent, session, "tool-results"), true
+	}
+	return filepath.Join(strings.TrimSuffix(p, ".jsonl"), "tool-results"), false
+}
+
+// subagentLogs are the subagent logs of the main log at p: what may hold
+// the tool calls of persisted outputs the main log does not have.
+func subagentLogs(p string) []string {
+	a, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(p, ".jsonl"), "subagents", "*.jsonl"))
+	b, _ := filepath.Glob(filepath.Join(filepath.Dir(p), "agent-*.jsonl"))
+	return append(a, b...)
+}
+
+// mentionedBy reports whether any of files holds id: a persisted output
+// of a subagent's tool call is the subagent log's to read, not a stray
+// file of the main session's. It reads those logs only for an id the main
+// log lacks, which the real logs never have.
+func mentionedBy(files []string, id string) bool {
+	for _, f := range files {
+		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+id+`"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 // IsPersistedDir reports whether dir is the persisted-output folder of a
@@ -111,13 +144,13 @@ func IsPersistedDir(dir string) bool {
 // gives each thread its persisted results. Bad files are warnings naming
 // the file; they never stop the log from loading.
 func (l *ccLoader) readPersisted(session string) {
-	dir := persistedDir(l.path)
+	dir, shared := persistedDir(l.path, session)
 	if dir == "" {
 		return
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) && !shared {
 			l.warnings = append(l.warnings, corpus.Warning{File: dir, Message: "tool-results folder unreadable (" + err.Error() + "); persisted outputs ignored"})
 		}
 		return
@@ -128,6 +161,8 @@ func (l *ccLoader) readPersisted(session string) {
 		results += len(t.results)
 	}
 	byThread := map[*ccThread][]corpus.Persisted{}
+	var subagents []string // listed at the first id the log lacks
+	listed := false
 	data := l.buffers.file // each file in turn: only compared and measured
 	defer func() { l.buffers.file = data[:0] }()
 	for _, e := range entries {
@@ -139,6 +174,15 @@ func (l *ccLoader) readPersisted(session string) {
 		id := strings.TrimSuffix(name, ".txt")
 		t := l.useAt[id].t
 		if t == nil {
+			if shared {
+				continue // another thread's: its log reads it
+			}
+			if !listed {
+				subagents, listed = subagentLogs(l.path), true
+			}
+			if mentionedBy(subagents, id) {
+				continue
+			}
 			if results == 0 {
 				fileWarn(p, "persisted output, but the transcript has no tool results at all; file ignored")
 			} else {

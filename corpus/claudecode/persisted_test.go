@@ -218,6 +218,70 @@ func TestPersistedOutputThatIsALog(t *testing.T) {
 	}
 }
 
+// A subagent shares its main session's tool-results folder (the marker's
+// path names the main session). No real log here has a subagent's output
+// persisted: this layout is written from the documented one (SOURCES.md:
+// <id>/subagents/agent-*.jsonl beside <id>/tool-results/), and the subagent
+// log's lines from the record shapes of testdata/subagent_compact.jsonl.
+// Each log takes the outputs of its own calls; neither warns about the
+// other's (the main log said "which the transcript does not have", fatal
+// under --strict); a file nobody's call is still warned about.
+func TestPersistedOutputOfASubagent(t *testing.T) {
+	dir := t.TempDir()
+	var w ccLog
+	w.user("review")
+	w.read("toolu_m", "/Users/u/proj/m.md", "main's file", 0)
+	w.say("m2", "done", 100)
+	var sub strings.Builder
+	for i, l := range []string{
+		`"type":"user","message":{"role":"user","content":"explore"}`,
+		`"type":"assistant","message":{"id":"msg_s1","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"tool_use","id":"toolu_s","name":"Read","input":{"file_path":"/Users/u/proj/s.md"}}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":5}}`,
+		`"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_s","content":"subagent's file"}]}`,
+		`"type":"assistant","message":{"id":"msg_s2","role":"assistant","model":"claude-haiku-4-5","content":[{"type":"text","text":"found it"}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":10,"output_tokens":5}}`,
+	} {
+		parent := "null"
+		if i > 0 {
+			parent = fmt.Sprintf(`"s%d"`, i-1)
+		}
+		fmt.Fprintf(&sub, `{"parentUuid":%s,"isSidechain":true,"agentId":"a1","cwd":"/Users/u/proj","sessionId":"s-p","version":"2.1.6","uuid":"s%d",%s}`+"\n", parent, i, l)
+	}
+	// 2.1.x keeps subagent logs in <id>/subagents/, 2.0.x beside <id>.jsonl.
+	for version, subDir := range map[string]string{"2.1": filepath.Join("s-p", "subagents"), "2.0": "."} {
+		dir := filepath.Join(dir, version)
+		writeFiles(t, dir, map[string]string{"s-p.jsonl": w.sb.String()})
+		writeFiles(t, filepath.Join(dir, subDir), map[string]string{"agent-a1.jsonl": sub.String()})
+		tr := filepath.Join(dir, "s-p", "tool-results")
+		writeFiles(t, tr, map[string]string{"toolu_m.txt": "main's file", "toolu_s.txt": "subagent's file", "toolu_zz.txt": "nobody's"})
+		checkSubagentPersisted(t, dir)
+	}
+}
+
+func checkSubagentPersisted(t *testing.T, dir string) {
+	t.Helper()
+	ss, err := load.Load([]string{dir}, corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range ss {
+		var ids, warns []string
+		for _, p := range s.Recorded.Persisted {
+			ids = append(ids, p.ToolCallID)
+		}
+		for _, w := range s.Warnings {
+			warns = append(warns, filepath.Base(w.File)+": "+w.Message)
+		}
+		got = append(got, fmt.Sprintf("%s persisted %v warnings %q", s.ID, ids, warns))
+	}
+	want := []string{
+		`s-p persisted [toolu_m] warnings ["toolu_zz.txt: persisted output for tool call toolu_zz, which the transcript does not have; file ignored"]`,
+		`s-p/agent-a1 persisted [toolu_s] warnings []`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: sessions:\n%s\nwant\n%s", dir, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // TestPersistedMarkerForm checks the marker against the form SOURCES.md
 // quotes (from the phantom-reads repository's REPRODUCTION.md), with the
 // quote's \n read as a newline and its placeholder as the path.
