@@ -179,10 +179,15 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		if i := slices.IndexFunc(g, func(f sweep.Axis) bool { return f.Name == ax.Name && f.Line > 0 }); i >= 0 {
 			return nil, usageErrorf("--grid %s: %s is also in --grid-file %s (line %d); give each parameter in one place", s, ax.Name, o.gridFile, g[i].Line)
 		}
-		g = append(g, ax)
-		if err := sweep.CheckRows(g.Points(), 1); err != nil {
+		// The name (and a first value) before the size: a typo is the
+		// error to fix first, not a grid too large for it.
+		if _, err := policy.Resolve(def.Name, def.Specs, map[string]string{ax.Name: ax.Values[0]}); err != nil {
 			return nil, &usageError{err}
 		}
+		g = append(g, ax)
+	}
+	if err := sweep.CheckRows(g.Points(), 1); err != nil {
+		return nil, &usageError{err}
 	}
 	if n := g.Points(); n > sweep.MaxPoints && !o.yes {
 		return nil, usageErrorf("the grid has %s parameter sets; a sweep that size runs for hours: use coarser steps, split it with --shard k/n, or pass --yes", report.FormatInt(n))
