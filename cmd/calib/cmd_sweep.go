@@ -171,6 +171,18 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			}
 		}
 	}
+	// Every --grid name first, before any values are expanded: a typo is
+	// the error to fix first, not a grid too large for the other flags.
+	// The size is still checked flag by flag, so that many large ranges
+	// are never all held at once.
+	for _, s := range o.grid {
+		name, _, _ := strings.Cut(s, "=")
+		name = strings.TrimSpace(name)
+		if name != "" && !slices.ContainsFunc(def.Specs, func(p policy.ParamSpec) bool { return p.Name == name }) {
+			_, err := policy.Resolve(def.Name, def.Specs, map[string]string{name: ""})
+			return nil, &usageError{err}
+		}
+	}
 	for _, s := range o.grid {
 		ax, err := sweep.ParseAxis(s)
 		if err != nil {
@@ -179,15 +191,10 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		if i := slices.IndexFunc(g, func(f sweep.Axis) bool { return f.Name == ax.Name && f.Line > 0 }); i >= 0 {
 			return nil, usageErrorf("--grid %s: %s is also in --grid-file %s (line %d); give each parameter in one place", s, ax.Name, o.gridFile, g[i].Line)
 		}
-		// The name (and a first value) before the size: a typo is the
-		// error to fix first, not a grid too large for it.
-		if _, err := policy.Resolve(def.Name, def.Specs, map[string]string{ax.Name: ax.Values[0]}); err != nil {
+		g = append(g, ax)
+		if err := sweep.CheckRows(g.Points(), 1); err != nil {
 			return nil, &usageError{err}
 		}
-		g = append(g, ax)
-	}
-	if err := sweep.CheckRows(g.Points(), 1); err != nil {
-		return nil, &usageError{err}
 	}
 	if n := g.Points(); n > sweep.MaxPoints && !o.yes {
 		return nil, usageErrorf("the grid has %s parameter sets; a sweep that size runs for hours: use coarser steps, split it with --shard k/n, or pass --yes", report.FormatInt(n))
