@@ -155,8 +155,12 @@ type Block struct {
 // clai session's results weighed nothing, and a replay of one under any
 // other agent's policy sent less than a third of its tokens. The string shares the
 // payload's bytes: it must not outlive a change to them (none is made).
+//
+// A block of a type calib does not know (KindUnknown, a warning named it)
+// is its raw JSON, which is what the request carried; its Text only names
+// the type.
 func (b *Block) Content() string {
-	if b.Text == "" && b.Kind == KindToolResult && len(b.Payload) > 0 {
+	if len(b.Payload) > 0 && (b.Kind == KindUnknown || b.Text == "" && b.Kind == KindToolResult) {
 		return unsafe.String(unsafe.SliceData(b.Payload), len(b.Payload))
 	}
 	return b.Text

@@ -26,12 +26,17 @@ func TestStructuredResultsWeighTheirPayload(t *testing.T) {
 			t.Errorf("%s: the payload-only result measures %d, the same JSON as text %d", name, got, want)
 		}
 	}
-	// Text wins when there is some; an unknown block's payload is not a
-	// result's content.
+	// A result's Text wins when it has some; a block of an unknown type
+	// is its raw JSON (its Text only names the type: it weighed 4 tokens).
 	withText := corpus.Block{Kind: corpus.KindToolResult, Text: "shown", Payload: []byte(payload)}
-	unknown := corpus.Block{Kind: corpus.KindUnknown, Text: "server_tool_use", Payload: []byte(payload)}
-	if withText.Content() != "shown" || unknown.Content() != "server_tool_use" || structured.Content() != payload {
+	raw := `{"type":"server_tool_use","id":"srvtoolu_1","name":"web_search","input":{"query":"calib"}}`
+	unknown := corpus.Block{Kind: corpus.KindUnknown, Text: "server_tool_use", Payload: []byte(raw)}
+	if withText.Content() != "shown" || unknown.Content() != raw || structured.Content() != payload {
 		t.Errorf("Content: %q, %q, %q", withText.Content(), unknown.Content(), structured.Content())
+	}
+	chars4, _ := NewMeter(MeterChars4, MeterOptions{})
+	if got := chars4.Block(&unknown); got != int64((len(raw)+2)/4) {
+		t.Errorf("chars4 of the unknown block = %d, want %d (its JSON)", got, (len(raw)+2)/4)
 	}
 
 	// A stage that cuts results cuts a structured one as its JSON text:
