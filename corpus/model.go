@@ -149,16 +149,14 @@ type Block struct {
 
 // Content is the text the model was sent for the block: Text, or, for a
 // tool result that has only a structured payload (clai's payload, a Codex
-// or Gemini CLI output that is not a string), that payload's JSON. Every
-// measure and every stage that cuts a result's text reads it, so that a
-// structured result weighs what it carried: measured by Text alone, a
-// clai session's results weighed nothing, and a replay of one under any
-// other agent's policy sent less than a third of its tokens. The string shares the
+// or Gemini CLI output that is not a string), that payload's JSON; for a
+// block of a type calib does not know (KindUnknown, warned about), its raw
+// JSON, since its Text only names the type. Every measure and every stage
+// that reads or cuts a result's text reads it, so that a structured
+// result weighs what it carried: measured by Text alone, a clai session's
+// results weighed nothing, and a replay of one under any other agent's
+// policy sent less than a third of its tokens. The string shares the
 // payload's bytes: it must not outlive a change to them (none is made).
-//
-// A block of a type calib does not know (KindUnknown, a warning named it)
-// is its raw JSON, which is what the request carried; its Text only names
-// the type.
 func (b *Block) Content() string {
 	if len(b.Payload) > 0 && (b.Kind == KindUnknown || b.Text == "" && b.Kind == KindToolResult) {
 		return unsafe.String(unsafe.SliceData(b.Payload), len(b.Payload))

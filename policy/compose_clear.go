@@ -134,7 +134,7 @@ func (c *clearStage) isStub(text string) bool {
 }
 
 func (c *clearStage) render(b *corpus.Block) string {
-	return strings.NewReplacer("{lines}", strconv.Itoa(splitLines(b.Text)), "{id}", b.ToolCallID).Replace(c.stub)
+	return strings.NewReplacer("{lines}", strconv.Itoa(splitLines(b.Content())), "{id}", b.ToolCallID).Replace(c.stub)
 }
 
 func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {

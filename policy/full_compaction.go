@@ -185,7 +185,7 @@ func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
 	for i := range h {
 		for j := range h[i].Blocks {
 			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolResult && !b.IsError {
-				results[b.ToolCallID] = b.Text
+				results[b.ToolCallID] = b.Content()
 			}
 		}
 	}

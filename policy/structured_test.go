@@ -79,3 +79,25 @@ func TestSmithStagesCutStructuredResults(t *testing.T) {
 			touched, removed, len(r.Text), len(r.Payload))
 	}
 }
+
+// The two other readers of a result's text: the {lines} of a clearing
+// stub (SWE-agent's "(N lines omitted)") and the files Claude Code's full
+// compaction restores read a structured result as its JSON too.
+func TestStubLinesAndRestoredFilesReadStructuredResults(t *testing.T) {
+	payload := "{\n\"stdout\": \"a\",\n\"exit_code\": 0\n}"
+	b := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "c1", Payload: []byte(payload)}
+	if got := (&clearStage{stub: "({lines} lines omitted, {id})"}).render(&b); got != "(4 lines omitted, c1)" {
+		t.Errorf("stub %q, want the payload's 4 lines", got)
+	}
+	m, _ := NewMeter(MeterChars4, MeterOptions{})
+	f := fullCompaction{restoreFiles: 2, restoreFileTokens: 1000, restoreBudget: 10000, meter: m}
+	h := []corpus.Message{
+		{Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindToolUse, ToolCallID: "c1", ToolName: "Read", Args: []byte(`{"file_path":"/p/a.json"}`)}}},
+		{Role: corpus.RoleTool, Blocks: []corpus.Block{b}},
+	}
+	r := f.restored(h)
+	want := "Called the Read tool with the following input: /p/a.json\n" + payload
+	if r == nil || len(r.Blocks) != 1 || r.Blocks[0].Text != want {
+		t.Errorf("restored %+v, want one block %q", r, want)
+	}
+}
