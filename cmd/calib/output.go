@@ -107,19 +107,18 @@ func (a *app) savePlots(figs ...report.Figure) error {
 // is fine; it is created when the plots are written. Exit 3, as for an
 // --out whose folder is missing: an output that cannot be written.
 func checkPlotFolder(dir string) error {
-	for p := filepath.Clean(dir); ; {
-		fi, err := os.Stat(p)
-		if err == nil {
-			if !fi.IsDir() {
-				return &outputError{fmt.Errorf("--plot %s: %s is a file, not a folder; give a folder path (it is created if missing)", dir, p)}
+	p := filepath.Clean(dir)
+	for {
+		if fi, err := os.Stat(p); err == nil {
+			if fi.IsDir() {
+				return nil
 			}
-			return nil
+			return &outputError{fmt.Errorf("--plot %s: %s is a file, not a folder; give a folder path (it is created if missing)", dir, p)}
 		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return nil
+		if filepath.Dir(p) == p {
+			return nil // nothing of it exists: created when written
 		}
-		p = parent
+		p = filepath.Dir(p)
 	}
 }
 

@@ -119,7 +119,6 @@ func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
 // only (the plain reading the tests hold scanContent to).
 func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 	s := &jsonscan.Scanner{B: b, Scratch: &r.scratch}
-
 	s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
