@@ -35,6 +35,7 @@ func (ix *Index) readCalls(read []bool) *callFacts {
 	f := &callFacts{subj: make([]Subject, len(ix.calls)), key: make([]int32, len(ix.calls)), persistReads: map[string][]int32{}}
 	keys := map[string]int32{}
 	var key []byte // the current call's key, built in place
+	var ids []string
 	for c := range ix.calls {
 		f.key[c] = -1
 		if read != nil && !read[c] {
@@ -56,7 +57,8 @@ func (ix *Index) readCalls(read []bool) *callFacts {
 			f.keyUnits[id] = appendUnit(f.keyUnits[id], tc.unit)
 			f.key[c] = id
 		}
-		if id := persistedID(subj); id != "" {
+		ids = persistedIDs(ids[:0], subj)
+		for _, id := range ids {
 			f.persistReads[id] = appendUnit(f.persistReads[id], tc.unit)
 		}
 	}

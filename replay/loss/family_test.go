@@ -182,3 +182,26 @@ func TestLongMentionsCapped(t *testing.T) {
 		t.Errorf("short command's mention changed: %q", short.Mentions)
 	}
 }
+
+func TestPersistedInCommand(t *testing.T) {
+	for _, c := range []struct{ cmd, want string }{
+		{"cat /h/.claude/projects/-p/s/tool-results/toolu_01A.txt", "toolu_01A"},
+		{`head -5 "/h/s/tool-results/a-b_c.txt"`, "a-b_c"},
+		{`type C:\h\s\tool-results\x1.txt`, "x1"},
+		{"cat tool-results/a.txt tool-results/b.txt", "a,b"},
+		{"cat tool-results/a.txt.bak", ""},
+		{"cat tool-results/a.txt;echo", "a"},
+		{"cat tool-results/a.txt2 tool-results/b.txt", "b"},
+		{"ls tool-results/", ""},
+		{"cat tool-results/.txt", ""},
+		{"cat tool-results/a.tx", ""},
+		{"cat tool-results/a b.txt", ""},
+		{"grep x tool-resultsX/a.txt", ""},
+		{"tool-results", ""},
+		{"", ""},
+	} {
+		if got := strings.Join(persistedInCommand(nil, c.cmd), ","); got != c.want {
+			t.Errorf("persistedInCommand(%q) = %q, want %q", c.cmd, got, c.want)
+		}
+	}
+}

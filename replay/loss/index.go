@@ -201,17 +201,53 @@ func appendCallKey(dst []byte, s Subject) []byte {
 	return append(append(append(dst, s.Tool...), 0), s.Key...)
 }
 
-// persistedID is the tool call id whose persisted output a file call reads
-// back: Claude Code's `<project>/<session>/tool-results/<id>.txt`.
-func persistedID(s Subject) string {
-	if s.Family != FamilyFile || s.Key == "" {
-		return ""
+// persistedIDs appends to dst the tool call ids whose persisted outputs a
+// call reads back: Claude Code's `<project>/<session>/tool-results/<id>.txt`,
+// given to a file tool as its path or named in a shell command (`cat`,
+// `head`, `sed -n` of the file print what the model was not shown). A
+// search's pattern, path or glob is not a read back: Grep and Glob answer
+// with names or matching lines, not the output.
+func persistedIDs(dst []string, s Subject) []string {
+	switch s.Family {
+	case FamilyFile:
+		dir, file := path.Split(s.Key)
+		if path.Base(dir) == "tool-results" && strings.HasSuffix(file, ".txt") {
+			dst = append(dst, strings.TrimSuffix(file, ".txt"))
+		}
+	case FamilyShell:
+		dst = persistedInCommand(dst, s.Key)
 	}
-	dir, file := path.Split(s.Key)
-	if path.Base(dir) != "tool-results" || !strings.HasSuffix(file, ".txt") {
-		return ""
+	return dst
+}
+
+// persistedInCommand finds `tool-results/<id>.txt` (or with a backslash,
+// a session recorded on Windows) in a command line; the id is the run of
+// characters a tool call id is made of (letters, digits, '_' and '-'),
+// and the name must end there (`<id>.txt.bak` is another file).
+func persistedInCommand(dst []string, cmd string) []string {
+	const dir = "tool-results"
+	for i := strings.Index(cmd, dir); i >= 0; {
+		rest := cmd[i+len(dir):]
+		if len(rest) > 0 && (rest[0] == '/' || rest[0] == '\\') {
+			n := 1
+			for n < len(rest) && isIDByte(rest[n]) {
+				n++
+			}
+			if end := n + len(".txt"); n > 1 && strings.HasPrefix(rest[n:], ".txt") && (end == len(rest) || !isIDByte(rest[end]) && rest[end] != '.') {
+				dst = append(dst, rest[1:n])
+			}
+		}
+		j := strings.Index(rest, dir)
+		if j < 0 {
+			break
+		}
+		i += len(dir) + j
 	}
-	return strings.TrimSuffix(file, ".txt")
+	return dst
+}
+
+func isIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }
 
 func allSidechain(s *corpus.Session) bool {

@@ -138,6 +138,40 @@ func TestSignalsWindowsPaths(t *testing.T) {
 	}
 }
 
+// A shell command that prints a persisted output (cat, head, sed -n; two
+// files in one command; a Windows path) fetches it back; listing the
+// folder or searching the file with Grep does not. No real log here reads
+// a persisted output other than with Read: this follows what the commands
+// print. The results of those commands say nothing of the files' lines,
+// so only the paths can tell what was fetched.
+func TestPersistedOutputReadByShell(t *testing.T) {
+	var b sessionBuilder
+	b.s.Meta.Cwd = "/p"
+	b.user("review the code")
+	for i, f := range []string{"a", "b", "c", "d", "e", "g"} {
+		b.call(fmt.Sprintf("r%d", i+1), "Read", `{"file_path":"/p/src/`+f+`.go"}`, fileText(f+".go", 5))
+	}
+	hideAt := b.say("Working.")
+	const dir = "/home/u/.claude/projects/-p/s/tool-results/"
+	catA := b.call("x1", "Bash", `{"command":"cat `+dir+`r1.txt | head -100"}`, "(output)")
+	sedBC := b.call("x2", "Bash", `{"command":"sed -n 1,80p '`+dir+`r2.txt' && tail `+dir+`r3.txt"}`, "(output)")
+	winD := b.call("x3", "Bash", `{"command":"type C:\\Users\\u\\.claude\\projects\\-p\\s\\tool-results\\r4.txt"}`, "(output)")
+	b.call("x4", "Bash", `{"command":"ls -la `+dir+`"}`, "r5.txt r6.txt")
+	b.call("x5", "Grep", `{"pattern":"func","path":"`+dir+`r6.txt"}`, "r6.txt")
+	use := b.say("Reviewed /p/src/a.go, /p/src/b.go, /p/src/c.go, /p/src/d.go, /p/src/e.go and /p/src/g.go.")
+	ix := Build(&b.s, Options{})
+	for _, c := range []struct {
+		id      string
+		fetched int
+	}{{"r1", catA}, {"r2", sedBC}, {"r3", sedBC}, {"r4", winD}, {"r5", -1}, {"r6", -1}} {
+		s := ix.Signal(Hide{CallID: c.id, At: hideAt, Request: 7})
+		if s.FetchedMsg != c.fetched || s.Refetched != (c.fetched >= 0) || s.Lost != (c.fetched < 0) || s.NeededMsg != use {
+			t.Errorf("%s: fetched at %d, refetched %v, lost %v, needed at %d; want fetched at %d, needed at %d",
+				c.id, s.FetchedMsg, s.Refetched, s.Lost, s.NeededMsg, c.fetched, use)
+		}
+	}
+}
+
 // A message that fetches a result back names its path to do so: that is
 // not a use of what the result held.
 func TestRefetchingMessageIsNotANeed(t *testing.T) {
