@@ -125,6 +125,25 @@ type Message struct {
 // inspect narrows it further (its turn count leaves out sidechains, summaries and tool-result-only messages).
 func (m *Message) RealTurn() bool { return m.Role == RoleUser && !m.Synthetic }
 
+// Bytes is m's content size: the sum of its blocks' Bytes.
+func (m *Message) Bytes() int {
+	n := 0
+	for i := range m.Blocks {
+		n += m.Blocks[i].Bytes()
+	}
+	return n
+}
+
+// HasThinking reports whether m holds a thinking block, redacted or not.
+func (m *Message) HasThinking() bool {
+	for i := range m.Blocks {
+		if k := m.Blocks[i].Kind; k == KindThinking || k == KindRedactedThinking {
+			return true
+		}
+	}
+	return false
+}
+
 // Block is one content block. Strings and byte slices are shared, never
 // copied, between the loaded session and every replayed history.
 type Block struct {
@@ -146,6 +165,11 @@ type Block struct {
 	Source    string
 	MediaRef  string
 }
+
+// Bytes is b's content size as recorded: its text plus its raw tool
+// arguments plus its raw structured payload. Signatures and media
+// references are metadata, not content, and are not counted.
+func (b *Block) Bytes() int { return len(b.Text) + len(b.Args) + len(b.Payload) }
 
 // Content is the text the model was sent for the block: Text, or, for a
 // tool result that has only a structured payload (clai's payload, a Codex

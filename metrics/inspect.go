@@ -29,7 +29,7 @@ type InspectRow struct {
 	// ToolCalls counts tool_use blocks; ToolCallsByName splits them by tool.
 	ToolCalls       int            `json:"tool_calls"`
 	ToolCallsByName map[string]int `json:"tool_calls_by_name"`
-	// Bytes is the content size of the history (see blockBytes), and
+	// Bytes is the content size of the history (corpus.Block.Bytes), and
 	// BytesByRole its split by role.
 	Bytes       int64            `json:"bytes"`
 	BytesByRole map[string]int64 `json:"bytes_by_role"`
@@ -149,13 +149,6 @@ func isRealTurn(m *corpus.Message) bool {
 	return false
 }
 
-// blockBytes is a block's content size: its text plus its raw tool
-// arguments plus its raw structured payload. Signatures and media
-// references are metadata, not content, and are not counted.
-func blockBytes(b *corpus.Block) int64 {
-	return int64(len(b.Text) + len(b.Args) + len(b.Payload))
-}
-
 // Inspect computes the inspect row of one session. It only reads s.
 func Inspect(s *corpus.Session) InspectRow {
 	r := InspectRow{
@@ -192,7 +185,7 @@ func Inspect(s *corpus.Session) InspectRow {
 		}
 		for j := range m.Blocks {
 			b := &m.Blocks[j]
-			n := blockBytes(b)
+			n := int64(b.Bytes())
 			r.Bytes += n
 			r.BytesByRole[role] += n
 			switch b.Kind {

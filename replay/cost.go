@@ -11,7 +11,7 @@ import (
 func Cost(t *Trace, o cache.Options) (*cache.SessionCost, error) {
 	sent := make([]cache.Sent, len(t.Requests))
 	for i, r := range t.Requests {
-		sent[i] = cache.Sent{Next: r.Next, Tokens: r.Sent}
+		sent[i] = cache.Sent{Next: r.Next, Tokens: r.Sent, Response: r.Response, Thinking: r.Thinking}
 		if r.Event >= 0 {
 			out := &t.Events[r.Event].Outcome
 			sent[i].Strategy = out.Strategy

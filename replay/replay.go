@@ -97,7 +97,8 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			at := w.at(r.fed - 1)
 			out := p.Compact(w.h, at)
 			req := Request{Index: at.Request, Raw: at.Raw, Turn: at.Turn,
-				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1, Next: at.Next}
+				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1, Next: at.Next,
+				Response: m.Bytes(), Thinking: m.HasThinking()}
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,
 					HistoryBefore: len(w.h), HistoryAfter: len(out.History)}

@@ -46,6 +46,12 @@ type Request struct {
 	// Next is the index in Session.Messages of the message the request
 	// produced (the checkpoint sits right before it).
 	Next int
+	// Response is that message's content bytes (corpus.Message.Bytes) and
+	// Thinking whether it holds thinking, taken as the replay appends it:
+	// the cost layer reading them back from the session, one message at a
+	// time, was half of its time.
+	Response int
+	Thinking bool
 	// FirstChanged is the index of the first message of this prompt that
 	// differs from the previous request's prompt (0 for the first request
 	// and after a rotation; the previous prompt's length when only

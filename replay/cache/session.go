@@ -12,8 +12,11 @@ import (
 // in the policy's own meter (its tokens_sent figures).
 type Sent struct {
 	// Next is the index in Session.Messages of the message the request
-	// produced (the checkpoint sits right before it).
-	Next int
+	// produced (the checkpoint sits right before it), Response its content
+	// bytes (corpus.Message.Bytes) and Thinking whether it holds thinking.
+	Next     int
+	Response int
+	Thinking bool
 	// Tokens is what the policy sent: its history plus its own overhead.
 	Tokens int
 	// Strategy is the compaction at this request ("" or "none": none).
@@ -283,7 +286,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			req.Cause |= Summary
 			req.Kept = cal.Overhead
 		}
-		if resp != nil && !thinkingSeen && hasThinking(resp) {
+		if resp != nil && !thinkingSeen && r.Thinking {
 			thinkingSeen = true
 			if k > 0 {
 				req.Cause |= Thinking
@@ -300,7 +303,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			// Output in provider tokens: bytes/4 of the response, scaled
 			// (recorded output_tokens is not final in 2.1.9+; bytes, not
 			// UTF-16 units, keep this O(blocks)).
-			req.Output = scale(messageBytes(resp) / 4)
+			req.Output = scale(r.Response / 4)
 		}
 		if r.Strategy == policy.Summarized && r.Before > 0 {
 			// The summarizer call: the history as it stood plus the
@@ -368,24 +371,6 @@ func (sc *SessionCost) add(rc RequestCost, p *Price) {
 	sc.Totals.Add(rc.Step, p)
 }
 
-func messageBytes(m *corpus.Message) int {
-	n := 0
-	for i := range m.Blocks {
-		b := &m.Blocks[i]
-		n += len(b.Text) + len(b.Args) + len(b.Payload)
-	}
-	return n
-}
-
-func hasThinking(m *corpus.Message) bool {
-	for i := range m.Blocks {
-		if k := m.Blocks[i].Kind; k == corpus.KindThinking || k == corpus.KindRedactedThinking {
-			return true
-		}
-	}
-	return false
-}
-
 // tailTokens is the uncached tail of a request whose breakpoint is the
 // result bp (the last-completed one): the share of the new tokens dP that
 // the results after bp in tool_use order hold, by bytes (0.23–0.37 tokens
@@ -416,7 +401,7 @@ func tailTokens(s *corpus.Session, prevNext, next int, bp string, dP int) int {
 	}
 	all := 0
 	for i := max(prevNext, 0); i < next; i++ {
-		all += messageBytes(&s.Messages[i])
+		all += s.Messages[i].Bytes()
 	}
 	if all == 0 {
 		return 0

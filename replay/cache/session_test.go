@@ -21,11 +21,13 @@ func TestCostWithoutUsage(t *testing.T) {
 		}
 		s.Messages = append(s.Messages, corpus.Message{Role: role, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: strings.Repeat("a", 400)}}})
 	}
+	// Each response holds 400 bytes, as the replay records them: 100
+	// output tokens.
 	reqs := []Sent{
-		{Next: 1, Tokens: 30000},
-		{Next: 3, Tokens: 40000},
-		{Next: 5, Tokens: 12000, Strategy: policy.Summarized, Before: 50000, Summary: 2000},
-		{Next: 7, Tokens: 14000},
+		{Next: 1, Tokens: 30000, Response: 400},
+		{Next: 3, Tokens: 40000, Response: 400},
+		{Next: 5, Tokens: 12000, Strategy: policy.Summarized, Before: 50000, Summary: 2000, Response: 400},
+		{Next: 7, Tokens: 14000, Response: 400},
 	}
 	p, _ := Resolve("anthropic", nil)
 	o := DefaultOptions(p)
@@ -38,6 +40,9 @@ func TestCostWithoutUsage(t *testing.T) {
 	}
 	if len(sc.Requests) != 5 || sc.Requests[2].Reason != ReasonSummarizer || sc.Totals.SummaryCalls != 1 {
 		t.Fatalf("requests %+v", sc.Requests)
+	}
+	if r := sc.Requests[0]; r.Output != 100 {
+		t.Fatalf("the first response's output = %d tokens, want 100 (400 bytes / 4)", r.Output)
 	}
 	// The summarizer gets the 50,000-token history plus its 1,000-token
 	// prompt, uncached; the summary (2,000 tokens) comes back.

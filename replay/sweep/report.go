@@ -52,7 +52,7 @@ func Fingerprint(sessions []*corpus.Session) string {
 		var n int64
 		for i := range s.Messages {
 			for _, b := range s.Messages[i].Blocks {
-				n += int64(len(b.Text) + len(b.Args) + len(b.Payload) + len(b.Signature))
+				n += int64(b.Bytes() + len(b.Signature))
 			}
 		}
 		fmt.Fprintf(h, "%s\x00%s\x00%d\x00%d\n", s.ID, s.Format, len(s.Messages), n)
