@@ -180,12 +180,33 @@ func expand(p string, opts corpus.Options) group {
 				return nil, err // it may hold a session: say it was not read
 			}
 			if err != nil || ff == nil {
-				return nil, nil // not a session file: folders hold other things too
+				return nil, notALog(f.path, err)
 			}
 			return ff.loadChecked(f.path, opts, true)
 		})
 	}
 	return g
+}
+
+// notALog is what a folder walk says of a file it found that holds no
+// session calib reads (sniffErr is why, nil for content no format
+// recognised). Folders hold other things too, so most are skipped in
+// silence; but a .jsonl file is named as a log (every JSONL format calib
+// reads uses the extension), and one skipped in silence, a compressed or
+// damaged log, was missing from the report with nothing said.
+func notALog(p string, sniffErr error) error {
+	if !strings.EqualFold(filepath.Ext(p), ".jsonl") {
+		return nil
+	}
+	why := "unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log)"
+	if sniffErr != nil {
+		var fe *corpus.FileError
+		if errors.As(sniffErr, &fe) {
+			sniffErr = fe.Err
+		}
+		why = sniffErr.Error()
+	}
+	return &corpus.FileWarning{Path: p, Message: why + "; file skipped"}
 }
 
 // loadFile sniffs one file's content and hands it to its reader.

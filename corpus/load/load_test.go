@@ -71,10 +71,42 @@ func TestNoSessionsNamesTheFiles(t *testing.T) {
 			filepath.Join(many, "b", "x.txt") + ", " + filepath.Join(many, "c.json") + " and 2 more"},
 	} {
 		_, err := load.Load([]string{tt.path}, corpus.Options{})
+		// The last line: a.jsonl's warning (TestWalkNamesJSONLItSkips)
+		// comes before it.
+		lines := strings.Split(err.Error(), "\n")
 		want := tt.path + ": no sessions found (" + tt.want + "): expected"
-		if !errors.Is(err, corpus.ErrNoSessions) || !strings.HasPrefix(err.Error(), want) {
+		if !errors.Is(err, corpus.ErrNoSessions) || !strings.HasPrefix(lines[len(lines)-1], want) {
 			t.Errorf("%s:\n got %v\nwant %s...", filepath.Base(tt.path), err, want)
 		}
+	}
+}
+
+// A folder walk skips in silence the files that are no session (notes,
+// configuration), but names each .jsonl file it cannot read, with why: a
+// compressed, empty or foreign log was missing from the report with
+// nothing said. The rest of the folder loads; --strict makes them fatal.
+func TestWalkNamesJSONLItSkips(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "t.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\n")
+	writeFile(t, dir, "empty.jsonl", "")
+	writeFile(t, dir, "packed.jsonl", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03")
+	writeFile(t, dir, "other.JSONL", `{"not":"a session"}`+"\n")
+	writeFile(t, dir, "notes.txt", "hello\n")
+	writeFile(t, dir, "package.json", `{"name":"x"}`+"\n")
+	ss, err := load.Load([]string{dir}, corpus.Options{})
+	if len(ss) != 1 || ss[0].Path != filepath.Join(dir, "t.jsonl") {
+		t.Fatalf("sessions %v, want the one of t.jsonl", ss)
+	}
+	want := []string{
+		filepath.Join(dir, "empty.jsonl") + ": warning: empty file; expected at least one JSON line or a SQLite database; file skipped",
+		filepath.Join(dir, "other.JSONL") + ": warning: unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log); file skipped",
+		filepath.Join(dir, "packed.jsonl") + ": warning: binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite; file skipped",
+	}
+	if err == nil || err.Error() != strings.Join(want, "\n") {
+		t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
+	}
+	if _, err := load.Load([]string{dir}, corpus.Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "packed.jsonl: binary content") {
+		t.Errorf("--strict: %v, want packed.jsonl's warning as an error", err)
 	}
 }
 
