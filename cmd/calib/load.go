@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
@@ -97,12 +98,26 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
 	}
 	var handOver func([]*corpus.Session)
+	size := sizeOf
 	if each != nil {
+		// each may release a session once its job is done (release), so
+		// readOnce's measure of it is taken first.
+		var mu sync.Mutex
+		sizes := map[*corpus.Session]contentSize{}
+		size = func(s *corpus.Session) contentSize {
+			mu.Lock()
+			defer mu.Unlock()
+			return sizes[s]
+		}
 		// Paths are made relative before each sees the sessions, so
 		// that nothing writes a session another goroutine may read.
 		handOver = func(ss []*corpus.Session) {
 			for _, s := range ss {
 				relSession(s, rel)
+				n := sizeOf(s)
+				mu.Lock()
+				sizes[s] = n
+				mu.Unlock()
 			}
 			each(ss)
 		}
@@ -113,10 +128,14 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 	}
 	var dups []duplicate
 	if !a.flags.demo { // the demo's files are calib's own, each read once
-		sessions, dups = readOnce(sessions)
+		sessions, dups = readOnce(sessions, size)
 	}
 	if !a.flags.quiet {
 		for _, d := range dups {
+			if d.copied {
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), d.id, rel(d.first))
+				continue
+			}
 			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
 		}
 	}
@@ -188,21 +207,32 @@ func readStdinOnce(paths []string) ([]string, int) {
 	return out, dropped
 }
 
-// duplicate is a file given twice (as two PATHs, or as a PATH and inside
-// a folder given): path is the later spelling, first the earlier.
-type duplicate struct{ path, first string }
+// duplicate is a session read a second time: path is the later file,
+// first the earlier. copied marks another file holding the same session
+// (a log and its backup), which is kept, not the same file given twice.
+type duplicate struct {
+	path, first string
+	copied      bool
+	id          string // the first session found copied
+}
 
-// readOnce drops the sessions of a file read a second time, keeping the
-// first: the same session counted twice would double every total. A file
-// is the same when the operating system says so (os.SameFile: a symbolic
-// link, ./ and ../ spellings, a hard link); a session of it is the same
-// when its id is too (one Claude Code log holds several sessions, one clai
-// database several workspaces' sessions). Each repeated file is named
-// once.
-func readOnce(sessions []*corpus.Session) ([]*corpus.Session, []duplicate) {
+// readOnce drops the sessions read a second time, keeping the first: the
+// same session counted twice would double every total. A file is the same
+// when the operating system says so (os.SameFile: a symbolic link, ./ and
+// ../ spellings, a hard link); a session of it is the same when its id is
+// too (one Claude Code log holds several sessions, one clai database
+// several workspaces' sessions). Each repeated file is named once.
+//
+// A session of another file with the same format, id, message count and
+// content size (size) is a copy (a log and its backup under the folders
+// given): it is kept, since two files were given and the tables tell them
+// apart by path, but named, since every total counts it twice. One that
+// shares only its id (a raw and a recorded clai database; a log the agent
+// went on writing elsewhere) is another session.
+func readOnce(sessions []*corpus.Session, size func(*corpus.Session) contentSize) ([]*corpus.Session, []duplicate) {
 	type seen struct {
 		info os.FileInfo
-		path string
+		s    *corpus.Session
 	}
 	byID := map[string][]seen{}
 	named := map[string]bool{}
@@ -214,24 +244,38 @@ func readOnce(sessions []*corpus.Session) ([]*corpus.Session, []duplicate) {
 			out = append(out, s)
 			continue
 		}
-		first := ""
+		var d *duplicate
 		for _, e := range byID[s.ID] {
 			if os.SameFile(e.info, fi) {
-				first = e.path
+				d = &duplicate{path: s.Path, first: e.s.Path}
 				break
 			}
+			if d == nil && e.s.Format == s.Format && size(e.s) == size(s) {
+				d = &duplicate{path: s.Path, first: e.s.Path, copied: true, id: s.ID}
+			}
 		}
-		if first == "" {
-			byID[s.ID] = append(byID[s.ID], seen{fi, s.Path})
-			out = append(out, s)
-			continue
-		}
-		if !named[s.Path] {
+		if d != nil && !named[s.Path] {
 			named[s.Path] = true
-			dups = append(dups, duplicate{path: s.Path, first: first})
+			dups = append(dups, *d)
+		}
+		if d == nil || d.copied {
+			byID[s.ID] = append(byID[s.ID], seen{fi, s})
+			out = append(out, s)
 		}
 	}
 	return out, dups
+}
+
+// contentSize is what tells a copy of a session from another session of
+// its id: its message count and content size (corpus.Message.Bytes).
+type contentSize struct{ messages, bytes int }
+
+func sizeOf(s *corpus.Session) contentSize {
+	n := contentSize{messages: len(s.Messages)}
+	for i := range s.Messages {
+		n.bytes += s.Messages[i].Bytes()
+	}
+	return n
 }
 
 // annotations turns the load warnings into GitHub annotations, for
