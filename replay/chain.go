@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/calib-dev/calib/corpus"
@@ -27,23 +28,40 @@ const (
 )
 
 // MaxRotations bounds a chain asked for with --rotations (digest-growth
-// and sweep). A legacy chain's digest grows linearly, so the work grows
-// with the square of the rotations and the memory linearly: measured on
-// the demo (5 sessions, 2 cores), 200 rotations take 27 s and 0.74 GB peak.
+// and sweep). A chain holds the synthetic turns it adds (the extension),
+// so its memory grows linearly with the rotations, and a legacy digest
+// grows by its predecessor every rotation, so a legacy chain's work grows
+// with their square: measured on the demo (5 sessions, 2 cores, both
+// variants), 200 rotations take 7.8 s and 0.78 GB peak.
 const MaxRotations = 500
 
-// CheckRotations refuses, before any work, a --rotations value no chain
+// CheckRotations refuses, before any work, a number of rotations no chain
 // can honour in bounded memory, with the estimate of what it would take.
+// The error does not name the flag: the command that wraps it does.
 func CheckRotations(n int) error {
 	switch {
 	case n < 0:
-		return fmt.Errorf("--rotations %d: expected 0 (as recorded) or more", n)
+		return errors.New("expected 0 (as recorded) or more")
 	case n > MaxRotations:
 		f := float64(n) / 200
-		return fmt.Errorf("--rotations %d: at most %d; a legacy digest grows with every rotation, so the time grows with the square of the chain and the memory with its length (the demo takes 27 s and 0.74 GB at 200 rotations; %d would take about %.0f min and %.1f GB)",
-			n, MaxRotations, n, 27*f*f/60, 0.74*f)
+		return fmt.Errorf("at most %d; a chain holds the synthetic turns it adds, so its memory grows with its length, and a legacy digest grows with every rotation, so its time grows with the square (the demo, both variants: 7.8 s and 0.78 GB at 200 rotations; %d would take about %s and %.1f GB)",
+			MaxRotations, n, aboutDuration(7.8*f*f), 0.78*f)
 	}
 	return nil
+}
+
+// aboutDuration writes an estimate of secs seconds in the largest unit
+// that keeps it above one: seconds, minutes, hours or days.
+func aboutDuration(secs float64) string {
+	switch {
+	case secs < 60:
+		return fmt.Sprintf("%.0f s", secs)
+	case secs < 3600:
+		return fmt.Sprintf("%.0f min", secs/60)
+	case secs < 86400:
+		return fmt.Sprintf("%.0f h", secs/3600)
+	}
+	return fmt.Sprintf("%.0f days", secs/86400)
 }
 
 // Chain replays a session until the policy has rotated n times, extending

@@ -168,3 +168,26 @@ func TestObserveSeesEveryRequest(t *testing.T) {
 		t.Fatalf("observed %d requests and %d rotations; the trace has %d and 7", reqs, rots, len(tr.Requests))
 	}
 }
+
+func TestCheckRotations(t *testing.T) {
+	for _, c := range []struct {
+		n    int
+		want string // "" for no error
+	}{
+		{0, ""},
+		{500, ""},
+		{-1, "expected 0 (as recorded) or more"},
+		{1000, "at most 500; a chain holds the synthetic turns it adds, so its memory grows with its length, and a legacy digest grows with every rotation, so its time grows with the square (the demo, both variants: 7.8 s and 0.78 GB at 200 rotations; 1000 would take about 3 min and 3.9 GB)"},
+		{100000, "at most 500; a chain holds the synthetic turns it adds, so its memory grows with its length, and a legacy digest grows with every rotation, so its time grows with the square (the demo, both variants: 7.8 s and 0.78 GB at 200 rotations; 100000 would take about 23 days and 390.0 GB)"},
+	} {
+		err := CheckRotations(c.n)
+		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {
+			t.Errorf("CheckRotations(%d) = %v, want %q", c.n, err, c.want)
+		}
+	}
+	for secs, want := range map[float64]string{30: "30 s", 90: "2 min", 7200: "2 h", 2 * 86400: "2 days"} {
+		if got := aboutDuration(secs); got != want {
+			t.Errorf("aboutDuration(%v) = %q, want %q", secs, got, want)
+		}
+	}
+}

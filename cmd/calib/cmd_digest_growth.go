@@ -280,7 +280,7 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // work.
 func checkGrowthFlags(o *growthOptions) error {
 	if err := replay.CheckRotations(o.rotations); err != nil {
-		return &usageError{err}
+		return usageErrorf("--rotations %d: %v", o.rotations, err)
 	}
 	switch {
 	case o.gates.MaxDigestBytes < 0:

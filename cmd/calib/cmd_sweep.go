@@ -136,7 +136,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		}
 	}
 	if err := replay.CheckRotations(o.rotations); err != nil {
-		return nil, &usageError{err}
+		return nil, usageErrorf("--rotations %d: %v", o.rotations, err)
 	}
 	fixed, err := policy.ParseSet(o.set)
 	if err != nil {
