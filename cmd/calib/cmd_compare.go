@@ -146,10 +146,13 @@ func comparePolicies(names []string, sets map[string]map[string]string) ([]polic
 		if err != nil {
 			return nil, nil, &usageError{fmt.Errorf("--policies: %w", err)}
 		}
-		if !seen[d.Name] {
-			seen[d.Name] = true
-			defs = append(defs, d)
+		// Refused rather than dropped, as --columns and --grid do: a
+		// name given twice is a typo for another.
+		if seen[d.Name] {
+			return nil, nil, usageErrorf("--policies %s: %s is given twice; each policy is compared once (did you mean another?)", strings.Join(names, ","), d.Name)
 		}
+		seen[d.Name] = true
+		defs = append(defs, d)
 	}
 	pols := make([]policy.Policy, len(defs))
 	for i, d := range defs {
@@ -304,7 +307,7 @@ func compareTables(out compareJSON, sessions int, chosen []string) []*report.Tab
 		ids[i] = []report.Cell{report.Str(p.Name), report.Int(int(p.Metrics["sessions"]))}
 		rows[i] = usdRow{p.Metrics, p.UnpricedModels}
 	}
-	tables := []*report.Table{metricTable(fmt.Sprintf("Compare: %d policies over %d sessions at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", len(out.Policies), sessions),
+	tables := []*report.Table{metricTable(fmt.Sprintf("Compare: %s over %s at each agent's defaults (calib metrics explains each column; sessions: those the policy can replay)", nouns(len(out.Policies), "policy", "policies"), nouns(sessions, "session", "sessions")),
 		[]report.Column{report.TextCol("policy"), report.NumCol("sessions")}, cols, ids, rows)}
 	if len(out.Sessions) > 0 {
 		ids := make([][]report.Cell, len(out.Sessions))
@@ -414,4 +417,12 @@ func metricTable(title string, idCols []report.Column, cols []string, ids [][]re
 	}
 	t.Notes = notes.notes(cols)
 	return t
+}
+
+// nouns writes n and its noun, the singular for one ("1 policy").
+func nouns(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
