@@ -186,7 +186,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	for _, s := range o.grid {
 		ax, err := sweep.ParseAxis(s)
 		if err != nil {
-			return nil, &usageError{err}
+			return nil, usageErrorf("--grid %w", err)
 		}
 		if i := slices.IndexFunc(g, func(f sweep.Axis) bool { return f.Name == ax.Name && f.Line > 0 }); i >= 0 {
 			return nil, usageErrorf("--grid %s: %s is also in --grid-file %s (line %d); give each parameter in one place", s, ax.Name, o.gridFile, g[i].Line)
@@ -205,7 +205,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	var sh sweep.Shard
 	if o.shard != "" {
 		if sh, err = sweep.ParseShard(o.shard); err != nil {
-			return nil, &usageError{err}
+			return nil, usageErrorf("--shard %w", err)
 		}
 	}
 	view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}

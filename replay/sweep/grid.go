@@ -49,26 +49,28 @@ const MaxPoints = 100_000
 // ParseAxis parses "name=v1,v2,v3" or "name=a..b:step" (integers or
 // fractions; the step defaults to 1). Range end points are inclusive; values
 // are formatted with the step's decimals so 0.6..0.9:0.1 gives 0.6 0.7 0.8
-// 0.9 and never 0.7000000000000001.
+// 0.9 and never 0.7000000000000001. Its errors start with the axis (its
+// name, or the whole text when it has none), for the caller to put the
+// flag or the file line in front.
 func ParseAxis(s string) (Axis, error) {
 	name, vals, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
 	if !ok || name == "" {
-		return Axis{}, fmt.Errorf("--grid %q: expected name=v1,v2 or name=a..b:step", s)
+		return Axis{}, fmt.Errorf("%q: expected name=v1,v2 or name=a..b:step", s)
 	}
 	if strings.TrimSpace(vals) == "" {
-		return Axis{}, fmt.Errorf("--grid %s: no values (expected name=v1,v2 or name=a..b:step)", name)
+		return Axis{}, fmt.Errorf("%s: no values (expected name=v1,v2 or name=a..b:step)", name)
 	}
 	a := Axis{Name: name}
 	for _, part := range strings.Split(vals, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
-			return Axis{}, fmt.Errorf("--grid %s: an empty value in %q (remove the extra comma)", name, vals)
+			return Axis{}, fmt.Errorf("%s: an empty value in %q (remove the extra comma)", name, vals)
 		}
 		if strings.Contains(part, "..") {
 			r, err := expandRange(part)
 			if err != nil {
-				return Axis{}, fmt.Errorf("--grid %s: %v", name, err)
+				return Axis{}, fmt.Errorf("%s: %v", name, err)
 			}
 			a.Values = append(a.Values, r...)
 			continue
@@ -78,7 +80,7 @@ func ParseAxis(s string) (Axis, error) {
 	seen := make(map[string]bool, len(a.Values))
 	for _, v := range a.Values {
 		if seen[v] {
-			return Axis{}, fmt.Errorf("--grid %s: value %s is given twice, which would run the same parameter set twice", name, v)
+			return Axis{}, fmt.Errorf("%s: value %s is given twice, which would run the same parameter set twice", name, v)
 		}
 		seen[v] = true
 	}
@@ -193,8 +195,7 @@ func ParseGridFile(data []byte) (Grid, error) {
 		}
 		a, err := ParseAxis(name + "=" + spec)
 		if err != nil {
-			// ParseAxis names the axis as a --grid flag.
-			return nil, &GridFileError{Line: line, Err: errors.New("parameter " + strings.TrimPrefix(err.Error(), "--grid "))}
+			return nil, &GridFileError{Line: line, Err: fmt.Errorf("parameter %w", err)}
 		}
 		a.Line = line
 		g = append(g, a)
@@ -285,13 +286,14 @@ func (g Grid) String() string {
 // blocks) spreads expensive corners of the grid over every shard.
 type Shard struct{ K, N int }
 
-// ParseShard parses "k/n" with 1 <= k <= n.
+// ParseShard parses "k/n" with 1 <= k <= n. Its error starts with the
+// text, for the caller to name where it came from.
 func ParseShard(s string) (Shard, error) {
 	ks, ns, ok := strings.Cut(s, "/")
 	k, err1 := strconv.Atoi(ks)
 	n, err2 := strconv.Atoi(ns)
 	if !ok || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
-		return Shard{}, fmt.Errorf("--shard %q: expected k/n with 1 <= k <= n, e.g. 1/3", s)
+		return Shard{}, fmt.Errorf("%q: expected k/n with 1 <= k <= n, e.g. 1/3", s)
 	}
 	return Shard{K: k, N: n}, nil
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -32,26 +33,28 @@ func TestParseAxis(t *testing.T) {
 	}
 }
 
+// Each error starts with the axis, never a flag: the command puts --grid
+// in front, a grid file "parameter" and its line.
 func TestParseAxisErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"novalue":       "expected name=v1,v2",
-		"x=":            "no values",
-		"x=5..1":        "end is below the start",
-		"x=1..5:0":      "step must be positive",
-		"x=a..b":        "expected a..b or a..b:step with numbers",
-		"x=0..1e9:1e-3": "use a larger step",
+		"novalue":       `"novalue": expected name=v1,v2 or name=a..b:step`,
+		"x=":            "x: no values (expected name=v1,v2 or name=a..b:step)",
+		"x=5..1":        `x: range "5..1": the end is below the start; a range counts up: write 1..5:1`,
+		"x=1..5:0":      `x: range "1..5:0": the step must be positive; a step of 0 never reaches the end`,
+		"x=a..b":        `x: range "a..b": expected a..b or a..b:step with numbers`,
+		"x=0..1e9:1e-3": `x: range "0..1e9:1e-3" has 1e+12 values; a sweep holds at most 1,000,000 rows: use a larger step`,
 		// The count overflows int: this panicked (makeslice: len out of range).
-		"x=0.1..0.9:1e-300": `range "0.1..0.9:1e-300" has 8e+299 values; a sweep holds at most 1,000,000 rows: use a larger step`,
-		"x=-1e308..1e308":   "use a larger step",
-		"x=NaN..1":          "expected a..b or a..b:step with numbers",
-		"x=0..Inf:1":        "expected a..b or a..b:step with numbers",
-		"x=1,,3":            "an empty value",
-		"x=1,":              "an empty value",
-		"x=0.6,0.6":         "value 0.6 is given twice",
-		"x=1..3,2":          "value 2 is given twice",
+		"x=0.1..0.9:1e-300": `x: range "0.1..0.9:1e-300" has 8e+299 values; a sweep holds at most 1,000,000 rows: use a larger step`,
+		"x=-1e308..1e308":   `x: range "-1e308..1e308" has +Inf values; a sweep holds at most 1,000,000 rows: use a larger step`,
+		"x=NaN..1":          `x: range "NaN..1": expected a..b or a..b:step with numbers`,
+		"x=0..Inf:1":        `x: range "0..Inf:1": expected a..b or a..b:step with numbers`,
+		"x=1,,3":            `x: an empty value in "1,,3" (remove the extra comma)`,
+		"x=1,":              `x: an empty value in "1," (remove the extra comma)`,
+		"x=0.6,0.6":         "x: value 0.6 is given twice, which would run the same parameter set twice",
+		"x=1..3,2":          "x: value 2 is given twice, which would run the same parameter set twice",
 	} {
 		_, err := ParseAxis(in)
-		if err == nil || !strings.Contains(err.Error(), want) {
+		if err == nil || err.Error() != want {
 			t.Errorf("%s: err = %v, want %q", in, err, want)
 		}
 	}
@@ -121,8 +124,8 @@ func TestGridValidate(t *testing.T) {
 
 func TestShard(t *testing.T) {
 	for _, bad := range []string{"0/3", "4/3", "1/0", "a/b", "3"} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q) accepted", bad)
+		if _, err := ParseShard(bad); err == nil || err.Error() != fmt.Sprintf("%q: expected k/n with 1 <= k <= n, e.g. 1/3", bad) {
+			t.Errorf("ParseShard(%q) = %v, want the text and what was expected", bad, err)
 		}
 	}
 	seen := map[int64]int{}
