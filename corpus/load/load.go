@@ -194,8 +194,13 @@ func expand(p string, opts corpus.Options) group {
 // silence; but a .jsonl file is named as a log (every JSONL format calib
 // reads uses the extension), and one skipped in silence, a compressed or
 // damaged log, was missing from the report with nothing said.
+//
+// history.jsonl is passed over too: Codex (~/.codex/history.jsonl) and
+// Claude Code (~/.claude/history.jsonl) keep the user's prompts there, no
+// conversation, and a user pointing calib at the agent's folder would get
+// a warning, fatal under --strict, for a file that was never a session.
 func notALog(p string, sniffErr error) error {
-	if !strings.EqualFold(filepath.Ext(p), ".jsonl") {
+	if !strings.EqualFold(filepath.Ext(p), ".jsonl") || filepath.Base(p) == "history.jsonl" {
 		return nil
 	}
 	why := "unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log)"

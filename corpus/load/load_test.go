@@ -82,7 +82,8 @@ func TestNoSessionsNamesTheFiles(t *testing.T) {
 }
 
 // A folder walk skips in silence the files that are no session (notes,
-// configuration), but names each .jsonl file it cannot read, with why: a
+// configuration, an agent's prompt history), but names each .jsonl file it
+// cannot read, with why: a
 // compressed, empty or foreign log was missing from the report with
 // nothing said. The rest of the folder loads; --strict makes them fatal.
 func TestWalkNamesJSONLItSkips(t *testing.T) {
@@ -93,6 +94,9 @@ func TestWalkNamesJSONLItSkips(t *testing.T) {
 	writeFile(t, dir, "other.JSONL", `{"not":"a session"}`+"\n")
 	writeFile(t, dir, "notes.txt", "hello\n")
 	writeFile(t, dir, "package.json", `{"name":"x"}`+"\n")
+	// The agents' prompt histories (the form here is Codex's), never a
+	// session.
+	writeFile(t, dir, "history.jsonl", `{"session_id":"019b","ts":1766900000,"text":"fix the test"}`+"\n")
 	ss, err := load.Load([]string{dir}, corpus.Options{})
 	if len(ss) != 1 || ss[0].Path != filepath.Join(dir, "t.jsonl") {
 		t.Fatalf("sessions %v, want the one of t.jsonl", ss)
