@@ -239,8 +239,23 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 // work: every metric must be in the registry and producible by the run.
 // It returns the metric columns --columns chose (nil: all).
 func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(metrics.Needs) bool) ([]string, error) {
-	if err := v.Check(have); err != nil {
-		return nil, &usageError{err}
+	if v.Sort != "" {
+		for _, k := range strings.Split(v.Sort, ",") {
+			if err := metrics.Check("--sort", k, have); err != nil {
+				return nil, &usageError{err}
+			}
+		}
+	}
+	if len(v.Pareto) != 0 && len(v.Pareto) != 2 {
+		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
+	}
+	for _, m := range v.Pareto {
+		if err := metrics.Check("--pareto", m, have); err != nil {
+			return nil, &usageError{err}
+		}
+	}
+	if v.Top < 0 {
+		return nil, usageErrorf("--top %d: expected a number of sets to show, 0 (all, the default) or more", v.Top)
 	}
 	if err := metrics.Check("--plot-metric", plotMetric, have); err != nil {
 		return nil, &usageError{err}

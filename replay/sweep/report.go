@@ -93,7 +93,7 @@ func Build(h Header, view View, complete bool, rows []Row) (*Report, error) {
 		}
 		i = j
 	}
-	if err := view.Check(nil); err != nil {
+	if err := view.check(); err != nil {
 		return nil, err
 	}
 	if len(view.Pareto) == 2 {
@@ -111,26 +111,27 @@ func Build(h Header, view View, complete bool, rows []Row) (*Report, error) {
 	return r, nil
 }
 
-// Check validates the view's metrics before any work (have: what the run
-// can produce, nil to check names only).
-func (v View) Check(have func(metrics.Needs) bool) error {
+// check is Build's own guard on the view, in its terms: the command
+// validates its flags before any work (and names them), so a view that
+// fails here is a caller's mistake.
+func (v View) check() error {
 	if v.Sort != "" {
 		for _, k := range strings.Split(v.Sort, ",") {
-			if err := metrics.Check("--sort", k, have); err != nil {
-				return err
+			if _, ok := metrics.Lookup(k); !ok {
+				return fmt.Errorf("sort by %q: not a metric", k)
 			}
 		}
 	}
 	if len(v.Pareto) != 0 && len(v.Pareto) != 2 {
-		return fmt.Errorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
+		return fmt.Errorf("a Pareto front needs two metrics, not %d", len(v.Pareto))
 	}
 	for _, m := range v.Pareto {
-		if err := metrics.Check("--pareto", m, have); err != nil {
-			return err
+		if _, ok := metrics.Lookup(m); !ok {
+			return fmt.Errorf("pareto front on %q: not a metric", m)
 		}
 	}
 	if v.Top < 0 {
-		return fmt.Errorf("--top %d: expected a number of sets to show, 0 (all, the default) or more", v.Top)
+		return fmt.Errorf("top %d: expected 0 (all) or more", v.Top)
 	}
 	return nil
 }

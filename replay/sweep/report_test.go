@@ -121,3 +121,21 @@ func TestBuildSweepIncompleteSetsNeverRank(t *testing.T) {
 		t.Fatalf("sets\n got %s\nwant %s", strings.Join(got, " "), want)
 	}
 }
+
+// Build refuses a view it cannot honour, in its own terms (the command
+// has named its flags before any work; Build's errors name none).
+func TestBuildRefusesABadView(t *testing.T) {
+	for _, c := range []struct {
+		view View
+		want string
+	}{
+		{View{Sort: "tokens_sent,nope"}, `sort by "nope": not a metric`},
+		{View{Pareto: []string{"tokens_sent"}}, "a Pareto front needs two metrics, not 1"},
+		{View{Pareto: []string{"tokens_sent", "nope"}}, `pareto front on "nope": not a metric`},
+		{View{Top: -1}, "top -1: expected 0 (all) or more"},
+	} {
+		if _, err := Build(header("1/1"), c.view, true, nil); err == nil || err.Error() != c.want {
+			t.Errorf("%+v: %v, want %q", c.view, err, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -86,8 +87,8 @@ func sortRows(rows []Row, by string) error {
 	// Directions are looked up once, not at every comparison.
 	higher := make([]bool, len(keys))
 	for i, k := range keys {
-		if err := metrics.Check("--sort", k, nil); err != nil {
-			return err
+		if _, ok := metrics.Lookup(k); !ok {
+			return fmt.Errorf("sort by %q: not a metric", k)
 		}
 		higher[i] = metrics.HigherIsBetter(k)
 	}
