@@ -166,6 +166,9 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		// Each parameter is checked here, so that a name or value the
 		// policy refuses is named with its file and line.
 		for _, ax := range g {
+			if _, ok := fixed[ax.Name]; ok {
+				return nil, usageErrorf("%s:%d: parameter %s is both swept (--grid-file) and fixed (--set)", o.gridFile, ax.Line, ax.Name)
+			}
 			if err := (sweep.Grid{ax}).Validate(def, fixed); err != nil {
 				return nil, usageErrorf("%s:%d: %v", o.gridFile, ax.Line, err)
 			}
@@ -199,7 +202,28 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	if n := g.Points(); n > sweep.MaxPoints && !o.yes {
 		return nil, usageErrorf("the grid has %s parameter sets; a sweep that size runs for hours: use coarser steps, split it with --shard k/n, or pass --yes", report.FormatInt(n))
 	}
+	// The mistakes Validate names in its own terms, named here by the
+	// flags that made them.
+	if len(g) == 0 {
+		return nil, usageErrorf("empty grid: give at least one --grid name=v1,v2 (or --grid-file)")
+	}
+	swept := map[string]bool{}
+	for _, a := range g {
+		if swept[a.Name] {
+			return nil, usageErrorf("--grid %s is given twice", a.Name)
+		}
+		swept[a.Name] = true
+		if _, ok := fixed[a.Name]; ok {
+			return nil, usageErrorf("parameter %s is both swept (--grid) and fixed (--set)", a.Name)
+		}
+	}
 	if err := g.Validate(def, fixed); err != nil {
+		// A grid file's axes were validated above, with their lines: this
+		// one came from a --grid flag.
+		var same *sweep.SameValuesError
+		if errors.As(err, &same) {
+			return nil, usageErrorf("--grid %w", err)
+		}
 		return nil, &usageError{err}
 	}
 	var sh sweep.Shard

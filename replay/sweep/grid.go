@@ -225,19 +225,22 @@ func (g Grid) Points() int64 {
 }
 
 // Validate checks every axis name and value against a policy's parameters
-// (before any work starts) and rejects an axis named twice.
+// (before any work starts) and rejects an axis named twice or also fixed.
+// Its errors name the axis, not where it came from (a flag, a grid file
+// line): the command says that. Two spellings of one value are a
+// *SameValuesError.
 func (g Grid) Validate(def policy.Def, fixed map[string]string) error {
 	if len(g) == 0 {
-		return fmt.Errorf("empty grid: give at least one --grid name=v1,v2 (or --grid-file)")
+		return errors.New("empty grid: no parameter to sweep")
 	}
 	seen := map[string]bool{}
 	for _, a := range g {
 		if seen[a.Name] {
-			return fmt.Errorf("--grid %s is given twice", a.Name)
+			return fmt.Errorf("parameter %s is given twice", a.Name)
 		}
 		seen[a.Name] = true
 		if _, ok := fixed[a.Name]; ok {
-			return fmt.Errorf("parameter %s is both swept (--grid) and fixed (--set)", a.Name)
+			return fmt.Errorf("parameter %s is both swept and set to a fixed value", a.Name)
 		}
 		// Two spellings of one value (0.7 and 0.70) would run the same
 		// parameter set twice, as a value given twice would.
@@ -249,12 +252,20 @@ func (g Grid) Validate(def policy.Def, fixed map[string]string) error {
 			}
 			norm := vals.Str(a.Name)
 			if f, ok := first[norm]; ok {
-				return fmt.Errorf("--grid %s: values %s and %s are the same value, which would run the same parameter set twice", a.Name, f, v)
+				return &SameValuesError{Axis: a.Name, First: f, Second: v}
 			}
 			first[norm] = v
 		}
 	}
 	return nil
+}
+
+// SameValuesError is an axis with two spellings of one value (0.7 and
+// 0.70), which would run the same parameter set twice.
+type SameValuesError struct{ Axis, First, Second string }
+
+func (e *SameValuesError) Error() string {
+	return fmt.Sprintf("%s: values %s and %s are the same value, which would run the same parameter set twice", e.Axis, e.First, e.Second)
 }
 
 // Set returns parameter set i (0 <= i < Points) as --set style settings,

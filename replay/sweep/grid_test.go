@@ -108,13 +108,19 @@ func TestGridValidate(t *testing.T) {
 	if err := (Grid{{Name: "compact_at", Values: []string{"0.5", "1.5"}}}).Validate(def, nil); err == nil || !strings.Contains(err.Error(), "out of range") {
 		t.Errorf("out of range: %v", err)
 	}
-	if err := (Grid{{Name: "compact_at", Values: []string{"0.5"}}}).Validate(def, map[string]string{"compact_at": "0.6"}); err == nil {
-		t.Error("a parameter both swept and fixed must fail")
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.5"}}}).Validate(def, map[string]string{"compact_at": "0.6"}); err == nil ||
+		err.Error() != "parameter compact_at is both swept and set to a fixed value" {
+		t.Errorf("a parameter both swept and fixed: %v", err)
+	}
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.5"}}, {Name: "compact_at", Values: []string{"0.6"}}}).Validate(def, nil); err == nil ||
+		err.Error() != "parameter compact_at is given twice" {
+		t.Errorf("an axis twice: %v", err)
 	}
 	// Two spellings of one value would run one parameter set twice, as
 	// 1,1 would (ParseAxis refuses that one).
-	if err := (Grid{{Name: "compact_at", Values: []string{"0.7", "0.8", "0.70"}}}).Validate(def, nil); err == nil ||
-		!strings.Contains(err.Error(), "--grid compact_at: values 0.7 and 0.70 are the same value, which would run the same parameter set twice") {
+	var same *SameValuesError
+	if err := (Grid{{Name: "compact_at", Values: []string{"0.7", "0.8", "0.70"}}}).Validate(def, nil); !errors.As(err, &same) ||
+		err.Error() != "compact_at: values 0.7 and 0.70 are the same value, which would run the same parameter set twice" {
 		t.Errorf("one value spelled twice: %v", err)
 	}
 	if err := (Grid{{Name: "compact_at", Values: []string{"0.7", "0.75"}}}).Validate(def, nil); err != nil {
