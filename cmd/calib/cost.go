@@ -57,6 +57,9 @@ func newCostSetup(f costFlags, set map[string]string) (*costSetup, error) {
 			c.set[k] = v
 		}
 	}
+	if _, ok := cache.Presets()[f.preset]; f.preset != "" && !ok {
+		return nil, usageErrorf("unknown --cache preset %q (available: %s)", f.preset, strings.Join(cache.PresetNames(), ", "))
+	}
 	preset := f.preset
 	if preset == "" {
 		preset = "claude-code" // validate the --set values against some preset

@@ -219,7 +219,7 @@ func Resolve(preset string, set map[string]string) (Params, error) {
 	if preset != "" {
 		p, ok := Presets()[preset]
 		if !ok {
-			return Params{}, fmt.Errorf("unknown --cache preset %q (available: %s)", preset, strings.Join(PresetNames(), ", "))
+			return Params{}, fmt.Errorf("unknown cache preset %q (available: %s)", preset, strings.Join(PresetNames(), ", "))
 		}
 		for k, v := range p {
 			merged[k] = v

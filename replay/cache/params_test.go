@@ -26,7 +26,7 @@ func TestResolve(t *testing.T) {
 		set    map[string]string
 		want   string
 	}{
-		{"nope", nil, `unknown --cache preset "nope"`},
+		{"nope", nil, `unknown cache preset "nope"`},
 		{"", map[string]string{SetTTL: "2h"}, `cache_ttl="2h": not one of the choices (valid: 5m|1h)`},
 		{"", map[string]string{"cache_colour": "x"}, `no parameter "cache_colour"`},
 		{"", map[string]string{SetMinPrefix: "-1"}, "out of range"},
