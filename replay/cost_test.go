@@ -50,3 +50,36 @@ func TestCostReadsTheResponses(t *testing.T) {
 		t.Errorf("cache reasons %v, want %v (the thinking response's request breaks the cache)", why, want)
 	}
 }
+
+// A chain's requests past the recording produce the extension's synthetic
+// messages, and those are billed as output too: the cost layer read them
+// from the recorded session only, so every one was free (sweep --rotations
+// on the demo: 77,874 output tokens where the chains' responses hold
+// 272,645).
+func TestCostOfAChainBillsTheExtension(t *testing.T) {
+	// rotator's checkpoints sit before each user message (100 bytes: 25
+	// tokens), the message each request produces.
+	s := chatSession(3)
+	tr, err := Chain(context.Background(), s, rotator{limit: 2000}, 3, extendChat, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := 0
+	for _, r := range tr.Requests {
+		if r.Next >= len(s.Messages) {
+			past++
+		}
+	}
+	if past == 0 {
+		t.Fatal("the chain never went past the recording")
+	}
+	sc, err := Cost(tr, cache.DefaultOptions(cache.Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range sc.Requests {
+		if r.Request >= 0 && r.Output != 25 {
+			t.Errorf("request %d (producing message %d; %d recorded): output %d tokens, want 25", r.Request, tr.Requests[r.Request].Next, len(s.Messages), r.Output)
+		}
+	}
+}

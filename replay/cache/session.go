@@ -286,7 +286,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 			req.Cause |= Summary
 			req.Kept = cal.Overhead
 		}
-		if resp != nil && !thinkingSeen && r.Thinking {
+		if !thinkingSeen && r.Thinking {
 			thinkingSeen = true
 			if k > 0 {
 				req.Cause |= Thinking
@@ -299,12 +299,11 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		if u != nil && u.Breakpoint != "" && P > prevP {
 			req.Tail = tailTokens(s, prevNext, r.Next, u.Breakpoint, P-prevP)
 		}
-		if resp != nil {
-			// Output in provider tokens: bytes/4 of the response, scaled
-			// (recorded output_tokens is not final in 2.1.9+; bytes, not
-			// UTF-16 units, keep this O(blocks)).
-			req.Output = scale(r.Response / 4)
-		}
+		// Output in provider tokens: bytes/4 of the response, scaled
+		// (recorded output_tokens is not final in 2.1.9+; bytes, not UTF-16
+		// units, keep this O(blocks)). The replay recorded the response it
+		// fed, which a chain's synthetic turns have too, past the end of s.
+		req.Output = scale(r.Response / 4)
 		if r.Strategy == policy.Summarized && r.Before > 0 {
 			// The summarizer call: the history as it stood plus the
 			// summarizer's instructions, uncached; the summary comes back.
