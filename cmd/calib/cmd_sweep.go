@@ -166,8 +166,8 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		// Each parameter is checked here, so that a name or value the
 		// policy refuses is named with its file and line.
 		for _, ax := range g {
-			if _, ok := fixed[ax.Name]; ok {
-				return nil, usageErrorf("%s:%d: parameter %s is both swept (--grid-file) and fixed (--set)", o.gridFile, ax.Line, ax.Name)
+			if err := sweptAndFixed(ax, fixed, o.gridFile); err != nil {
+				return nil, err
 			}
 			if err := (sweep.Grid{ax}).Validate(def, fixed); err != nil {
 				return nil, usageErrorf("%s:%d: %v", o.gridFile, ax.Line, err)
@@ -213,8 +213,8 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			return nil, usageErrorf("--grid %s is given twice", a.Name)
 		}
 		swept[a.Name] = true
-		if _, ok := fixed[a.Name]; ok {
-			return nil, usageErrorf("parameter %s is both swept (--grid) and fixed (--set)", a.Name)
+		if err := sweptAndFixed(a, fixed, o.gridFile); err != nil {
+			return nil, err
 		}
 	}
 	if err := g.Validate(def, fixed); err != nil {
@@ -257,6 +257,18 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		}
 	}
 	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols}, nil
+}
+
+// sweptAndFixed refuses a parameter both swept and given a fixed value
+// with --set, naming where it was swept: a grid file's line or --grid.
+func sweptAndFixed(a sweep.Axis, fixed map[string]string, gridFile string) error {
+	if _, ok := fixed[a.Name]; !ok {
+		return nil
+	}
+	if a.Line > 0 {
+		return usageErrorf("%s:%d: parameter %s is both swept (--grid-file) and fixed (--set)", gridFile, a.Line, a.Name)
+	}
+	return usageErrorf("parameter %s is both swept (--grid) and fixed (--set)", a.Name)
 }
 
 // checkView validates the view flags sweep and merge share, before any

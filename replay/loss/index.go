@@ -221,29 +221,38 @@ func persistedIDs(dst []string, s Subject) []string {
 }
 
 // persistedInCommand finds `tool-results/<id>.txt` (or with a backslash,
-// a session recorded on Windows) in a command line; the id is the run of
-// characters a tool call id is made of (letters, digits, '_' and '-'),
-// and the name must end there (`<id>.txt.bak` is another file).
+// a session recorded on Windows) in a command line.
 func persistedInCommand(dst []string, cmd string) []string {
 	const dir = "tool-results"
-	for i := strings.Index(cmd, dir); i >= 0; {
-		rest := cmd[i+len(dir):]
-		if len(rest) > 0 && (rest[0] == '/' || rest[0] == '\\') {
-			n := 1
-			for n < len(rest) && isIDByte(rest[n]) {
-				n++
-			}
-			if end := n + len(".txt"); n > 1 && strings.HasPrefix(rest[n:], ".txt") && (end == len(rest) || !isIDByte(rest[end]) && rest[end] != '.') {
-				dst = append(dst, rest[1:n])
-			}
+	for rest := cmd; ; {
+		i := strings.Index(rest, dir)
+		if i < 0 {
+			return dst
 		}
-		j := strings.Index(rest, dir)
-		if j < 0 {
-			break
+		rest = rest[i+len(dir):]
+		if id, ok := persistedName(rest); ok {
+			dst = append(dst, id)
 		}
-		i += len(dir) + j
 	}
-	return dst
+}
+
+// persistedName reads the "/<id>.txt" (or "\<id>.txt") that starts s: the
+// id is the run of characters a tool call id is made of (letters, digits,
+// '_' and '-'), and the file name must end after ".txt" (`<id>.txt.bak` is
+// another file).
+func persistedName(s string) (string, bool) {
+	if s == "" || s[0] != '/' && s[0] != '\\' {
+		return "", false
+	}
+	n := 1
+	for n < len(s) && isIDByte(s[n]) {
+		n++
+	}
+	after, ok := strings.CutPrefix(s[n:], ".txt")
+	if n == 1 || !ok || after != "" && (isIDByte(after[0]) || after[0] == '.') {
+		return "", false
+	}
+	return s[1:n], true
 }
 
 func isIDByte(c byte) bool {
