@@ -48,7 +48,8 @@ func (e *NotSessionFile) Unwrap() error { return e.Err }
 // FileWarning is a warning about a file that belongs to no session (a
 // file a folder walk skipped, a damaged line of a file that gave no
 // session). Load returns it among its errors, but it fails nothing:
-// callers print it as a warning (--strict makes it a *FileError).
+// callers print it as a warning (Options.Strict makes it a *FileError
+// holding a *FatalWarning).
 type FileWarning struct {
 	Path    string
 	Line    int
@@ -57,4 +58,21 @@ type FileWarning struct {
 
 func (w *FileWarning) Error() string {
 	return (&FileError{Path: w.Path, Line: w.Line, Err: errors.New("warning: " + w.Message)}).Error()
+}
+
+// FatalWarning is the error Options.Strict makes of a warning: the
+// *FileError of the file it is about wraps it. Count is how many warnings
+// the session had (0 for a warning about a file that gave no session).
+// Its text names the option, not a command's flag: a command that has
+// one for it says so (calib prints "--strict makes warnings fatal").
+type FatalWarning struct {
+	Message string
+	Count   int
+}
+
+func (w *FatalWarning) Error() string {
+	if w.Count == 0 {
+		return w.Message + " (a warning, fatal in strict mode)"
+	}
+	return fmt.Sprintf("%s (a warning, fatal in strict mode; %d warning(s) in this session)", w.Message, w.Count)
 }

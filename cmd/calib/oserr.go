@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/calib-dev/calib/corpus"
 )
 
 // fileErrorText is what to print after "calib: FILE: " for a file that
@@ -20,6 +22,13 @@ import (
 // the path, which the line already starts with: print the failure once,
 // in words, with what to do about it.
 func fileErrorText(err error) string {
+	var fw *corpus.FatalWarning
+	if errors.As(err, &fw) {
+		if fw.Count == 0 {
+			return fw.Message + " (--strict makes warnings fatal)"
+		}
+		return fmt.Sprintf("%s (--strict makes warnings fatal; %d warning(s) in this session)", fw.Message, fw.Count)
+	}
 	var pe *fs.PathError
 	if !errors.As(err, &pe) {
 		return err.Error()

@@ -61,7 +61,7 @@ func LoadEach(paths []string, opts corpus.Options, each func([]*corpus.Session))
 			if len(s.Warnings) > 0 {
 				w := s.Warnings[0]
 				errs = append(errs, &corpus.FileError{Path: w.File, Line: w.Line,
-					Err: fmt.Errorf("%s (--strict makes warnings fatal; %d warning(s) in this session)", w.Message, len(s.Warnings))})
+					Err: &corpus.FatalWarning{Message: w.Message, Count: len(s.Warnings)}})
 			}
 		}
 	}

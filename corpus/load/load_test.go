@@ -123,9 +123,15 @@ func TestStrictMakesWarningsFatal(t *testing.T) {
 		t.Fatalf("lenient: %v, %d sessions", err, len(ss))
 	}
 	_, err = load.Load([]string{p}, corpus.Options{Strict: true})
-	want := p + `:2: not valid JSON (invalid character 'o' in literal null (expecting 'u') at byte 2); expected one JSON object per line (a smith message: {"role":…,"content":[…]}); skipped (--strict makes warnings fatal; 2 warning(s) in this session)`
+	want := p + `:2: not valid JSON (invalid character 'o' in literal null (expecting 'u') at byte 2); expected one JSON object per line (a smith message: {"role":…,"content":[…]}); skipped (a warning, fatal in strict mode; 2 warning(s) in this session)`
 	if err == nil || err.Error() != want {
 		t.Errorf("strict:\n got %v\nwant %s", err, want)
+	}
+	// The command line words the option as its flag: it finds the
+	// warning's parts in the error, not in its text.
+	var fw *corpus.FatalWarning
+	if !errors.As(err, &fw) || fw.Count != 2 || !strings.HasPrefix(fw.Message, "not valid JSON") {
+		t.Errorf("strict: %#v, want a *corpus.FatalWarning with Count 2", fw)
 	}
 }
 

@@ -67,8 +67,8 @@ func onlyWarnings(err error) bool {
 	return ok
 }
 
-// strictWarnings makes each *corpus.FileWarning in errs a *corpus.FileError,
-// for --strict.
+// strictWarnings makes each *corpus.FileWarning in errs a *corpus.FileError
+// holding a *corpus.FatalWarning, for Options.Strict.
 func strictWarnings(errs []error) []error {
 	out := make([]error, len(errs))
 	for i, err := range errs {
@@ -77,7 +77,7 @@ func strictWarnings(errs []error) []error {
 			continue
 		}
 		if w, ok := err.(*corpus.FileWarning); ok {
-			err = &corpus.FileError{Path: w.Path, Line: w.Line, Err: fmt.Errorf("%s (--strict makes warnings fatal)", w.Message)}
+			err = &corpus.FileError{Path: w.Path, Line: w.Line, Err: &corpus.FatalWarning{Message: w.Message}}
 		}
 		out[i] = err
 	}
