@@ -42,7 +42,7 @@ type Needs string
 const (
 	NeedsNothing  Needs = ""
 	NeedsRotation Needs = "rotation"         // a rotation policy (chain figures)
-	NeedsCompare  Needs = "compare-recorded" // sweep --compare-recorded
+	NeedsCompare  Needs = "compare-recorded" // the replay compared with the recording
 )
 
 // Metric declares one reported figure. Adding a metric is adding one entry
@@ -207,22 +207,42 @@ func names() string {
 	return strings.Join(names, ", ")
 }
 
-// Check validates a metric named by flag: it must exist and be producible
-// by the run (needs: what the run provides). The error lists the metrics.
-func Check(flag, name string, have func(Needs) bool) error {
+// Check validates a metric a command was asked for: it must exist
+// (*UnknownError, which lists the metrics) and be producible by the run
+// (*UnavailableError; have says what the run provides).
+func Check(name string, have func(Needs) bool) error {
 	m, ok := Lookup(name)
 	if !ok {
-		return fmt.Errorf("%s %s: no such metric%s (known: %s); `calib metrics` explains each", flag, name, suggest.Hint(name, plainNames()), names())
+		return &UnknownError{Name: name}
 	}
 	if m.Needs != NeedsNothing && have != nil && !have(m.Needs) {
-		switch m.Needs {
-		case NeedsCompare:
-			return fmt.Errorf("%s %s: agreement metrics need --compare-recorded", flag, name)
-		case NeedsRotation:
-			return fmt.Errorf("%s %s: digest metrics need a rotation policy (e.g. -p clai-rotation)", flag, name)
-		}
+		return &UnavailableError{Name: name, Needs: m.Needs}
 	}
 	return nil
+}
+
+// UnknownError is a name the registry does not hold.
+type UnknownError struct{ Name string }
+
+func (e *UnknownError) Error() string {
+	return fmt.Sprintf("%s: no such metric%s (known: %s)", e.Name, suggest.Hint(e.Name, plainNames()), names())
+}
+
+// UnavailableError is a metric the run cannot produce: it needs what
+// Needs names. A command says which of its flags provides it.
+type UnavailableError struct {
+	Name  string
+	Needs Needs
+}
+
+func (e *UnavailableError) Error() string {
+	switch e.Needs {
+	case NeedsCompare:
+		return e.Name + ": agreement metrics need the replay compared with the recording"
+	case NeedsRotation:
+		return e.Name + ": digest metrics need a rotation policy"
+	}
+	return fmt.Sprintf("%s: needs %s", e.Name, e.Needs)
 }
 
 // Columns picks the table columns among the metric names present in some

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -54,8 +55,17 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("reclaimed_"); ok {
 		t.Error("the bare family prefix is not a metric")
 	}
-	if err := Check("--sort", "nope", nil); err == nil || !strings.Contains(err.Error(), "tokens_sent, compactions") {
+	var unknown *UnknownError
+	if err := Check("nope", nil); !errors.As(err, &unknown) || unknown.Name != "nope" || !strings.Contains(err.Error(), "tokens_sent, compactions") {
 		t.Errorf("unknown metric: %v", err)
+	}
+	var unavailable *UnavailableError
+	noCompare := func(n Needs) bool { return n != NeedsCompare }
+	if err := Check("agreement_exact", noCompare); !errors.As(err, &unavailable) || unavailable.Needs != NeedsCompare {
+		t.Errorf("agreement_exact without a comparison: %v, want an *UnavailableError needing %q", err, NeedsCompare)
+	}
+	if err := Check("max_nesting", noCompare); err != nil {
+		t.Errorf("max_nesting with rotations: %v", err)
 	}
 }
 

@@ -277,8 +277,8 @@ func sweptAndFixed(a sweep.Axis, fixed map[string]string, gridFile string) error
 func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(metrics.Needs) bool) ([]string, error) {
 	if v.Sort != "" {
 		for _, k := range strings.Split(v.Sort, ",") {
-			if err := metrics.Check("--sort", k, have); err != nil {
-				return nil, &usageError{err}
+			if err := checkMetric("--sort", k, have); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -286,15 +286,15 @@ func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(m
 		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
 	}
 	for _, m := range v.Pareto {
-		if err := metrics.Check("--pareto", m, have); err != nil {
-			return nil, &usageError{err}
+		if err := checkMetric("--pareto", m, have); err != nil {
+			return nil, err
 		}
 	}
 	if v.Top < 0 {
 		return nil, usageErrorf("--top %d: expected a number of sets to show, 0 (all, the default) or more", v.Top)
 	}
-	if err := metrics.Check("--plot-metric", plotMetric, have); err != nil {
-		return nil, &usageError{err}
+	if err := checkMetric("--plot-metric", plotMetric, have); err != nil {
+		return nil, err
 	}
 	return columns.resolve(nil, have)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -100,8 +101,8 @@ func (c *columnsFlag) resolve(def []string, have func(metrics.Needs) bool) ([]st
 			// for another one more often than not.
 			return nil, usageErrorf("--columns %s: %s is listed twice", c.value, n)
 		}
-		if err := metrics.Check("--columns", n, have); err != nil {
-			return nil, &usageError{err}
+		if err := checkMetric("--columns", n, have); err != nil {
+			return nil, err
 		}
 		if err := checkStageColumn(n); err != nil {
 			return nil, err
@@ -129,7 +130,7 @@ func checkStageColumn(name string) error {
 
 // producedColumns refuses, before any work, a chosen column that a replay
 // or compare run does not produce (have: as metrics.Check takes it).
-// Their flags are not sweep's, so metrics.Check's hints do not fit them. A
+// Their flags are not sweep's, so checkMetric's hints do not fit them. A
 // metric that only some rows have (a rotation policy's digest figures) is
 // blank in the others.
 func producedColumns(cols []string, have func(metrics.Needs) bool) error {
@@ -154,4 +155,24 @@ func pickColumns(present, chosen []string) []string {
 		return present
 	}
 	return chosen
+}
+
+// checkMetric checks a metric named by a flag (metrics.Check) and words
+// its error for the command line: the flag first, and which flag or
+// policy gives what the metric needs.
+func checkMetric(flag, name string, have func(metrics.Needs) bool) error {
+	err := metrics.Check(name, have)
+	var unknown *metrics.UnknownError
+	var unavailable *metrics.UnavailableError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &unknown):
+		return usageErrorf("%s %v; `calib metrics` explains each", flag, err)
+	case errors.As(err, &unavailable) && unavailable.Needs == metrics.NeedsCompare:
+		return usageErrorf("%s %s: agreement metrics need --compare-recorded", flag, name)
+	case errors.As(err, &unavailable) && unavailable.Needs == metrics.NeedsRotation:
+		return usageErrorf("%s %s: digest metrics need a rotation policy (e.g. -p clai-rotation)", flag, name)
+	}
+	return usageErrorf("%s %v", flag, err)
 }
