@@ -56,6 +56,10 @@ as in sweep: write the shards without --top.`,
 				vp = &view
 			}
 			rep, err := sweep.Merge(parts, args, vp)
+			var top *sweep.TopShardError
+			if errors.As(err, &top) {
+				return usageErrorf("%s was written with --top %d and lacks rows; write shards without --top", top.File, top.Top)
+			}
 			if err != nil {
 				return &usageError{err}
 			}

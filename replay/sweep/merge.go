@@ -44,7 +44,7 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 			return nil, fmt.Errorf("%s is an interrupted shard; run it again to completion", names[i])
 		}
 		if p.View.Top > 0 {
-			return nil, fmt.Errorf("%s was written with --top %d and lacks rows; write shards without --top", names[i], p.View.Top)
+			return nil, &TopShardError{File: names[i], Top: p.View.Top}
 		}
 		rows = append(rows, p.Rows...)
 	}
@@ -84,4 +84,15 @@ func headerDiff(a, b Header) string {
 		return fmt.Sprintf("corpus %s vs %s", a.Corpus, b.Corpus)
 	}
 	return ""
+}
+
+// TopShardError is a shard that kept only its first Top sets: the rows of
+// the others are not in it, so no merge can rank them.
+type TopShardError struct {
+	File string
+	Top  int
+}
+
+func (e *TopShardError) Error() string {
+	return fmt.Sprintf("%s holds only its first %d sets and lacks rows; write the shards with every set", e.File, e.Top)
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -81,6 +82,8 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		{"huge split", []*Report{mk("1/1000000000000", nil)}, "missing shard(s) 2/1000000000000, 3/1000000000000, 4/1000000000000, 5/1000000000000, 6/1000000000000, 7/1000000000000, 8/1000000000000, 9/1000000000000, 10/1000000000000, 11/1000000000000 and 999999999989 more"},
 		{"k beyond n", []*Report{mk("3/2", nil)}, `f1: shard "3/2" is not k/n with 1 <= k <= n`},
 		{"trailing junk", []*Report{mk("1/2x", nil)}, `f1: shard "1/2x" is not k/n with 1 <= k <= n`},
+		{"interrupted", []*Report{mk("1/2", nil), interrupted(mk("2/2", nil))}, "f2 is an interrupted shard; run it again to completion"},
+		{"top", []*Report{mk("1/2", nil), topped(mk("2/2", nil), 3)}, "f2 holds only its first 3 sets and lacks rows; write the shards with every set"},
 	}
 	for _, tt := range tests {
 		names := []string{"f1", "f2", "f3"}
@@ -88,6 +91,23 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", tt.name, err, tt.want)
 		}
+	}
+}
+
+func interrupted(r *Report) *Report     { r.Complete = false; return r }
+func topped(r *Report, top int) *Report { r.View.Top = top; return r }
+
+// The command line words a shard kept to its first sets by its flag: it
+// finds the error's parts, not its text.
+func TestMergeTopShardError(t *testing.T) {
+	h1, h2 := header("1/2"), header("2/2")
+	r1, _ := Build(h1, View{}, true, nil)
+	r2, _ := Build(h2, View{}, true, nil)
+	r2.View.Top = 5
+	_, err := Merge([]*Report{r1, r2}, []string{"a.json", "b.json"}, nil)
+	var top *TopShardError
+	if !errors.As(err, &top) || top.File != "b.json" || top.Top != 5 {
+		t.Errorf("err = %v, want a *TopShardError for b.json, top 5", err)
 	}
 }
 
