@@ -95,6 +95,7 @@ func (c *costSetup) options(s *corpus.Session) (cache.Options, error) {
 	}
 	o := cache.DefaultOptions(p)
 	o.Prices, o.PriceFile, o.Model = c.prices, c.priceFile, c.model
+	o.Hints = cache.PriceHints{Model: "--set model=NAME", Prices: "--prices"}
 	return o, nil
 }
 

@@ -138,11 +138,11 @@ func (t Prices) Rows() []Price {
 	return out
 }
 
-// MissingPriceError is a model no price table prices, with a --prices
-// file given (without one, usd is 0 and the report says so).
+// MissingPriceError is a model no price table prices, with a price file
+// given (without one, usd is 0 and the report says so).
 type MissingPriceError struct{ Model, File string }
 
 func (e *MissingPriceError) Error() string {
-	return fmt.Sprintf("no price for model %q in %s or the built-in table: add a row for it to the --prices file (columns: %s)",
-		e.Model, e.File, strings.Join(priceColumns, ","))
+	return fmt.Sprintf("no price for model %q in %s or the built-in table: add a row for it to %s (columns: %s)",
+		e.Model, e.File, e.File, strings.Join(priceColumns, ","))
 }

@@ -52,6 +52,16 @@ type Options struct {
 	SummaryPrompt int
 	// Hidden carries content the log does not hold (see Cost).
 	Hidden bool
+	// Hints say how the caller's user names a model and gives prices (a
+	// command's flags); a session left unpriced gets them in its note.
+	// Empty: the note says only what is missing.
+	Hints PriceHints
+}
+
+// PriceHints are the caller's words for pricing an unpriced session.
+type PriceHints struct {
+	Model  string // how to name the model, e.g. "--set model=NAME"
+	Prices string // how to give a price file, e.g. "--prices"
 }
 
 // hiddenMin is the smallest excess counted as hidden content: the
@@ -211,9 +221,9 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		// Tables show such a usd as "-", JSON as 0 with the session
 		// counted in unpriced_sessions: "usd is 0" read as a price.
 		if model == "" {
-			sc.Notes = append(sc.Notes, "the log names no model: usd not counted (price it with --set model=NAME)")
+			sc.Notes = append(sc.Notes, "the log names no model: usd not counted"+hint("price it with", o.Hints.Model))
 		} else {
-			sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd not counted (give one with --prices)", model))
+			sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd not counted", model)+hint("give one with", o.Hints.Prices))
 		}
 	}
 	var pp *Price
@@ -460,4 +470,12 @@ func ModelOf(s *corpus.Session, override string) string {
 		}
 	}
 	return s.Meta.Model
+}
+
+// hint is " (how what)", or nothing when the caller gave no words for it.
+func hint(how, what string) string {
+	if what == "" {
+		return ""
+	}
+	return " (" + how + " " + what + ")"
 }

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,16 +67,23 @@ func TestCostWithoutUsage(t *testing.T) {
 	s.Meta.Model = "acme-1"
 	o.PriceFile = "p.csv"
 	var mp *MissingPriceError
-	if _, err := Cost(s, reqs, o); !errors.As(err, &mp) || mp.Model != "acme-1" {
+	_, err = Cost(s, reqs, o)
+	if !errors.As(err, &mp) || mp.Model != "acme-1" ||
+		!strings.HasPrefix(err.Error(), `no price for model "acme-1" in p.csv or the built-in table: add a row for it to p.csv (columns: `) {
 		t.Fatalf("unpriced model with a price file: %v", err)
 	}
 	o.PriceFile = ""
-	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !strings.Contains(strings.Join(sc.Notes, ";"), `no price for model "acme-1": usd not counted (give one with --prices)`) {
+	// The notes give the caller's hints, and none of their own.
+	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !slices.Contains(sc.Notes, `no price for model "acme-1": usd not counted`) {
 		t.Fatalf("unpriced model without a price file: %v %+v", err, sc)
+	}
+	o.Hints = PriceHints{Model: "-m NAME", Prices: "-P FILE"}
+	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !slices.Contains(sc.Notes, `no price for model "acme-1": usd not counted (give one with -P FILE)`) {
+		t.Fatalf("unpriced model without a price file, with hints: %v %+v", err, sc)
 	}
 	// A log that names no model is told so, not priced as model "".
 	s.Meta.Model = ""
-	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !strings.Contains(strings.Join(sc.Notes, ";"), "the log names no model: usd not counted (price it with --set model=NAME)") {
+	if sc, err := Cost(s, reqs, o); err != nil || sc.Priced || !slices.Contains(sc.Notes, "the log names no model: usd not counted (price it with -m NAME)") {
 		t.Fatalf("no model: %v %+v", err, sc)
 	}
 }
