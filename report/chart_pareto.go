@@ -40,6 +40,11 @@ type Pareto struct {
 	// IntegerX and IntegerY tick that axis at whole numbers only: set them
 	// for a count (results_lost, cache_breaks).
 	IntegerX, IntegerY bool
+	// LabelRest labels the other points too, in grey, after the front's
+	// labels have taken their places: for a few named points (compare's
+	// policies), where an unlabeled ring tells the reader nothing. A
+	// sweep's hundreds of sets leave it off.
+	LabelRest bool
 	// placed, when set, receives where the front labels were drawn (tests).
 	placed func(rects []vg.Rectangle, obs labelObstacles, bounds vg.Rectangle)
 }
@@ -164,13 +169,30 @@ func (c Pareto) frontLabels(front plotter.XYs, texts []string) *pointLabels {
 		}
 		l.xys, l.texts, l.radii = append(l.xys, pt), append(l.texts, texts[i]), append(l.radii, frontRadius)
 	}
+	// Other points sharing a place share a label, as the front's do.
+	var restAt []plotter.XY
+	var restTexts []string
+	restText := map[plotter.XY]int{}
 	for _, pt := range c.Points {
+		xy := plotter.XY{X: pt.X, Y: pt.Y}
 		switch {
 		case pt.Marked && c.MarkName != "":
-			l.others, l.oradii = append(l.others, plotter.XY{X: pt.X, Y: pt.Y}), append(l.oradii, markRadius+markWidth/2)
+			l.others, l.oradii = append(l.others, xy), append(l.oradii, markRadius+markWidth/2)
+		case !pt.Front && c.LabelRest:
+			if k, ok := restText[xy]; ok {
+				restTexts[k] += " | " + pt.Label
+				continue
+			}
+			restText[xy] = len(restAt)
+			restAt = append(restAt, xy)
+			restTexts = append(restTexts, pt.Label)
 		case !pt.Front:
-			l.others, l.oradii = append(l.others, plotter.XY{X: pt.X, Y: pt.Y}), append(l.oradii, restRadius)
+			l.others, l.oradii = append(l.others, xy), append(l.oradii, restRadius)
 		}
+	}
+	l.greyFrom = len(l.xys)
+	for i, xy := range restAt {
+		l.xys, l.texts, l.radii = append(l.xys, xy), append(l.texts, restTexts[i]), append(l.radii, restRadius)
 	}
 	return l
 }

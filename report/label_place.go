@@ -1,6 +1,7 @@
 package report
 
 import (
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -166,6 +167,9 @@ type pointLabels struct {
 	// placed, when set, receives the labels' rectangles and the obstacles
 	// they were placed among, so a test can check them geometrically.
 	placed func(rects []vg.Rectangle, obs labelObstacles, bounds vg.Rectangle)
+	// greyFrom is where the labels of lesser points start (Pareto's
+	// LabelRest): those, placed after the others, are written in grey.
+	greyFrom int
 }
 
 // Plot implements plot.Plotter.
@@ -192,8 +196,12 @@ func (l *pointLabels) Plot(c draw.Canvas, p *plot.Plot) {
 	bounds := c.Rectangle
 	rects := placeLabels(at, size, obs, bounds)
 	for i, r := range rects {
-		off := l.style.Rectangle(l.texts[i]).Min // where the text's box starts, from its anchor
-		c.FillText(l.style, vg.Point{X: r.Min.X - off.X, Y: r.Min.Y - off.Y}, l.texts[i])
+		style := l.style
+		if i >= l.greyFrom {
+			style.Color = color.Gray{0x66}
+		}
+		off := style.Rectangle(l.texts[i]).Min // where the text's box starts, from its anchor
+		c.FillText(style, vg.Point{X: r.Min.X - off.X, Y: r.Min.Y - off.Y}, l.texts[i])
 	}
 	if l.placed != nil {
 		l.placed(rects, obs, bounds)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/plot/vg"
@@ -34,6 +35,15 @@ var paretoCases = []struct {
 		Points: []ParetoPoint{{X: 1.45e6, Y: 20, Front: true, Label: "aider"}, {X: 1.68e6, Y: 3, Front: true, Label: "codex"},
 			{X: 1.73e6, Y: 0, Front: true, Label: "gemini-cli"}, {X: 1.8e6, Y: 3}, {X: 1.85e6, Y: 1}, {X: 1.85e6, Y: 0},
 			{X: 2.02e6, Y: 7}, {X: 2.18e6, Y: 3}, {X: 2.51e6, Y: 2}, {X: 2.69e6, Y: 16}, {X: 3.39e6, Y: 15}, {X: 3.49e6, Y: 8}}}},
+	// compare as it is drawn now: every policy labeled, the front's first
+	// (the figures of `calib compare --demo`).
+	{"compare labeled", Pareto{Title: "Cost against loss", XLabel: "billed_tokens", YLabel: "results_lost", FrontName: "front",
+		RestName: "beaten", LabelRest: true, IntegerY: true,
+		Points: []ParetoPoint{{X: 1.68e6, Y: 21, Front: true, Label: "aider"}, {X: 1.85e6, Y: 3, Front: true, Label: "codex"},
+			{X: 1.90e6, Y: 0, Front: true, Label: "gemini-cli"}, {X: 1.97e6, Y: 3, Label: "goose"}, {X: 2.02e6, Y: 1, Label: "cline"},
+			{X: 2.01e6, Y: 0, Label: "openhands"}, {X: 2.19e6, Y: 7, Label: "smith-staged"}, {X: 2.36e6, Y: 3, Label: "smith-legacy"},
+			{X: 2.68e6, Y: 2, Label: "claude-code"}, {X: 3.49e6, Y: 24, Label: "opencode"}, {X: 3.82e6, Y: 22, Label: "swe-agent"},
+			{X: 3.65e6, Y: 8, Label: "anthropic-context-editing"}, {X: 3.65e6, Y: 8, Label: "twin"}}}},
 	{"dense front", Pareto{Title: "dense", XLabel: "x", YLabel: "y", FrontName: "front", Points: func() []ParetoPoint {
 		var pts []ParetoPoint
 		for i := range 12 {
@@ -65,8 +75,16 @@ func TestParetoLabelsClear(t *testing.T) {
 		if len(rects) == 0 {
 			t.Fatalf("%s: no front label drawn", tt.name)
 		}
-		if len(obs.discs) != len(tt.c.Points)-dupFront(tt.c.Points) {
-			t.Errorf("%s: %d points kept clear of, want every drawn point (%d)", tt.name, len(obs.discs), len(tt.c.Points)-dupFront(tt.c.Points))
+		drawn := len(tt.c.Points) - dupFront(tt.c.Points)
+		if tt.c.LabelRest {
+			// The other points are labeled too, one label per place.
+			drawn -= dupRest(tt.c.Points)
+			if len(rects) != drawn {
+				t.Errorf("%s: %d labels, want one per point drawn (%d)", tt.name, len(rects), drawn)
+			}
+		}
+		if len(obs.discs) != drawn {
+			t.Errorf("%s: %d points kept clear of, want every drawn point (%d)", tt.name, len(obs.discs), drawn)
 		}
 		for i, r := range rects {
 			if r.Min.X < bounds.Min.X || r.Min.Y < bounds.Min.Y || r.Max.X > bounds.Max.X || r.Max.Y > bounds.Max.Y {
@@ -100,10 +118,16 @@ func TestParetoLabelsClear(t *testing.T) {
 
 // dupFront counts front points drawn on top of an earlier one (same two
 // metrics): they share one disc and one label.
-func dupFront(pts []ParetoPoint) int {
+func dupFront(pts []ParetoPoint) int { return dups(pts, true) }
+
+// dupRest is dupFront for the other points, which share a disc and a
+// label when they are labeled (LabelRest).
+func dupRest(pts []ParetoPoint) int { return dups(pts, false) }
+
+func dups(pts []ParetoPoint, front bool) int {
 	seen, n := map[[2]float64]bool{}, 0
 	for _, p := range pts {
-		if !p.Front {
+		if p.Front != front {
 			continue
 		}
 		k := [2]float64{p.X, p.Y}
@@ -113,4 +137,37 @@ func dupFront(pts []ParetoPoint) int {
 		seen[k] = true
 	}
 	return n
+}
+
+// TestParetoLabelRest: with LabelRest every other point gets its label,
+// in grey, and points sharing a place share one; without it they get none.
+func TestParetoLabelRest(t *testing.T) {
+	var c Pareto
+	for _, tt := range paretoCases {
+		if tt.name == "compare labeled" {
+			c = tt.c
+		}
+	}
+	svg := func(c Pareto) string {
+		ch, err := c.Plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := WriteSVG(&b, ch); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	const grey = "fill:#666666\">"
+	got := svg(c)
+	for _, want := range []string{grey + "swe-agent</text>", grey + "anthropic-context-editing | twin</text>", "font-size:8px\">aider</text>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("LabelRest: the SVG has no %q", want)
+		}
+	}
+	c.LabelRest = false
+	if got := svg(c); strings.Contains(got, "swe-agent") || !strings.Contains(got, "font-size:8px\">aider</text>") {
+		t.Error("without LabelRest: only the front is labeled, in black")
+	}
 }

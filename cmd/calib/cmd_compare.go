@@ -380,9 +380,9 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 		namedChart{"compare-cost", cost}, namedChart{"compare-loss", loss})
 }
 
-// compareScatter is cost x against loss, one point per policy; the
-// policies no other beats on both (lower is better on both) are joined and
-// labeled.
+// compareScatter is cost x against loss, one point per policy, each
+// labeled; the policies no other beats on both (lower is better on both)
+// are joined.
 func compareScatter(out compareJSON, x string) report.Pareto {
 	y := compareLoss
 	ys := make([]float64, len(out.Policies))
@@ -390,7 +390,8 @@ func compareScatter(out compareJSON, x string) report.Pareto {
 		ys[i] = p.Metrics[y]
 	}
 	c := report.Pareto{Title: fmt.Sprintf("Cost against loss, one point per policy (%s vs %s)", x, y), XLabel: x, YLabel: y,
-		FrontName: "policies not beaten on both (labeled)", RestName: "other policies", IntegerX: countMetric(x), IntegerY: countMetric(y)}
+		FrontName: "policies not beaten on both", RestName: "policies another beats on both", LabelRest: true,
+		IntegerX: countMetric(x), IntegerY: countMetric(y)}
 	for i, p := range out.Policies {
 		front := true
 		for j, q := range out.Policies {
