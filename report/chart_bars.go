@@ -23,6 +23,9 @@ type StackedBars struct {
 	// IntegerValues ticks the value axis at whole numbers only: set it for
 	// counts (tool calls, results, tokens, bytes).
 	IntegerValues bool
+	// Keep marks the categories whose label stays when a vertical chart
+	// labels only every k-th bar (a compaction's "12C"); nil: none.
+	Keep []bool
 }
 
 // horizontalLabel is the longest category label that still reads well
@@ -107,8 +110,10 @@ func (c StackedBars) Plot() (Chart, error) {
 		lg.add(c.Stacks[k].Name, drawn[k])
 	}
 	placed := make([]string, n)
+	keep := make([]bool, n)
 	for i, l := range labels {
 		placed[at(i)] = l
+		keep[at(i)] = i < len(c.Keep) && c.Keep[i]
 	}
 	// Half a slot of margin on each side, so the first and last bars are
 	// drawn whole (gonum's range ends at their centres).
@@ -119,7 +124,7 @@ func (c StackedBars) Plot() (Chart, error) {
 		p.X.Max *= 1.03
 		p.X.Tick.Marker = roundTicks{integer: c.IntegerValues}
 	} else {
-		p.X.Tick.Marker = thinnedTicks(placed, axis, p.X.Tick.Label)
+		p.X.Tick.Marker = thinnedTicks(placed, keep, axis, p.X.Tick.Label)
 		p.X.Min, p.X.Max = -0.5, float64(n)-0.5
 		p.Y.Min = 0
 		p.Y.Max *= 1.03

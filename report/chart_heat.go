@@ -56,8 +56,8 @@ func (c HeatMap) Plot() (Chart, error) {
 	p.Add(hm)
 	// Long grids (41 values of compact_at) label every k-th column and row.
 	w, h := DefaultPlotWidth, DefaultPlotHeight
-	p.X.Tick.Marker = thinnedTicks(c.XTicks, w-vg.Inch-scaleWidth, p.X.Tick.Label)
-	p.Y.Tick.Marker = thinnedTicks(c.YTicks, (h-1.5*vg.Inch)*2, p.Y.Tick.Label) // labels are wider than tall
+	p.X.Tick.Marker = thinnedTicks(c.XTicks, nil, w-vg.Inch-scaleWidth, p.X.Tick.Label)
+	p.Y.Tick.Marker = thinnedTicks(c.YTicks, nil, (h-1.5*vg.Inch)*2, p.Y.Tick.Label) // labels are wider than tall
 	p.X.Padding, p.Y.Padding = vg.Points(6), vg.Points(6)
 	if c.CellPrec >= 0 {
 		if err := addCellText(p, c, cm); err != nil {

@@ -122,8 +122,11 @@ func categoryTicks(labels []string) plot.ConstantTicks {
 
 // thinnedTicks labels every k-th category, counting back from the last, so that labels never overlap
 // however many categories there are (54 compactions): k is the smallest
-// step at which the widest label fits in its share of the axis.
-func thinnedTicks(labels []string, axis vg.Length, sty text.Style) plot.ConstantTicks {
+// step at which the widest label fits in its share of the axis. keep
+// (nil: none) marks labels that carry news (a compaction's "C"): they are
+// placed first, each k or more from the one before, and the k-th labels
+// only where no kept one is nearer than k.
+func thinnedTicks(labels []string, keep []bool, axis vg.Length, sty text.Style) plot.ConstantTicks {
 	widest := vg.Length(0)
 	for _, l := range labels {
 		widest = max(widest, sty.Width(l))
@@ -132,14 +135,46 @@ func thinnedTicks(labels []string, axis vg.Length, sty text.Style) plot.Constant
 	if n := len(labels); n > 0 && axis > 0 {
 		k = max(1, int(math.Ceil(float64(n)*float64(widest+sty.Font.Size)/float64(axis))))
 	}
+	shown := thinLabels(len(labels), k, keep)
 	t := make(plot.ConstantTicks, 0, len(labels))
 	for i, l := range labels {
-		if (len(labels)-1-i)%k != 0 { // the last bar is always labeled
+		if !shown[i] {
 			l = ""
 		}
 		t = append(t, plot.Tick{Value: float64(i), Label: l})
 	}
 	return t
+}
+
+// thinLabels says which of n labels to show, k or more apart: first the
+// kept ones, in order, each k or more after the last shown; then every
+// k-th counting back from the last, where no shown one is nearer than k.
+func thinLabels(n, k int, keep []bool) []bool {
+	shown := make([]bool, n)
+	last := -k // the last label shown
+	for i := range n {
+		if i < len(keep) && keep[i] && i-last >= k {
+			shown[i], last = true, i
+		}
+	}
+	// near[i]: a kept label shown at i or less than k after it.
+	near := make([]bool, n)
+	next := n + k
+	for i := n - 1; i >= 0; i-- {
+		if shown[i] {
+			next = i
+		}
+		near[i] = next-i < k
+	}
+	last = -k
+	for i := range n {
+		if shown[i] {
+			last = i
+		} else if (n-1-i)%k == 0 && !near[i] && i-last >= k {
+			shown[i] = true
+		}
+	}
+	return shown
 }
 
 // legend is a legend drawn in the chart's side column, outside the data.

@@ -400,7 +400,7 @@ func TestThinnedTicks(t *testing.T) {
 	for i := range 54 {
 		many = append(many, FormatInt(int64(1000+i)))
 	}
-	ticks := thinnedTicks(many, 400, p.X.Tick.Label)
+	ticks := thinnedTicks(many, nil, 400, p.X.Tick.Label)
 	shown := 0
 	for _, tk := range ticks {
 		if tk.Label != "" {
@@ -410,9 +410,45 @@ func TestThinnedTicks(t *testing.T) {
 	if shown == 0 || shown > 20 || ticks[53].Label != "1,053" {
 		t.Errorf("54 labels on 400 points: %d shown, last %q", shown, ticks[53].Label)
 	}
-	for _, tk := range thinnedTicks([]string{"a", "b", "c", "d", "e"}, 400, p.X.Tick.Label) {
+	for _, tk := range thinnedTicks([]string{"a", "b", "c", "d", "e"}, nil, 400, p.X.Tick.Label) {
 		if tk.Label == "" {
 			t.Error("5 short labels thinned on a wide axis")
+		}
+	}
+}
+
+// TestThinLabels: without kept labels, every k-th from the last; kept
+// ones (a compaction's "15C") are shown first, and the k-th ones only
+// where no shown label is nearer than k, so none overlap.
+func TestThinLabels(t *testing.T) {
+	mark := func(n int, at ...int) []bool {
+		keep := make([]bool, n)
+		for _, i := range at {
+			keep[i] = true
+		}
+		return keep
+	}
+	tests := []struct {
+		name string
+		n, k int
+		keep []bool
+		want string // shown labels as x, hidden as .
+	}{
+		{"every label", 5, 1, nil, "xxxxx"},
+		{"every 2nd from the last", 27, 2, nil, "x.x.x.x.x.x.x.x.x.x.x.x.x.x"},
+		{"504216d1's cost plot", 27, 2, mark(27, 15, 19, 23), "x.x.x.x.x.x.x..x...x...x..x"},
+		{"kept ones too close", 10, 3, mark(10, 4, 5, 6, 9), "x...x....x"},
+		{"kept last", 9, 3, mark(9, 8), "..x..x..x"},
+		{"kept nearly last (the last gives way)", 9, 3, mark(9, 7), "..x....x."},
+		{"none with k above n", 3, 5, nil, "..x"},
+	}
+	for _, tt := range tests {
+		var got strings.Builder
+		for _, s := range thinLabels(tt.n, tt.k, tt.keep) {
+			got.WriteString(map[bool]string{true: "x", false: "."}[s])
+		}
+		if got.String() != tt.want {
+			t.Errorf("%s: %s, want %s", tt.name, got.String(), tt.want)
 		}
 	}
 }
@@ -527,5 +563,39 @@ func TestLongNamesFit(t *testing.T) {
 	l := newLegend()
 	if got := fitText(l.TextStyle, long, room/2); l.TextStyle.Width(got) > room/2 || !strings.Contains(got, "…") {
 		t.Errorf("fitText = %q (%.1f pt) for %.1f pt", got, l.TextStyle.Width(got), room/2)
+	}
+}
+
+// TestStackedBarsKeep: a kept category's label survives the thinning of a
+// long vertical chart (27 requests, a compaction at 15); without Keep it
+// is dropped, as every other odd request's.
+func TestStackedBarsKeep(t *testing.T) {
+	c := StackedBars{Title: "cost", CategoryLabel: "request", ValueLabel: "tokens", Stacks: []Stack{{Name: "read"}}}
+	for i := range 27 {
+		cat := FormatInt(int64(i))
+		if i == 15 {
+			cat += "C"
+		}
+		c.Categories = append(c.Categories, cat)
+		c.Stacks[0].Values = append(c.Stacks[0].Values, float64(1000*(i+1)))
+	}
+	svg := func(c StackedBars) string {
+		ch, err := c.Plot()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := WriteSVG(&b, ch); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	if strings.Contains(svg(c), ">15C</text>") {
+		t.Fatal("without Keep the chart shows every label: the test needs a chart that thins them")
+	}
+	c.Keep = make([]bool, 27)
+	c.Keep[15] = true
+	if got := svg(c); !strings.Contains(got, ">15C</text>") || strings.Contains(got, ">14</text>") || strings.Contains(got, ">16</text>") {
+		t.Error("with Keep: 15C is labeled and its neighbours 14 and 16 are not")
 	}
 }

@@ -24,15 +24,16 @@ func costFigures(sc *cache.SessionCost, name string, compare bool) ([]report.Fig
 	}
 	n := len(sc.Requests)
 	cats := make([]string, n)
+	keep := make([]bool, n) // a compaction's or summarizer call's label stays when labels are thinned
 	read, write, unc, summ := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, r := range sc.Requests {
 		switch {
 		case r.Reason == cache.ReasonSummarizer:
-			cats[i] = "S"
+			cats[i], keep[i] = "S", true
 			summ[i] = float64(r.Tokens.Prompt())
 			continue
 		case compacted[r.Request]:
-			cats[i] = strconv.Itoa(r.Request) + "C"
+			cats[i], keep[i] = strconv.Itoa(r.Request)+"C", true
 		default:
 			cats[i] = strconv.Itoa(r.Request)
 		}
@@ -40,7 +41,7 @@ func costFigures(sc *cache.SessionCost, name string, compare bool) ([]report.Fig
 	}
 	bars := report.StackedBars{
 		Title:         fmt.Sprintf("%s: prompt per request by billing (C compaction, S summarizer call)", short),
-		CategoryLabel: "request", ValueLabel: "input tokens", Categories: cats, IntegerValues: true,
+		CategoryLabel: "request", ValueLabel: "input tokens", Categories: cats, Keep: keep, IntegerValues: true,
 		Stacks: []report.Stack{{Name: "cache read", Values: read}, {Name: "cache write", Values: write},
 			{Name: "uncached", Values: unc}, {Name: "summarizer", Values: summ}},
 	}
