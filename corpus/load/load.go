@@ -169,6 +169,9 @@ func expand(p string, opts corpus.Options) group {
 			if f.err != nil {
 				return nil, &corpus.FileError{Path: f.path, Err: f.err}
 			}
+			if f.odd != nil {
+				return nil, notALog(f.path, f.odd)
+			}
 			if f.dir && f.opencode {
 				return opencode.LoadStorage(f.path, opts)
 			}
@@ -255,6 +258,10 @@ type walked struct {
 	opencode bool
 	// err is why a folder of the tree could not be listed.
 	err error
+	// odd is why an entry that is no regular file was not read (a named
+	// pipe, a socket, a link to nothing): a folder walk names it when it
+	// looks like a log (notALog).
+	odd error
 }
 
 // walk lists the files of a plain folder tree in lexical order of their
@@ -285,16 +292,24 @@ func walk(dir string) ([]walked, error) {
 			}
 			return nil
 		}
-		if d.Type().IsRegular() {
+		switch t := d.Type(); {
+		case t.IsRegular():
 			files = append(files, walked{path: p})
-		}
-		// A link to a file is read as the file (a corpus gathered as
-		// links); a link to a folder is not followed, so a link back up
-		// cannot loop.
-		if d.Type()&os.ModeSymlink != 0 {
-			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		case t&os.ModeSymlink != 0:
+			// A link to a file is read as the file (a corpus gathered as
+			// links); a link to a folder is not followed, so a link back
+			// up cannot loop.
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				files = append(files, walked{path: p, odd: errors.New("a link to nothing (its target is gone)")})
+			case fi.Mode().IsRegular():
 				files = append(files, walked{path: p})
+			case !fi.IsDir():
+				files = append(files, walked{path: p, odd: notRegular(fi.Mode())})
 			}
+		default:
+			files = append(files, walked{path: p, odd: notRegular(t)})
 		}
 		return nil
 	})

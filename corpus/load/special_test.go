@@ -69,3 +69,46 @@ func TestLoadSpecialFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkNamesSpecialJSONL: a folder walk names what it cannot read that
+// looks like a log (a named pipe or a link to nothing called .jsonl), as
+// it names a compressed one, and passes the others over in silence; it
+// never opens a pipe (which would wait for a writer forever).
+func TestWalkNamesSpecialJSONL(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "good.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\n")
+	for _, name := range []string{"pipe.jsonl", "pipe.fifo"} {
+		if err := syscall.Mkfifo(filepath.Join(dir, name), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"gone.jsonl", "gone.txt"} {
+		if err := os.Symlink(filepath.Join(dir, "nothing"), filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/dev/null", filepath.Join(dir, "null.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	var ss []*corpus.Session
+	var err error
+	go func() {
+		ss, err = load.Load([]string{dir}, corpus.Options{})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the walk did not return within 10 s")
+	}
+	if len(ss) != 1 {
+		t.Errorf("%d sessions, want good.jsonl's", len(ss))
+	}
+	want := filepath.Join(dir, "gone.jsonl") + ": warning: a link to nothing (its target is gone); file skipped\n" +
+		filepath.Join(dir, "null.jsonl") + ": warning: a device; expected a session file, a session folder or a clai workspace; file skipped\n" +
+		filepath.Join(dir, "pipe.jsonl") + ": warning: a named pipe, not a file or folder; to read a pipe, redirect it to standard input and give - as the path; file skipped"
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
+	}
+}
