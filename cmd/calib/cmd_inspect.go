@@ -139,14 +139,7 @@ func inspectTables(rows []metrics.InspectRow) []*report.Table {
 			tools.AddRow(whoCells(r, report.Str(tc.name), report.Int(tc.n))...)
 		}
 		for _, c := range r.Recorded {
-			kind := c.Kind
-			if c.SummaryMissing {
-				kind = "(missing)"
-			}
-			recorded.AddRow(whoCells(r, report.Int(c.Index), report.Str(c.Strategy), report.Str(c.Trigger),
-				report.Str(c.Status), report.Int(c.Window), report.Int(c.DigestBytes), report.Int(c.P1), report.Int(c.P2),
-				report.Str(kind), report.Str(yesNo(c.Chained)), report.Int(c.Line), report.Int(c.TokensBefore),
-				report.Int(c.TokensSaved), report.Int(c.Cleared))...)
+			recorded.AddRow(whoCells(r, recordedCells(r.Format, c)...)...)
 		}
 	}
 	out := []*report.Table{sessions}
@@ -209,4 +202,30 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
+}
+
+// recordedCells are a recorded compaction's cells after the session's.
+// A figure the recording does not hold is blank, not 0: the window, the
+// preamble counts, the summary's kind and the chain are clai's notions
+// (its compactions table), a digest's size needs a summary (a Claude Code
+// microcompact has none), and the token figures, cleared ids and line
+// are blank where JSON leaves them out.
+func recordedCells(format string, c metrics.InspectCompaction) []report.Cell {
+	known := func(n int) report.Cell {
+		if n == 0 {
+			return report.Empty()
+		}
+		return report.Int(n)
+	}
+	clai := format == string(corpus.FormatClai)
+	window, p1, p2, kind, chained := report.Empty(), report.Empty(), report.Empty(), report.Str(""), report.Str("")
+	if clai {
+		window, p1, p2, kind, chained = report.Int(c.Window), report.Int(c.P1), report.Int(c.P2), report.Str(c.Kind), report.Str(yesNo(c.Chained))
+	}
+	if c.SummaryMissing {
+		kind = report.Str("(missing)")
+	}
+	return []report.Cell{report.Int(c.Index), report.Str(c.Strategy), report.Str(c.Trigger), report.Str(c.Status),
+		window, known(c.DigestBytes), p1, p2, kind, chained, known(c.Line), known(c.TokensBefore),
+		known(c.TokensSaved), known(c.Cleared)}
 }
