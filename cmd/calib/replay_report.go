@@ -87,10 +87,11 @@ func replayTables(out replayJSON, compare bool, chosen []string) []*report.Table
 	cols = append(cols, report.TextCol("blocks touched"), report.TextCol("hidden (lost)"))
 	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed; hidden (lost) are tool results per stage)", out.Policy.Name), cols...)
 	for i, e := range out.Events {
-		// A rotation has no token target (clai rotates on its own
-		// trigger and keeps a fixed tail): show none rather than a miss.
+		// A policy without a token target (a rotation keeps a fixed
+		// tail; recorded follows the log; swe-agent masks by turns)
+		// reports 0: show none, not a target of 0 reached.
 		target, reached := report.Int(e.TargetTokens), report.Str(yesNo(e.ReachedTarget))
-		if e.TargetTokens == 0 && e.Strategy == string(policy.Rotated) {
+		if e.TargetTokens == 0 {
 			target, reached = report.Str("-"), report.Str("-")
 		}
 		cells := []report.Cell{report.Str(e.Session)}
