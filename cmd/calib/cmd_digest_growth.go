@@ -412,12 +412,17 @@ func growthTables(out growthJSON) []*report.Table {
 						report.TextCol("kind"), report.TextCol("derived with"), report.TextCol("verdict"), report.NumCol("stored bytes"), report.NumCol("derived bytes"),
 						report.NumCol("first diff"), report.TextCol("notes"))...)
 			}
-			diff := report.Empty()
+			// Nothing derived (a model-written summary, a failed row): no
+			// derived size, rather than 0 bytes.
+			diff, derived := report.Empty(), report.Empty()
 			if d.FirstDiff >= 0 {
 				diff = report.Int(d.FirstDiff)
 			}
+			if d.Variant != "" {
+				derived = report.Int(d.DerivedBytes)
+			}
 			rec.AddRow(cells(s.ID, s.Path, report.Str(s.Variant), report.Int(d.Index+1), report.Int(d.Line), report.Str(d.Trigger),
-				report.Str(d.Kind), report.Str(d.Variant), report.Str(d.Verdict), report.Int(d.StoredBytes), report.Int(d.DerivedBytes), diff,
+				report.Str(d.Kind), report.Str(d.Variant), report.Str(d.Verdict), report.Int(d.StoredBytes), derived, diff,
 				report.Str(strings.Join(d.Notes, "; ")))...)
 		}
 		for _, f := range s.Failures {
