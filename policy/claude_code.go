@@ -138,6 +138,12 @@ func (p *ClaudeCode) Stub() string { return p.mc[1].Stub() }
 
 // Measure is microcompact's: chars4 context units (its trigger reads the
 // context, so the second sum is 0).
+// MeteredTokens is the history's size by the meter plus overhead_tokens
+// (policy.Anchored).
+func (p *ClaudeCode) MeteredTokens(units int64) (tokens, overhead int) {
+	return p.meter.Tokens(units) + p.overhead, p.overhead
+}
+
 func (p *ClaudeCode) Measure(m *corpus.Message) (int64, int64, int64) { return p.mc[1].Measure(m) }
 
 // versionAtLeast compares a dotted version with min; an unknown version

@@ -209,6 +209,12 @@ func (p *ClearToolResults) IsStub(text string) bool { return p.stub.matches(text
 // checkpoint that does not trigger is O(1) for every trigger kind while the
 // outcome still reports whole-context tokens. A result whose text is the
 // stub is cleared and not counted again.
+// MeteredTokens is the history's size by the meter plus overhead_tokens
+// (policy.Anchored).
+func (p *ClearToolResults) MeteredTokens(units int64) (tokens, overhead int) {
+	return p.meter.Tokens(units) + p.overhead, p.overhead
+}
+
 func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64, int64) {
 	ctx := p.meter.Message(m)
 	var trig int64

@@ -263,6 +263,19 @@ type Recording interface {
 	ReplaysRecording()
 }
 
+// Anchored is implemented by policies whose context measure is anchored on
+// the recorded usage of the previous request where the replay agrees with
+// the recording (claude-code, codex, clear-tool-results): their
+// Outcome.BeforeTokens and AfterTokens are what the agent's trigger
+// compares, the provider's count of the request before, not the size of
+// the history being sent. MeteredTokens is that size, for a history whose
+// Measure sums to units: its meter's tokens plus overhead, the policy's
+// overhead_tokens (its guess at the prompt the log does not hold), what a
+// cost model prices a request from.
+type Anchored interface {
+	MeteredTokens(units int64) (tokens, overhead int)
+}
+
 // Varianted is implemented by policies that come in variants
 // (clai-rotation's legacy and fixed): reports label their rows by it.
 type Varianted interface {

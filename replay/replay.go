@@ -82,6 +82,7 @@ func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
 // the stopAt-th rotation (what Chain cuts at) and reports it in r.rotations.
 func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error {
 	w, t, p := r.w, r.t, r.w.p
+	anchored, _ := p.(policy.Anchored)
 	for i := range msgs {
 		m := &msgs[i]
 		if i&1023 == 0 {
@@ -98,7 +99,11 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			out := p.Compact(w.h, at)
 			req := Request{Index: at.Request, Raw: at.Raw, Turn: at.Turn,
 				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1, Next: at.Next,
-				Response: m.Bytes(), Thinking: m.HasThinking()}
+				Response: m.Bytes(), Thinking: m.HasThinking(), Metered: out.AfterTokens, MeteredBefore: out.BeforeTokens}
+			if anchored != nil {
+				req.Metered, req.Overhead = anchored.MeteredTokens(out.Units)
+				req.MeteredBefore, _ = anchored.MeteredTokens(at.Units)
+			}
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,
 					HistoryBefore: len(w.h), HistoryAfter: len(out.History)}

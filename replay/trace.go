@@ -40,6 +40,15 @@ type Request struct {
 	// sent after it ran (they differ only when it compacted).
 	Tokens int
 	Sent   int
+	// Metered and MeteredBefore are Sent and Tokens as the history's size
+	// by the policy's meter plus its overhead: what the cost layer prices.
+	// They differ only for a policy whose context measure is anchored on
+	// recorded usage (policy.Anchored), whose Sent is the previous
+	// request's recorded figure, one request behind the history sent.
+	// Overhead is the part of both that is the policy's own guess at the
+	// prompt the log does not hold (0 where not known apart): the cost
+	// layer replaces it by what it infers from recorded usage.
+	Metered, MeteredBefore, Overhead int
 	// Event is the index into Trace.Events of the compaction at this
 	// request, or -1.
 	Event int

@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
@@ -18,7 +19,12 @@ type Sent struct {
 	Response int
 	Thinking bool
 	// Tokens is what the policy sent: its history plus its own overhead.
-	Tokens int
+	// Overhead is that overhead where the policy tells it apart (0
+	// otherwise): where recorded usage calibrates the session, the
+	// calibration's overhead takes its place, so a policy's guess at the
+	// unlogged prompt does not count twice.
+	Tokens   int
+	Overhead int
 	// Strategy is the compaction at this request ("" or "none": none).
 	// truncated and dropped rewrite sent messages; summarized and rotated
 	// replace the history by a summary.
@@ -176,7 +182,7 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	samples := make([]Sample, len(reqs))
 	recorded := make([]int, len(reqs))
 	for k, r := range reqs {
-		samples[k] = Sample{History: r.Tokens, Event: r.Strategy != "" && r.Strategy != policy.None}
+		samples[k] = Sample{History: r.Tokens - r.Overhead, Event: r.Strategy != "" && r.Strategy != policy.None}
 		if u := usage[r.Next]; u != nil && k < diverged {
 			recorded[k] = u.Prompt()
 			samples[k].Recorded = recorded[k]
@@ -190,6 +196,9 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 		}
 	}
 	sc.Calibration = cal
+	if cal.Recorded {
+		reqs = withoutOverhead(reqs)
+	}
 
 	// The session's cache: first read and head.
 	first := 0
@@ -478,4 +487,27 @@ func hint(how, what string) string {
 		return ""
 	}
 	return " (" + how + " " + what + ")"
+}
+
+// withoutOverhead is reqs with the policies' own overhead taken out of
+// their prompts, for a session whose recorded usage gives the overhead:
+// with it left in, a guess larger than the real unlogged prompt (Claude
+// Code's 18,000 on a subagent's few-thousand-token system prompt) made
+// the inferred overhead negative, floored at 0, and every prediction too
+// high by the difference. reqs itself is not changed.
+func withoutOverhead(reqs []Sent) []Sent {
+	out := reqs
+	for k := range reqs {
+		if reqs[k].Overhead == 0 {
+			continue
+		}
+		if &out[0] == &reqs[0] {
+			out = slices.Clone(reqs)
+		}
+		out[k].Tokens -= out[k].Overhead
+		if out[k].Before > 0 {
+			out[k].Before -= out[k].Overhead
+		}
+	}
+	return out
 }

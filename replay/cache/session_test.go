@@ -92,6 +92,27 @@ func TestCostWithoutUsage(t *testing.T) {
 // compares the requests that recorded usage; a synthetic zero-usage
 // message is not a request.
 func TestCostWithUsage(t *testing.T) {
+	s, reqs := steadySession(0)
+	sc, err := Cost(s, reqs, DefaultOptions(Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sc.Calibration.Recorded || sc.Calibration.Scale != 1.2 || sc.Calibration.Overhead != 20000 {
+		t.Fatalf("calibration %+v", sc.Calibration)
+	}
+	if sc.Agreement == nil || sc.Agreement.Requests != 4 || sc.Totals.Requests != 4 {
+		t.Fatalf("agreement %+v totals %+v", sc.Agreement, sc.Totals)
+	}
+	if e := sc.Agreement.BilledError; e > 0.001 || e < -0.001 {
+		t.Fatalf("a steady session is predicted exactly: error %v (%+v)", e, sc.Agreement)
+	}
+}
+
+// steadySession is a Claude Code session of four requests whose recorded
+// prompts are 20,000 + 1.2 × the metered history, and a synthetic
+// zero-usage message, as a policy reports them with its own guess at the
+// unlogged prompt, overhead, added to every request.
+func steadySession(overhead int) (*corpus.Session, []Sent) {
 	s := &corpus.Session{ID: "u", Format: corpus.FormatClaudeCode, Meta: corpus.Meta{AgentVersion: "2.1.14", Model: "claude-opus-4-5-20251101"}}
 	add := func(role corpus.Role, synthetic bool) int {
 		s.Messages = append(s.Messages, corpus.Message{Role: role, Synthetic: synthetic, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "x"}}})
@@ -109,23 +130,46 @@ func TestCostWithUsage(t *testing.T) {
 		}
 		s.Recorded.Usage = append(s.Recorded.Usage, corpus.Usage{AtMessage: at, Requests: 1, Model: "claude-opus-4-5-20251101",
 			CacheWriteTokens: P - read, CacheWrite5m: P - read, CacheReadTokens: read})
-		reqs = append(reqs, Sent{Next: at, Tokens: h})
+		reqs = append(reqs, Sent{Next: at, Tokens: h + overhead, Overhead: overhead})
 	}
 	add(corpus.RoleUser, false)
 	syn := add(corpus.RoleAssistant, true)
-	reqs = append(reqs, Sent{Next: syn, Tokens: 9200})
+	reqs = append(reqs, Sent{Next: syn, Tokens: 9200 + overhead, Overhead: overhead})
+	return s, reqs
+}
+
+// TestCostReplacesThePolicysOverhead: a policy's guess at the unlogged
+// prompt (Sent.Overhead, 30,000 here against a real 20,000) gives way to
+// the one recorded usage calibrates. Left in the history, it made the
+// inferred overhead 20,000 - 1.2 × 30,000 < 0, floored at 0, and every
+// prediction 16,000 too high (Claude Code's 18,000 guess on its
+// subagents' short system prompts billed them 1.2x).
+func TestCostReplacesThePolicysOverhead(t *testing.T) {
+	s, reqs := steadySession(30000)
+	before := slices.Clone(reqs)
 	sc, err := Cost(s, reqs, DefaultOptions(Default()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !sc.Calibration.Recorded || sc.Calibration.Scale != 1.2 || sc.Calibration.Overhead != 20000 {
-		t.Fatalf("calibration %+v", sc.Calibration)
-	}
-	if sc.Agreement == nil || sc.Agreement.Requests != 4 || sc.Totals.Requests != 4 {
-		t.Fatalf("agreement %+v totals %+v", sc.Agreement, sc.Totals)
+	if sc.Calibration.Scale != 1.2 || sc.Calibration.Overhead != 20000 {
+		t.Errorf("calibration %+v, want scale 1.2 and overhead 20,000", sc.Calibration)
 	}
 	if e := sc.Agreement.BilledError; e > 0.001 || e < -0.001 {
-		t.Fatalf("a steady session is predicted exactly: error %v (%+v)", e, sc.Agreement)
+		t.Errorf("error %v, want the steady session predicted exactly", e)
+	}
+	if !slices.Equal(reqs, before) {
+		t.Error("Cost changed the caller's requests")
+	}
+	// The same guess not told apart (Overhead 0) is the old fault.
+	for i := range reqs {
+		reqs[i].Overhead = 0
+	}
+	sc, err = Cost(s, reqs, DefaultOptions(Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Calibration.Overhead != 0 || sc.Agreement.BilledError < 0.1 {
+		t.Errorf("without Sent.Overhead: calibration %+v, error %v; want the floored overhead and a miss", sc.Calibration, sc.Agreement.BilledError)
 	}
 }
 
