@@ -11,17 +11,17 @@ import (
 func Cost(t *Trace, o cache.Options) (*cache.SessionCost, error) {
 	sent := make([]cache.Sent, len(t.Requests))
 	for i, r := range t.Requests {
-		// The metered sizes, not Sent and Tokens: a policy anchored on
-		// recorded usage reports the request before's figure, and the
-		// calibration (overhead and scale from recorded prompts) then
-		// read one request's history against the next one's prompt
-		// (claude-code billed 1.1-1.7x recorded on sessions where both
-		// compacted alike).
-		sent[i] = cache.Sent{Next: r.Next, Tokens: r.Metered, Overhead: r.Overhead, Response: r.Response, Thinking: r.Thinking}
+		// The metered sizes (Sent, Tokens), not the trigger's figures
+		// (Context): a policy anchored on recorded usage measures the
+		// request before, and the calibration (overhead and scale from
+		// recorded prompts) then read one request's history against the
+		// next one's prompt (claude-code billed 1.1-1.7x recorded on
+		// sessions where both compacted alike).
+		sent[i] = cache.Sent{Next: r.Next, Tokens: r.Sent, Overhead: r.Overhead, Response: r.Response, Thinking: r.Thinking}
 		if r.Event >= 0 {
 			out := &t.Events[r.Event].Outcome
 			sent[i].Strategy = out.Strategy
-			sent[i].Before = r.MeteredBefore
+			sent[i].Before = r.Tokens
 			if summarizes(out) {
 				sent[i].Summary = out.SummaryTokens
 			}

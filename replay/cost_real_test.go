@@ -32,6 +32,12 @@ func realClaudeCode(t *testing.T) []string {
 
 func costOf(t *testing.T, s *corpus.Session, pol policy.Policy) *cache.SessionCost {
 	t.Helper()
+	sc, _ := costAndTrace(t, s, pol)
+	return sc
+}
+
+func costAndTrace(t *testing.T, s *corpus.Session, pol policy.Policy) (*cache.SessionCost, *Trace) {
+	t.Helper()
 	tr, err := Run(context.Background(), s, pol, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +55,7 @@ func costOf(t *testing.T, s *corpus.Session, pol policy.Policy) *cache.SessionCo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sc
+	return sc, tr
 }
 
 // knownMisses are the real sessions where replay --policy recorded misses
@@ -94,8 +100,9 @@ func TestCostRecordedRealLogs(t *testing.T) {
 
 // TestCostAnchoredPoliciesMatchRecorded: claude-code, codex and
 // clear-tool-results measure their context from the previous request's
-// recorded usage; the cost layer must price what they sent, not that
-// figure. On every real session where a policy hides nothing, or compacts
+// recorded usage; their tokens sent are the history they sent, by their
+// meter plus their overhead, and the cost layer prices that, not the
+// trigger's figure. On every real session where a policy hides nothing, or compacts
 // at the requests the agent did, its bill is the recorded policy's: equal
 // when neither changes anything (both send the log as it is; within 2%
 // for codex, whose meter is another); for claude-code, whose rule
@@ -126,8 +133,17 @@ func TestCostAnchoredPoliciesMatchRecorded(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range ss {
-				rec, got := costOf(t, s, recorded), costOf(t, s, pol)
+				rec, recTrace := costAndTrace(t, s, recorded)
+				got, gotTrace := costAndTrace(t, s, pol)
 				r, g := rec.Totals.Billed, got.Totals.Billed
+				if alike := len(rec.Compactions) == 0 && len(got.Compactions) == 0 && len(s.Recorded.Compactions) == 0 && len(s.Recorded.Persisted) == 0; alike && name == "claude-code" {
+					// Tokens sent are the history by the meter plus the
+					// policy's overhead (18,000 a request), not the
+					// recorded usage its trigger reads.
+					if a, b := sentSum(gotTrace), sentSum(recTrace)+18000*len(recTrace.Requests); a != b {
+						t.Errorf("%s %s: sent %d tokens, want the recorded policy's plus 18,000 a request, %d", name, s.ID, a, b)
+					}
+				}
 				if name == "claude-code" && strings.Contains(f, "/projects/") {
 					projRec, projCC = projRec+r, projCC+g
 				}
@@ -165,4 +181,12 @@ func onlyClears(s *corpus.Session) bool {
 		}
 	}
 	return true
+}
+
+func sentSum(tr *Trace) int {
+	n := 0
+	for _, r := range tr.Requests {
+		n += r.Sent
+	}
+	return n
 }

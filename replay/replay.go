@@ -99,10 +99,10 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			out := p.Compact(w.h, at)
 			req := Request{Index: at.Request, Raw: at.Raw, Turn: at.Turn,
 				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1, Next: at.Next,
-				Response: m.Bytes(), Thinking: m.HasThinking(), Metered: out.AfterTokens, MeteredBefore: out.BeforeTokens}
+				Response: m.Bytes(), Thinking: m.HasThinking(), Context: out.AfterTokens, ContextBefore: out.BeforeTokens}
 			if anchored != nil {
-				req.Metered, req.Overhead = anchored.MeteredTokens(out.Units)
-				req.MeteredBefore, _ = anchored.MeteredTokens(at.Units)
+				req.Sent, req.Overhead = anchored.MeteredTokens(out.Units)
+				req.Tokens, _ = anchored.MeteredTokens(at.Units)
 			}
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,

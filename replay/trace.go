@@ -36,19 +36,21 @@ type Request struct {
 	Index int // 0-based request number
 	Raw   int // raw messages appended before it
 	Turn  int // real turn number (1-based; 0 before the first user message)
-	// Tokens is the charged context before the policy ran, Sent what was
-	// sent after it ran (they differ only when it compacted).
-	Tokens int
-	Sent   int
-	// Metered and MeteredBefore are Sent and Tokens as the history's size
-	// by the policy's meter plus its overhead: what the cost layer prices.
-	// They differ only for a policy whose context measure is anchored on
-	// recorded usage (policy.Anchored), whose Sent is the previous
-	// request's recorded figure, one request behind the history sent.
-	// Overhead is the part of both that is the policy's own guess at the
-	// prompt the log does not hold (0 where not known apart): the cost
-	// layer replaces it by what it infers from recorded usage.
-	Metered, MeteredBefore, Overhead int
+	// Tokens is the history before the policy ran and Sent the history it
+	// sent (they differ only when it compacted), by the policy's meter
+	// plus its overhead: tokens_sent, peak_tokens and the cost layer read
+	// them. Overhead is the part of both that is the policy's own guess at
+	// the prompt the log does not hold, where it tells it apart (0
+	// otherwise): the cost layer replaces it by what it infers from
+	// recorded usage.
+	Tokens, Sent, Overhead int
+	// Context and ContextBefore are Sent and Tokens as the policy's
+	// trigger measures them (Outcome.AfterTokens, BeforeTokens), what its
+	// trigger line is drawn against. They differ from Sent and Tokens only
+	// for a policy whose measure is anchored on recorded usage
+	// (policy.Anchored: the previous request's recorded figure, one
+	// request behind the history sent, in the provider's tokens).
+	Context, ContextBefore int
 	// Event is the index into Trace.Events of the compaction at this
 	// request, or -1.
 	Event int

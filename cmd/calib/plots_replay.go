@@ -55,7 +55,7 @@ func lossTimeline(t *replay.Trace, short string) report.Timeline {
 	n := len(t.Requests)
 	tl := report.Timeline{X: make([]float64, n), Context: make([]float64, n)}
 	for i, r := range t.Requests {
-		tl.X[i], tl.Context[i] = float64(r.Index), float64(r.Sent)
+		tl.X[i], tl.Context[i] = float64(r.Index), float64(r.Context)
 	}
 	sigs := t.Loss.Signals
 	shown := ""
@@ -79,7 +79,8 @@ func contextChart(t *replay.Trace, short string) report.LineChart {
 	n := len(t.Requests)
 	x, before, sent := make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, r := range t.Requests {
-		x[i], before[i], sent[i] = float64(r.Index), float64(r.Tokens), float64(r.Sent)
+		// The trigger's figures, which its line is drawn against.
+		x[i], before[i], sent[i] = float64(r.Index), float64(r.ContextBefore), float64(r.Context)
 	}
 	chart := report.LineChart{
 		Title:  fmt.Sprintf("%s: context per request (%s)", short, t.Policy),

@@ -51,7 +51,7 @@ func cmdPlotfiles(ts *testscript.TestScript, neg bool, args []string) {
 func contextTrace(o policy.Outcome) *replay.Trace {
 	t := &replay.Trace{Session: &corpus.Session{ID: "0a725fb5-6378-432a-9e84-9f3f49d4043d"}, Policy: "p"}
 	for i := range 10 {
-		t.Requests = append(t.Requests, replay.Request{Index: i, Tokens: 1000 * i, Sent: 1000 * i, Event: -1})
+		t.Requests = append(t.Requests, replay.Request{Index: i, Tokens: 1000 * i, Sent: 1000 * i, Context: 1000 * i, ContextBefore: 1000 * i, Event: -1})
 	}
 	o.Strategy = policy.Truncated
 	t.Events = []replay.Event{{Request: 6, Outcome: o}}
