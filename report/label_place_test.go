@@ -148,17 +148,7 @@ func TestParetoLabelRest(t *testing.T) {
 			c = tt.c
 		}
 	}
-	svg := func(c Pareto) string {
-		ch, err := c.Plot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		if err := WriteSVG(&b, ch); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
+	svg := func(c Pareto) string { ch, err := c.Plot(); return svgText(t, ch, err) }
 	const grey = "fill:#666666\">"
 	got := svg(c)
 	for _, want := range []string{grey + "swe-agent</text>", grey + "anthropic-context-editing | twin</text>", "font-size:8px\">aider</text>"} {

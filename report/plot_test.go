@@ -579,17 +579,7 @@ func TestStackedBarsKeep(t *testing.T) {
 		c.Categories = append(c.Categories, cat)
 		c.Stacks[0].Values = append(c.Stacks[0].Values, float64(1000*(i+1)))
 	}
-	svg := func(c StackedBars) string {
-		ch, err := c.Plot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		if err := WriteSVG(&b, ch); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
+	svg := func(c StackedBars) string { ch, err := c.Plot(); return svgText(t, ch, err) }
 	if strings.Contains(svg(c), ">15C</text>") {
 		t.Fatal("without Keep the chart shows every label: the test needs a chart that thins them")
 	}
