@@ -243,6 +243,12 @@ type Persisted struct {
 	Placed string
 	// Marker is the text the model was sent instead of the result.
 	Marker string
+	// Chars is the replayed result's length in UTF-16 code units (what
+	// JavaScript's String.length gives, and Claude Code's chars/4 counts):
+	// the transcript's text, or the file's when the transcript has none.
+	// A trigger that reads recorded usage weighs the agent's own clears by
+	// it without measuring the text at every request.
+	Chars int
 }
 
 // How a persisted result's clearing request was placed, most certain first.

@@ -249,30 +249,43 @@ func (p *ClearToolResults) fires(trig int64, ctxTokens int) bool {
 	return float64(ctxTokens) >= p.triggerAt
 }
 
-// contextTokens is the context the trigger reads: with
+// contextTokens is the context the trigger reads at checkpoint at: with
 // context_source=recorded, the recorded usage of the previous request (the
 // last assistant message of h, a synthetic one passed over) when it has
-// one; otherwise the meter's tokens of h plus overhead_tokens. Finding the
-// previous request walks back over the pending step only, so a checkpoint
-// stays O(1) in the history's length.
-func (p *ClearToolResults) contextTokens(h []corpus.Message, units int64, s *corpus.Session) (int, bool) {
+// one, corrected for the replay's drift from the recording: where the
+// replay's own clears (at.Cleared) took out more or less than the agent's
+// had by then (recordedClears), by driftMin or more, the difference. The
+// recorded figure counts the agent's history, and without it a replay
+// that cleared what the agent did not read the agent's larger context at
+// the next request and cleared again at once. Otherwise the meter's tokens
+// of h plus overhead_tokens. Finding the previous request walks back over
+// the pending step only, so a checkpoint stays O(1) in the history's
+// length (recordedClears is linear in the recorded clears).
+func (p *ClearToolResults) contextTokens(h []corpus.Message, at Checkpoint) (int, bool) {
+	s := at.Session
 	if p.source == SourceRecorded {
 		for i := len(h) - 1; i >= 0; i-- {
 			m := &h[i]
 			if m.Role != corpus.RoleAssistant {
 				continue
 			}
-			u := recordedUsage(s, m)
+			u, k := recordedUsageAt(s, m)
 			if u == nil && m.Synthetic {
 				continue // "Prompt is too long": no request was made
 			}
 			if u != nil {
-				return usageContext(u), true
+				ctx := usageContext(u)
+				if at.Cleared >= 0 {
+					if d := p.meter.Tokens(at.Cleared) - recordedClears(s, k, p.meter); d >= driftMin || d <= -driftMin {
+						ctx -= d
+					}
+				}
+				return ctx, true
 			}
 			break
 		}
 	}
-	return p.meter.Tokens(units) + p.overhead, false
+	return p.meter.Tokens(at.Units) + p.overhead, false
 }
 
 // triggerUnit is what threshold counts, when it is not context tokens.
@@ -305,7 +318,7 @@ func (p *ClearToolResults) threshold() int {
 // min_reclaim, returns what plan's answer would without reading h; a
 // forced one still plans, for the stage figures agreement reads.
 func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	before, recorded := p.contextTokens(h, at.Units, at.Session)
+	before, recorded := p.contextTokens(h, at)
 	o := untouched(h, at, before)
 	o.TriggerTokens, o.TargetTokens, o.MaxTokens = p.threshold(), p.threshold(), p.window
 	o.TriggerUnit, o.ReachedTarget = p.triggerUnit(), true

@@ -74,7 +74,7 @@ func TestClearToolResultsMarksAgree(t *testing.T) {
 							t.Fatalf("keep=%s: marks %v", p.keep, ResultMarks(p))
 						}
 						proved, changed := walkMarked(t, p, msgs, recorded, func(h []corpus.Message, at Checkpoint) bool {
-							before, _ := p.contextTokens(h, at.Units, at.Session)
+							before, _ := p.contextTokens(h, at)
 							return !at.Force && p.fires(at.Count, before) && p.clearsNothing(at.Results)
 						})
 						if !recorded {

@@ -70,6 +70,12 @@ type Checkpoint struct {
 	// (ResultMarks, AddResult, AdoptResults); read only. nil when the
 	// caller does not keep them or the policy has no use for them.
 	Results []ResultMark
+	// Cleared is the sum of Measure the replay's own clears (outcomes
+	// Truncated) have taken out of h so far: how far h has drifted below
+	// the history the agent recorded, for a trigger that reads the
+	// recorded usage (clear-tool-results). -1 when unknown: a summary,
+	// drop or rotation happened, or the walk follows the recording.
+	Cleared int64
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session

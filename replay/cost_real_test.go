@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -189,4 +190,59 @@ func sentSum(tr *Trace) int {
 		n += r.Sent
 	}
 	return n
+}
+
+// TestClearsDriftFromTheRecording: clear-tool-results reads the recorded
+// usage of the previous request, which counts the agent's history. On
+// 504216d1, where Claude Code persisted 24 outputs at requests 15, 19 and
+// 23: at the defaults the replay clears at those requests, as the agent
+// did (no drift to correct); with trigger_at=180000 the recorded figure
+// never reaches the trigger (the agent's own clears kept it down), but the
+// replay, which has not cleared, holds more and clears once its own
+// context does, at requests 17 and 24 (without the correction it never
+// cleared at all); with keep_value=10000 and trigger_at=100000 it clears at
+// requests 10 and 14, and from there on reads the agent's figure less what
+// it cleared beyond the agent.
+func TestClearsDriftFromTheRecording(t *testing.T) {
+	var path string
+	for _, f := range realClaudeCode(t) {
+		if strings.HasSuffix(f, "/504216d1-8285-4ec4-92be-0db8dc92a18a.jsonl") {
+			path = f
+		}
+	}
+	ss, err := load.Load([]string{path}, corpus.Options{})
+	if err != nil || len(ss) == 0 {
+		t.Fatalf("%s: %v", path, err)
+	}
+	tests := []struct {
+		set  string
+		want []int // requests that cleared
+	}{
+		{"", []int{15, 19, 23}},
+		{"trigger_at=180000", []int{17, 24}},
+		{"keep_value=10000,trigger_at=100000", []int{10, 14, 20, 21}},
+	}
+	for _, tt := range tests {
+		var kv map[string]string
+		if tt.set != "" {
+			if kv, err = policy.ParseSet([]string{tt.set}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := policy.New("clear-tool-results", kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Run(context.Background(), ss[0], p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int
+		for _, e := range tr.Events {
+			got = append(got, e.Request)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: cleared at requests %v, want %v", tt.set, got, tt.want)
+		}
+	}
 }

@@ -34,6 +34,9 @@ type walker struct {
 	// results mark h's messages holding tool results (Checkpoint.Results),
 	// kept like turns; nil for a policy that does not read them.
 	results []policy.ResultMark
+	// cleared is what the replay's own clears took out of h
+	// (Checkpoint.Cleared); -1 once unknown.
+	cleared int64
 	turn    int // real turns appended so far
 	raw     int // raw messages appended so far (skipped ones excluded)
 	reqs    int // requests sent so far
@@ -133,7 +136,16 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
 		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results,
-		Session: w.s, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0]}
+		Session: w.s, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
+}
+
+// drift is Checkpoint.Cleared: what the policy's clears took out, known
+// only while the walk follows the policy and every compaction was one.
+func (w *walker) drift() int64 {
+	if w.mode != followPolicy {
+		return -1
+	}
+	return w.cleared
 }
 
 // adopt makes a compaction's outcome the working history; fc is the
@@ -146,6 +158,11 @@ func (w *walker) adopt(out policy.Outcome, fc int) {
 	w.results = policy.AdoptResults(w.p, w.results, out.History, fc)
 	old, owned := w.h, w.owned
 	w.h = out.History
+	if w.cleared >= 0 && out.Strategy == policy.Truncated {
+		w.cleared += w.sum.units - out.Units
+	} else {
+		w.cleared = -1
+	}
 	w.sum = outcomeSums(out)
 	w.owned = out.Owned
 	// The history replaced becomes the spare when it was the walker's own

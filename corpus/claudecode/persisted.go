@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
@@ -209,8 +210,12 @@ func (l *ccLoader) readPersisted(session string) {
 		if hasText && text != string(data) {
 			fileWarn(p, "persisted output differs from the transcript's result for "+id+" (the transcript's text is replayed)")
 		}
+		replayed := text
+		if !hasText {
+			replayed = string(data)
+		}
 		byThread[t] = append(byThread[t], corpus.Persisted{ToolCallID: id, File: p, Bytes: int64(len(data)), Boundary: -1, AtMessage: -1,
-			Marker: PersistedMarker(PersistedPath(l.meta.Cwd, session, id))})
+			Marker: PersistedMarker(PersistedPath(l.meta.Cwd, session, id)), Chars: utf16Len(replayed)})
 	}
 	for t, ps := range byThread {
 		t.placePersisted(ps)
@@ -357,4 +362,15 @@ func chars4(s string) int {
 		}
 	}
 	return (n + 2) / 4
+}
+
+// utf16Len is s's length in UTF-16 code units, as JavaScript counts it (an
+// invalid byte is one U+FFFD); policy's chars4 meter counts the same, with
+// fast paths it needs at every request and this, once per file, does not.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
