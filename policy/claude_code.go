@@ -210,7 +210,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if arriving {
 		usage = func(u *corpus.Usage) int { return u.Prompt() } // the response is measured by the meter
 	}
-	before, _ := anchoredContext(h, at.Session, p.meter, at.Units, p.overhead, p.strategiesC, usage, arriving)
+	before, _ := anchoredContext(h, at, p.meter, p.overhead, p.strategiesC, usage, arriving)
 	ctx := before - (p.meter.Tokens(at.Units) - p.meter.Tokens(o.Units))
 	o.BeforeTokens, o.AfterTokens = before, ctx
 	if !p.full || ctx < p.trigger(version) {

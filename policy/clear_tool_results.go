@@ -274,13 +274,7 @@ func (p *ClearToolResults) contextTokens(h []corpus.Message, at Checkpoint) (int
 				continue // "Prompt is too long": no request was made
 			}
 			if u != nil {
-				ctx := usageContext(u)
-				if at.Cleared >= 0 {
-					if d := p.meter.Tokens(at.Cleared) - recordedClears(s, k, p.meter); d >= driftMin || d <= -driftMin {
-						ctx -= d
-					}
-				}
-				return ctx, true
+				return usageContext(u) - drift(at, s, k, p.meter), true
 			}
 			break
 		}

@@ -50,3 +50,23 @@ func TestContextTokensDrift(t *testing.T) {
 		}
 	}
 }
+
+// TestAnchoredContextDrift: claude-code's auto-compaction measure and
+// Codex's read the recorded figure through anchoredContext, with the same
+// correction as clear-tool-results' trigger.
+func TestAnchoredContextDrift(t *testing.T) {
+	h, s := ccHistory(ccStep("Read", "a", ccUsage(150000), 1000))
+	m, err := NewMeter(MeterChars4, MeterOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cleared int64
+		want    int
+	}{{-1, 150000}, {0, 150000}, {1999, 150000}, {30000, 120000}} {
+		got, recorded := anchoredContext(h, Checkpoint{Session: s, Units: 1001, Cleared: tt.cleared}, m, 0, nil, usageContext, false)
+		if !recorded || got != tt.want {
+			t.Errorf("cleared %d: context %d (recorded %v), want %d", tt.cleared, got, recorded, tt.want)
+		}
+	}
+}

@@ -120,7 +120,7 @@ func (p *Codex) threshold(h []corpus.Message, s *corpus.Session) int {
 // without a token_count, the estimate) reached the limit.
 func (p *Codex) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	limit := p.threshold(h, at.Session)
-	ctx, _ := anchoredContext(h, at.Session, p.meter, at.Units, p.overhead, p.strategies,
+	ctx, _ := anchoredContext(h, at, p.meter, p.overhead, p.strategies,
 		usageContext, false)
 	o := Outcome{History: h, Strategy: None, BeforeTokens: ctx, AfterTokens: ctx, TriggerTokens: limit, TargetTokens: limit,
 		ReachedTarget: true, Units: at.Units, Count: at.Count}

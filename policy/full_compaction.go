@@ -78,11 +78,13 @@ const maxAnchorWalk = 64
 // same number of full compactions; with withTail, plus the meter's tokens
 // of that request's response and of every message after it (Claude Code
 // 1.0.x). Without withTail the previous request's figure alone (Claude
-// Code 2.x, Codex's total_tokens). It returns the estimate (ctxUnits in
-// tokens plus overhead) when no such request is at hand; recorded says
-// which.
-func anchoredContext(h []corpus.Message, s *corpus.Session, m *Meter, ctxUnits int64, overhead int,
+// Code 2.x, Codex's total_tokens), less the replay's drift from the
+// recording by then (drift: what its own clears took out beyond the
+// agent's). It returns the estimate (at.Units in tokens plus overhead)
+// when no such request is at hand; recorded says which.
+func anchoredContext(h []corpus.Message, at Checkpoint, m *Meter, overhead int,
 	strategies []string, usage func(*corpus.Usage) int, withTail bool) (tokens int, recorded bool) {
+	s := at.Session
 	own := compactions(h)
 	var tail int64
 	walked := 0
@@ -90,13 +92,14 @@ func anchoredContext(h []corpus.Message, s *corpus.Session, m *Meter, ctxUnits i
 		msg := &h[i]
 		if msg.Role == corpus.RoleAssistant {
 			walked++
-			u := recordedUsage(s, msg)
+			u, k := recordedUsageAt(s, msg)
 			if u != nil && recordedBefore(s, msg.Line, strategies) == own {
+				figure := usage(u) - drift(at, s, k, m)
 				if !withTail {
-					return usage(u), true
+					return figure, true
 				}
 				tail += m.Message(msg)
-				return usage(u) + m.Tokens(tail), true
+				return figure + m.Tokens(tail), true
 			}
 			if u == nil && !msg.Synthetic {
 				break // a request without usage: the log has none to anchor on
@@ -104,7 +107,7 @@ func anchoredContext(h []corpus.Message, s *corpus.Session, m *Meter, ctxUnits i
 		}
 		tail += m.Message(msg)
 	}
-	return m.Tokens(ctxUnits) + overhead, false
+	return m.Tokens(at.Units) + overhead, false
 }
 
 // recordedBefore counts the session's recorded full compactions (of the

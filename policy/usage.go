@@ -60,6 +60,21 @@ func recordedClears(s *corpus.Session, at int, m *Meter) int {
 	return n
 }
 
+// drift is how much less the replay's history holds than the agent's did
+// when it wrote message k (recorded usage is of the agent's history): what
+// the replay's own clears took out (at.Cleared) less what the agent's had
+// (recordedClears), in m's tokens; 0 when unknown or under driftMin.
+func drift(at Checkpoint, s *corpus.Session, k int, m *Meter) int {
+	if at.Cleared < 0 || s == nil {
+		return 0
+	}
+	d := m.Tokens(at.Cleared) - recordedClears(s, k, m)
+	if d < driftMin && d > -driftMin {
+		return 0
+	}
+	return d
+}
+
 // driftMin is the least difference between what a replay's clears and
 // the agent's took out that a trigger reading recorded usage corrects
 // for: below it the two cleared alike, up to their stubs' lengths.
