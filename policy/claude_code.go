@@ -198,7 +198,13 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 			mc = p.mc[0]
 		}
 		o = mc.Compact(h, at)
-		o.MaxTokens, o.TriggerTokens, o.TargetTokens = p.window, p.trigger(version), p.trigger(version)
+		o.MaxTokens = p.window
+		if o.Strategy == None {
+			// Nothing cleared: what is reported is auto-compaction's
+			// trigger; a clear reports microcompact's own (148,500), the
+			// threshold it crossed.
+			o.TriggerTokens, o.TargetTokens = p.trigger(version), p.trigger(version)
+		}
 	}
 	if at.Force {
 		return o

@@ -246,3 +246,38 @@ func TestClearsDriftFromTheRecording(t *testing.T) {
 		}
 	}
 }
+
+// TestClaudeCodeReportsTheTriggerCrossed: a claude-code clear reports
+// microcompact's trigger (148,500), the threshold it crossed; a summary
+// reports auto-compaction's (155,000 for 1.0.x). They reported 167,000 and
+// the context plot drew it over clears made below it.
+func TestClaudeCodeReportsTheTriggerCrossed(t *testing.T) {
+	p, err := policy.New("claude-code", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[policy.Strategy]bool{}
+	for _, f := range realClaudeCode(t) {
+		ss, err := load.Load([]string{f}, corpus.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range ss {
+			tr, err := Run(context.Background(), s, p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range tr.Events {
+				o := e.Outcome
+				want := map[policy.Strategy]int{policy.Truncated: 148500, policy.Summarized: 155000}[o.Strategy]
+				if o.TriggerTokens != want || o.TargetTokens != want {
+					t.Errorf("%s request %d: %s reports trigger %d, target %d, want %d", s.ID, e.Request, o.Strategy, o.TriggerTokens, o.TargetTokens, want)
+				}
+				seen[o.Strategy] = true
+			}
+		}
+	}
+	if !seen[policy.Truncated] || !seen[policy.Summarized] {
+		t.Errorf("strategies seen %v, want clears and summaries", seen)
+	}
+}

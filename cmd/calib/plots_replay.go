@@ -72,6 +72,9 @@ func lossTimeline(t *replay.Trace, short string) report.Timeline {
 	return tl
 }
 
+// maxRefLines is the most trigger and target lines a context chart draws.
+const maxRefLines = 4
+
 // contextChart is the context per request: before compaction and sent,
 // each compaction marked with its strategy's letter, and the trigger and
 // target when the policy counts them in context tokens.
@@ -87,17 +90,23 @@ func contextChart(t *replay.Trace, short string) report.LineChart {
 		XLabel: "request", YLabel: "context tokens", IntegerX: true, ZeroY: true,
 		Series: []report.Series{{Name: "before compaction", X: x, Y: before}, {Name: "sent", X: x, Y: sent}},
 	}
-	if len(t.Events) > 0 {
-		o := t.Events[0].Outcome
-		// A trigger counted in another unit (tool-result tokens, results)
-		// has no place on an axis of context tokens.
-		if o.TriggerTokens > 0 && o.TriggerUnit == "" {
-			if o.TargetTokens > 0 && o.TargetTokens != o.TriggerTokens {
-				chart.Refs = append(chart.Refs,
-					report.RefLine{Y: float64(o.TriggerTokens), Label: "trigger " + report.FormatInt(int64(o.TriggerTokens))},
-					report.RefLine{Y: float64(o.TargetTokens), Label: "target " + report.FormatInt(int64(o.TargetTokens))})
-			} else {
-				chart.Refs = append(chart.Refs, report.RefLine{Y: float64(o.TriggerTokens), Label: "trigger " + report.FormatInt(int64(o.TriggerTokens))})
+	// Each trigger and target the compactions report, once: claude-code's
+	// clears cross microcompact's trigger and its summaries
+	// auto-compaction's. A trigger counted in another unit (tool-result
+	// tokens, results) has no place on an axis of context tokens.
+	drawn := map[string]bool{}
+	ref := func(kind string, y int) {
+		label := kind + " " + report.FormatInt(int64(y))
+		if y > 0 && !drawn[label] && len(chart.Refs) < maxRefLines {
+			drawn[label] = true
+			chart.Refs = append(chart.Refs, report.RefLine{Y: float64(y), Label: label})
+		}
+	}
+	for _, e := range t.Events {
+		if o := &e.Outcome; o.TriggerTokens > 0 && o.TriggerUnit == "" {
+			ref("trigger", o.TriggerTokens)
+			if o.TargetTokens != o.TriggerTokens {
+				ref("target", o.TargetTokens)
 			}
 		}
 	}

@@ -88,6 +88,23 @@ func TestContextChartUnits(t *testing.T) {
 	}
 }
 
+// TestContextChartEveryTrigger: each trigger the compactions report is
+// drawn once, in the order they first occur: claude-code's clears cross
+// microcompact's trigger, its summaries auto-compaction's.
+func TestContextChartEveryTrigger(t *testing.T) {
+	tr := contextTrace(policy.Outcome{TriggerTokens: 148500, TargetTokens: 148500})
+	clear2 := policy.Outcome{Strategy: policy.Truncated, TriggerTokens: 148500, TargetTokens: 148500}
+	summary := policy.Outcome{Strategy: policy.Summarized, TriggerTokens: 167000, TargetTokens: 167000}
+	tr.Events = append(tr.Events, replay.Event{Request: 7, Outcome: clear2}, replay.Event{Request: 8, Outcome: summary})
+	var got []string
+	for _, r := range contextChart(tr, "0a725fb5").Refs {
+		got = append(got, r.Label)
+	}
+	if want := []string{"trigger 148,500", "trigger 167,000"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reference lines %q, want %q", got, want)
+	}
+}
+
 func sweepReport(grid ...sweep.Axis) *sweep.Report {
 	rep := &sweep.Report{Header: sweep.Header{Policy: "clai-rotation", Grid: grid}}
 	for i, v := range grid[0].Values {
