@@ -139,7 +139,7 @@ func (p *ClaudeCode) Stub() string { return p.mc[1].Stub() }
 // Measure is microcompact's: chars4 context units (its trigger reads the
 // context, so the second sum is 0).
 // MeteredTokens is the history's size by the meter plus overhead_tokens
-// (policy.Anchored).
+// (policy.Metered).
 func (p *ClaudeCode) MeteredTokens(units int64) (tokens, overhead int) {
 	return p.meter.Tokens(units) + p.overhead, p.overhead
 }

@@ -210,7 +210,7 @@ func (p *ClearToolResults) IsStub(text string) bool { return p.stub.matches(text
 // outcome still reports whole-context tokens. A result whose text is the
 // stub is cleared and not counted again.
 // MeteredTokens is the history's size by the meter plus overhead_tokens
-// (policy.Anchored).
+// (policy.Metered).
 func (p *ClearToolResults) MeteredTokens(units int64) (tokens, overhead int) {
 	return p.meter.Tokens(units) + p.overhead, p.overhead
 }

@@ -85,7 +85,7 @@ func (p *Codex) Checkpoint(prev, next *corpus.Message) bool { return next.Role =
 // Measure is bytes of every block (the bytes4 meter's units); no second
 // sum.
 // MeteredTokens is the history's size by the meter plus overhead_tokens
-// (policy.Anchored).
+// (policy.Metered).
 func (p *Codex) MeteredTokens(units int64) (tokens, overhead int) {
 	return p.meter.Tokens(units) + p.overhead, p.overhead
 }

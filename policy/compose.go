@@ -282,6 +282,12 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 // history's length). With a thinking stage, thinking is 1 for a message
 // that stage could drop thinking from (droppableThinking), which lets it
 // see in O(1) whether any such message lies before its window.
+// MeteredTokens is the history's size by the meter plus overhead_tokens,
+// the overhead apart (policy.Metered).
+func (p *Composed) MeteredTokens(units int64) (tokens, overhead int) {
+	return p.g.meter.Tokens(units) + p.g.overhead, p.g.overhead
+}
+
 func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
 	thinking = p.thinkingOf(m)
 	if p.weigh == nil {

@@ -269,16 +269,20 @@ type Recording interface {
 	ReplaysRecording()
 }
 
-// Anchored is implemented by policies whose context measure is anchored on
-// the recorded usage of the previous request where the replay agrees with
-// the recording (claude-code, codex, clear-tool-results): their
-// Outcome.BeforeTokens and AfterTokens are what the agent's trigger
-// compares, the provider's count of the request before, not the size of
-// the history being sent. MeteredTokens is that size, for a history whose
-// Measure sums to units: its meter's tokens plus overhead, the policy's
-// overhead_tokens (its guess at the prompt the log does not hold), what a
-// cost model prices a request from.
-type Anchored interface {
+// Metered is implemented by policies whose figures are their meter's
+// tokens plus overhead_tokens, to tell the two apart, and by those whose
+// figures are something else: claude-code, codex and clear-tool-results
+// (context_source=recorded) anchor their context measure on the previous
+// request's recorded usage, so their Outcome.BeforeTokens and AfterTokens
+// are what the agent's trigger compares, the provider's count of the
+// request before, not the size of the history being sent. MeteredTokens
+// is that size, for a history whose Measure sums to units: tokens, the
+// meter's tokens plus overhead, the policy's guess at the prompt the log
+// does not hold. A cost model prices a request from tokens and replaces
+// overhead with what recorded usage calibrates (the recorded policy and
+// the presets implement it for that alone; smith-staged, whose overhead is
+// scaled by its ratio, does not).
+type Metered interface {
 	MeteredTokens(units int64) (tokens, overhead int)
 }
 

@@ -281,3 +281,43 @@ func TestClaudeCodeReportsTheTriggerCrossed(t *testing.T) {
 		t.Errorf("strategies seen %v, want clears and summaries", seen)
 	}
 }
+
+// TestCostIgnoresAGuessedOverhead: where recorded usage calibrates a
+// session, a policy's overhead_tokens is its guess at the unlogged prompt
+// and gives way to the calibrated overhead: the recorded policy bills the
+// same with 50,000 as with 0. Before, the guess was left
+// in the history, drove the inferred overhead below 0, where it is
+// floored, and raised every prediction. (recorded's overhead changes
+// nothing else; a preset's also moves its triggers, and its bill with it.)
+func TestCostIgnoresAGuessedOverhead(t *testing.T) {
+	for _, name := range []string{"recorded"} {
+		plain, err := policy.New(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guessed, err := policy.New(name, map[string]string{"overhead_tokens": "50000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		calibrated := 0
+		for _, f := range realClaudeCode(t) {
+			ss, err := load.Load([]string{f}, corpus.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range ss {
+				a, b := costOf(t, s, plain), costOf(t, s, guessed)
+				if !a.Calibration.Recorded {
+					continue
+				}
+				calibrated++
+				if a.Totals.Billed != b.Totals.Billed {
+					t.Errorf("%s %s: billed %.1f with overhead_tokens=50000, %.1f without", name, s.ID, b.Totals.Billed, a.Totals.Billed)
+				}
+			}
+		}
+		if calibrated < 20 {
+			t.Errorf("%s: %d sessions calibrated from recorded usage, want at least 20", name, calibrated)
+		}
+	}
+}

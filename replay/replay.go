@@ -82,7 +82,7 @@ func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
 // the stopAt-th rotation (what Chain cuts at) and reports it in r.rotations.
 func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error {
 	w, t, p := r.w, r.t, r.w.p
-	anchored, _ := p.(policy.Anchored)
+	metered, _ := p.(policy.Metered)
 	for i := range msgs {
 		m := &msgs[i]
 		if i&1023 == 0 {
@@ -100,9 +100,9 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			req := Request{Index: at.Request, Raw: at.Raw, Turn: at.Turn,
 				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1, Next: at.Next,
 				Response: m.Bytes(), Thinking: m.HasThinking(), Context: out.AfterTokens, ContextBefore: out.BeforeTokens}
-			if anchored != nil {
-				req.Sent, req.Overhead = anchored.MeteredTokens(out.Units)
-				req.Tokens, _ = anchored.MeteredTokens(at.Units)
+			if metered != nil {
+				req.Sent, req.Overhead = metered.MeteredTokens(out.Units)
+				req.Tokens, _ = metered.MeteredTokens(at.Units)
 			}
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,

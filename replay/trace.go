@@ -48,7 +48,7 @@ type Request struct {
 	// trigger measures them (Outcome.AfterTokens, BeforeTokens), what its
 	// trigger line is drawn against. They differ from Sent and Tokens only
 	// for a policy whose measure is anchored on recorded usage
-	// (policy.Anchored: the previous request's recorded figure, one
+	// (policy.Metered: the previous request's recorded figure, one
 	// request behind the history sent, in the provider's tokens).
 	Context, ContextBefore int
 	// Event is the index into Trace.Events of the compaction at this
