@@ -31,6 +31,31 @@ func realClaudeCode(t *testing.T) []string {
 	return out
 }
 
+// realClaudeCodeSessions are the sessions of every real Claude Code log,
+// file by file.
+func realClaudeCodeSessions(t *testing.T) []*corpus.Session {
+	t.Helper()
+	var out []*corpus.Session
+	for _, f := range realClaudeCode(t) {
+		ss, err := load.Load([]string{f}, corpus.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ss...)
+	}
+	return out
+}
+
+// mustPolicy is policy.New, failing the test on an error.
+func mustPolicy(t *testing.T, name string, set map[string]string) policy.Policy {
+	t.Helper()
+	p, err := policy.New(name, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func costOf(t *testing.T, s *corpus.Session, pol policy.Policy) *cache.SessionCost {
 	t.Helper()
 	sc, _ := costAndTrace(t, s, pol)
@@ -77,24 +102,18 @@ func TestCostRecordedRealLogs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	for _, f := range realClaudeCode(t) {
-		ss, err := load.Load([]string{f}, corpus.Options{})
-		if err != nil {
-			t.Fatal(err)
+	for _, s := range realClaudeCodeSessions(t) {
+		sc := costOf(t, s, pol)
+		if sc.Agreement == nil {
+			continue
 		}
-		for _, s := range ss {
-			sc := costOf(t, s, pol)
-			if sc.Agreement == nil {
-				continue
-			}
-			a := sc.Agreement
-			miss, known := knownMisses[s.ID]
-			if e := a.BilledError; (e > 0.05 || e < -0.05) != known {
-				t.Errorf("%s: billed error %+.1f%%; known miss: %q", s.ID, 100*e, miss)
-			}
-			fmt.Fprintf(&b, "%-70s %-8s req %3d rec %10.0f pred %10.0f err %+6.1f%% s=%.3f O=%d steady=%d\n", s.ID, s.Meta.AgentVersion, a.Requests,
-				a.Recorded.BilledTokens, a.Predicted.BilledTokens, 100*a.BilledError, sc.Calibration.Scale, sc.Calibration.Overhead, sc.Calibration.Steady)
+		a := sc.Agreement
+		miss, known := knownMisses[s.ID]
+		if e := a.BilledError; (e > 0.05 || e < -0.05) != known {
+			t.Errorf("%s: billed error %+.1f%%; known miss: %q", s.ID, 100*e, miss)
 		}
+		fmt.Fprintf(&b, "%-70s %-8s req %3d rec %10.0f pred %10.0f err %+6.1f%% s=%.3f O=%d steady=%d\n", s.ID, s.Meta.AgentVersion, a.Requests,
+			a.Recorded.BilledTokens, a.Predicted.BilledTokens, 100*a.BilledError, sc.Calibration.Scale, sc.Calibration.Overhead, sc.Calibration.Steady)
 	}
 	t.Log("\n" + b.String())
 }
@@ -117,58 +136,46 @@ func TestCostRecordedRealLogs(t *testing.T) {
 // lags the history by one request, and its 18,000-token overhead guess,
 // left in, drove the inferred overhead below 0, where it was floored.
 func TestCostAnchoredPoliciesMatchRecorded(t *testing.T) {
-	recorded, err := policy.New("recorded", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recorded := mustPolicy(t, "recorded", nil)
 	var projRec, projCC float64
 	for _, name := range []string{"claude-code", "codex", "clear-tool-results"} {
-		pol, err := policy.New(name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pol := mustPolicy(t, name, nil)
 		compared := 0
-		for _, f := range realClaudeCode(t) {
-			ss, err := load.Load([]string{f}, corpus.Options{})
-			if err != nil {
-				t.Fatal(err)
+		for _, s := range realClaudeCodeSessions(t) {
+			rec, recTrace := costAndTrace(t, s, recorded)
+			got, gotTrace := costAndTrace(t, s, pol)
+			r, g := rec.Totals.Billed, got.Totals.Billed
+			if alike := len(rec.Compactions) == 0 && len(got.Compactions) == 0 && len(s.Recorded.Compactions) == 0 && len(s.Recorded.Persisted) == 0; alike && name == "claude-code" {
+				// Tokens sent are the history by the meter plus the
+				// policy's overhead (18,000 a request), not the
+				// recorded usage its trigger reads.
+				if a, b := sentSum(gotTrace), sentSum(recTrace)+18000*len(recTrace.Requests); a != b {
+					t.Errorf("%s %s: sent %d tokens, want the recorded policy's plus 18,000 a request, %d", name, s.ID, a, b)
+				}
 			}
-			for _, s := range ss {
-				rec, recTrace := costAndTrace(t, s, recorded)
-				got, gotTrace := costAndTrace(t, s, pol)
-				r, g := rec.Totals.Billed, got.Totals.Billed
-				if alike := len(rec.Compactions) == 0 && len(got.Compactions) == 0 && len(s.Recorded.Compactions) == 0 && len(s.Recorded.Persisted) == 0; alike && name == "claude-code" {
-					// Tokens sent are the history by the meter plus the
-					// policy's overhead (18,000 a request), not the
-					// recorded usage its trigger reads.
-					if a, b := sentSum(gotTrace), sentSum(recTrace)+18000*len(recTrace.Requests); a != b {
-						t.Errorf("%s %s: sent %d tokens, want the recorded policy's plus 18,000 a request, %d", name, s.ID, a, b)
-					}
-				}
-				if name == "claude-code" && strings.Contains(f, "/projects/") {
-					projRec, projCC = projRec+r, projCC+g
-				}
-				alike := len(rec.Compactions) == 0 && len(got.Compactions) == 0 && len(s.Recorded.Compactions) == 0 && len(s.Recorded.Persisted) == 0
-				switch {
-				case alike && name != "codex" && g != r:
-					t.Errorf("%s %s: billed %.1f, recorded %.1f: neither changes the log", name, s.ID, g, r)
-				case alike && (g < 0.98*r || g > 1.02*r):
-					// codex meters with bytes/4, not chars/4: the scale
-					// and overhead calibrate on other figures.
-					t.Errorf("%s %s: billed %.1f, recorded %.1f: neither changes the log", name, s.ID, g, r)
-				case !alike && name == "claude-code" && onlyClears(s) && len(rec.Compactions) == len(got.Compactions) && (g < 0.95*r || g > 1.05*r):
-					t.Errorf("%s %s: billed %.1f, recorded %.1f: %+.1f%% with the same %d clears", name, s.ID, g, r, 100*(g/r-1), len(got.Compactions))
-				}
-				if alike {
-					compared++
-				}
+			if name == "claude-code" && strings.Contains(s.Path, "/projects/") {
+				projRec, projCC = projRec+r, projCC+g
+			}
+			alike := len(rec.Compactions) == 0 && len(got.Compactions) == 0 && len(s.Recorded.Compactions) == 0 && len(s.Recorded.Persisted) == 0
+			switch {
+			case alike && name != "codex" && g != r:
+				t.Errorf("%s %s: billed %.1f, recorded %.1f: neither changes the log", name, s.ID, g, r)
+			case alike && (g < 0.98*r || g > 1.02*r):
+				// codex meters with bytes/4, not chars/4: the scale
+				// and overhead calibrate on other figures.
+				t.Errorf("%s %s: billed %.1f, recorded %.1f: neither changes the log", name, s.ID, g, r)
+			case !alike && name == "claude-code" && onlyClears(s) && len(rec.Compactions) == len(got.Compactions) && (g < 0.95*r || g > 1.05*r):
+				t.Errorf("%s %s: billed %.1f, recorded %.1f: %+.1f%% with the same %d clears", name, s.ID, g, r, 100*(g/r-1), len(got.Compactions))
+			}
+			if alike {
+				compared++
 			}
 		}
 		if compared < 10 {
 			t.Errorf("%s: %d sessions alike, want at least 10 (the subagents and the -good sessions)", name, compared)
 		}
 	}
-	if projCC < 0.99*projRec || projCC > 1.01*projRec {
+	if projRec == 0 || projCC < 0.99*projRec || projCC > 1.01*projRec {
 		t.Errorf("projects/: claude-code bills %.0f, recorded %.0f (%+.1f%%), want within 1%%", projCC, projRec, 100*(projCC/projRec-1))
 	}
 }
@@ -257,24 +264,18 @@ func TestClaudeCodeReportsTheTriggerCrossed(t *testing.T) {
 		t.Fatal(err)
 	}
 	seen := map[policy.Strategy]bool{}
-	for _, f := range realClaudeCode(t) {
-		ss, err := load.Load([]string{f}, corpus.Options{})
+	for _, s := range realClaudeCodeSessions(t) {
+		tr, err := Run(context.Background(), s, p, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range ss {
-			tr, err := Run(context.Background(), s, p, Options{})
-			if err != nil {
-				t.Fatal(err)
+		for _, e := range tr.Events {
+			o := e.Outcome
+			want := map[policy.Strategy]int{policy.Truncated: 148500, policy.Summarized: 155000}[o.Strategy]
+			if o.TriggerTokens != want || o.TargetTokens != want {
+				t.Errorf("%s request %d: %s reports trigger %d, target %d, want %d", s.ID, e.Request, o.Strategy, o.TriggerTokens, o.TargetTokens, want)
 			}
-			for _, e := range tr.Events {
-				o := e.Outcome
-				want := map[policy.Strategy]int{policy.Truncated: 148500, policy.Summarized: 155000}[o.Strategy]
-				if o.TriggerTokens != want || o.TargetTokens != want {
-					t.Errorf("%s request %d: %s reports trigger %d, target %d, want %d", s.ID, e.Request, o.Strategy, o.TriggerTokens, o.TargetTokens, want)
-				}
-				seen[o.Strategy] = true
-			}
+			seen[o.Strategy] = true
 		}
 	}
 	if !seen[policy.Truncated] || !seen[policy.Summarized] {
@@ -291,29 +292,16 @@ func TestClaudeCodeReportsTheTriggerCrossed(t *testing.T) {
 // nothing else; a preset's also moves its triggers, and its bill with it.)
 func TestCostIgnoresAGuessedOverhead(t *testing.T) {
 	for _, name := range []string{"recorded"} {
-		plain, err := policy.New(name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		guessed, err := policy.New(name, map[string]string{"overhead_tokens": "50000"})
-		if err != nil {
-			t.Fatal(err)
-		}
+		plain, guessed := mustPolicy(t, name, nil), mustPolicy(t, name, map[string]string{"overhead_tokens": "50000"})
 		calibrated := 0
-		for _, f := range realClaudeCode(t) {
-			ss, err := load.Load([]string{f}, corpus.Options{})
-			if err != nil {
-				t.Fatal(err)
+		for _, s := range realClaudeCodeSessions(t) {
+			a, b := costOf(t, s, plain), costOf(t, s, guessed)
+			if !a.Calibration.Recorded {
+				continue
 			}
-			for _, s := range ss {
-				a, b := costOf(t, s, plain), costOf(t, s, guessed)
-				if !a.Calibration.Recorded {
-					continue
-				}
-				calibrated++
-				if a.Totals.Billed != b.Totals.Billed {
-					t.Errorf("%s %s: billed %.1f with overhead_tokens=50000, %.1f without", name, s.ID, b.Totals.Billed, a.Totals.Billed)
-				}
+			calibrated++
+			if a.Totals.Billed != b.Totals.Billed {
+				t.Errorf("%s %s: billed %.1f with overhead_tokens=50000, %.1f without", name, s.ID, b.Totals.Billed, a.Totals.Billed)
 			}
 		}
 		if calibrated < 20 {
