@@ -136,14 +136,11 @@ func (p *ClaudeCode) Checkpoint(prev, next *corpus.Message) bool {
 // record which ids they cleared (microcompact_boundary, from 2.1.9).
 func (p *ClaudeCode) Stub() string { return p.mc[1].Stub() }
 
+// Metering is the meter and overhead_tokens (policy.Metered).
+func (p *ClaudeCode) Metering() (*Meter, int) { return p.meter, p.overhead }
+
 // Measure is microcompact's: chars4 context units (its trigger reads the
 // context, so the second sum is 0).
-// MeteredTokens is the history's size by the meter plus overhead_tokens
-// (policy.Metered).
-func (p *ClaudeCode) MeteredTokens(units int64) (tokens, overhead int) {
-	return p.meter.Tokens(units) + p.overhead, p.overhead
-}
-
 func (p *ClaudeCode) Measure(m *corpus.Message) (int64, int64, int64) { return p.mc[1].Measure(m) }
 
 // versionAtLeast compares a dotted version with min; an unknown version

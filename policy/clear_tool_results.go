@@ -203,18 +203,15 @@ func (p *ClearToolResults) Stub() string { return p.stub.text }
 // any tool call id and path.
 func (p *ClearToolResults) IsStub(text string) bool { return p.stub.matches(text) }
 
+// Metering is the meter and overhead_tokens (policy.Metered).
+func (p *ClearToolResults) Metering() (*Meter, int) { return p.meter, p.overhead }
+
 // Measure is the message's context in the meter's units and (for the
 // result triggers) its uncleared tool results, in the trigger's own
 // quantity: their units or their number. The replay keeps both sums, so a
 // checkpoint that does not trigger is O(1) for every trigger kind while the
 // outcome still reports whole-context tokens. A result whose text is the
 // stub is cleared and not counted again.
-// MeteredTokens is the history's size by the meter plus overhead_tokens
-// (policy.Metered).
-func (p *ClearToolResults) MeteredTokens(units int64) (tokens, overhead int) {
-	return p.meter.Tokens(units) + p.overhead, p.overhead
-}
-
 func (p *ClearToolResults) Measure(m *corpus.Message) (int64, int64, int64) {
 	ctx := p.meter.Message(m)
 	var trig int64

@@ -82,14 +82,11 @@ func (p *Codex) Params() Params { return p.params }
 // Checkpoint: before each sampling request.
 func (p *Codex) Checkpoint(prev, next *corpus.Message) bool { return next.Role == corpus.RoleAssistant }
 
+// Metering is the meter and overhead_tokens (policy.Metered).
+func (p *Codex) Metering() (*Meter, int) { return p.meter, p.overhead }
+
 // Measure is bytes of every block (the bytes4 meter's units); no second
 // sum.
-// MeteredTokens is the history's size by the meter plus overhead_tokens
-// (policy.Metered).
-func (p *Codex) MeteredTokens(units int64) (tokens, overhead int) {
-	return p.meter.Tokens(units) + p.overhead, p.overhead
-}
-
 func (p *Codex) Measure(m *corpus.Message) (int64, int64, int64) {
 	return p.meter.Message(m), 0, 0
 }

@@ -275,6 +275,9 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 
+// Metering is the meter and overhead_tokens (policy.Metered).
+func (p *Composed) Metering() (*Meter, int) { return p.g.meter, p.g.overhead }
+
 // Measure is the message's units in the preset's meter, and its count:
 // with a clear stage, that stage's weight of the message's uncleared tool
 // results (clearStage.weigh), which lets the stage see in O(1) that it has
@@ -282,12 +285,6 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 // history's length). With a thinking stage, thinking is 1 for a message
 // that stage could drop thinking from (droppableThinking), which lets it
 // see in O(1) whether any such message lies before its window.
-// MeteredTokens is the history's size by the meter plus overhead_tokens,
-// the overhead apart (policy.Metered).
-func (p *Composed) MeteredTokens(units int64) (tokens, overhead int) {
-	return p.g.meter.Tokens(units) + p.g.overhead, p.g.overhead
-}
-
 func (p *Composed) Measure(m *corpus.Message) (units, count, thinking int64) {
 	thinking = p.thinkingOf(m)
 	if p.weigh == nil {

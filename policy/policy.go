@@ -275,15 +275,15 @@ type Recording interface {
 // (context_source=recorded) anchor their context measure on the previous
 // request's recorded usage, so their Outcome.BeforeTokens and AfterTokens
 // are what the agent's trigger compares, the provider's count of the
-// request before, not the size of the history being sent. MeteredTokens
-// is that size, for a history whose Measure sums to units: tokens, the
-// meter's tokens plus overhead, the policy's guess at the prompt the log
-// does not hold. A cost model prices a request from tokens and replaces
+// request before, not the size of the history being sent. Metering gives
+// the meter their Measure sums in and overhead, the policy's guess at the
+// prompt the log does not hold: a history whose Measure sums to units is
+// m.Tokens(units) + overhead tokens, which a cost model prices, replacing
 // overhead with what recorded usage calibrates (the recorded policy and
 // the presets implement it for that alone; smith-staged, whose overhead is
 // scaled by its ratio, does not).
 type Metered interface {
-	MeteredTokens(units int64) (tokens, overhead int)
+	Metering() (m *Meter, overhead int)
 }
 
 // Varianted is implemented by policies that come in variants

@@ -87,13 +87,10 @@ func (p *Recorded) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 
-// Measure counts the meter's units; there is no trigger to count towards.
-// MeteredTokens is the history's size by the meter plus overhead_tokens,
-// the overhead apart (policy.Metered).
-func (p *Recorded) MeteredTokens(units int64) (tokens, overhead int) {
-	return p.meter.Tokens(units) + p.overhead, p.overhead
-}
+// Metering is the meter and overhead_tokens (policy.Metered).
+func (p *Recorded) Metering() (*Meter, int) { return p.meter, p.overhead }
 
+// Measure counts the meter's units; there is no trigger to count towards.
 func (p *Recorded) Measure(m *corpus.Message) (units, count, thinking int64) {
 	return p.meter.Message(m), 0, 0
 }

@@ -82,7 +82,13 @@ func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
 // the stopAt-th rotation (what Chain cuts at) and reports it in r.rotations.
 func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error {
 	w, t, p := r.w, r.t, r.w.p
-	metered, _ := p.(policy.Metered)
+	// A policy that tells its meter and overhead apart (policy.Metered)
+	// is priced from them, whatever its trigger reads.
+	var meter *policy.Meter
+	overhead := 0
+	if m, ok := p.(policy.Metered); ok {
+		meter, overhead = m.Metering()
+	}
 	for i := range msgs {
 		m := &msgs[i]
 		if i&1023 == 0 {
@@ -100,9 +106,9 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			req := Request{Index: at.Request, Raw: at.Raw, Turn: at.Turn,
 				Tokens: out.BeforeTokens, Sent: out.AfterTokens, Event: -1, Next: at.Next,
 				Response: m.Bytes(), Thinking: m.HasThinking(), Context: out.AfterTokens, ContextBefore: out.BeforeTokens}
-			if metered != nil {
-				req.Sent, req.Overhead = metered.MeteredTokens(out.Units)
-				req.Tokens, _ = metered.MeteredTokens(at.Units)
+			if meter != nil {
+				req.Sent, req.Tokens = meter.Tokens(out.Units)+overhead, meter.Tokens(at.Units)+overhead
+				req.Overhead = overhead
 			}
 			if out.Strategy != policy.None {
 				ev := Event{Index: len(t.Events), Request: at.Request, Raw: at.Raw, Turn: at.Turn,

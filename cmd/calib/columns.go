@@ -169,10 +169,13 @@ func checkMetric(flag, name string, have func(metrics.Needs) bool) error {
 		return nil
 	case errors.As(err, &unknown):
 		return usageErrorf("%s %v; `calib metrics` explains each", flag, err)
-	case errors.As(err, &unavailable) && unavailable.Needs == metrics.NeedsCompare:
-		return usageErrorf("%s %s: agreement metrics need --compare-recorded", flag, name)
-	case errors.As(err, &unavailable) && unavailable.Needs == metrics.NeedsRotation:
-		return usageErrorf("%s %s: digest metrics need a rotation policy (e.g. -p clai-rotation)", flag, name)
+	case errors.As(err, &unavailable):
+		switch unavailable.Needs {
+		case metrics.NeedsCompare:
+			return usageErrorf("%s %s: agreement metrics need --compare-recorded", flag, name)
+		case metrics.NeedsRotation:
+			return usageErrorf("%s %s: digest metrics need a rotation policy (e.g. -p clai-rotation)", flag, name)
+		}
 	}
 	return usageErrorf("%s %v", flag, err)
 }

@@ -496,18 +496,21 @@ func hint(how, what string) string {
 // the inferred overhead negative, floored at 0, and every prediction too
 // high by the difference. reqs itself is not changed.
 func withoutOverhead(reqs []Sent) []Sent {
-	out := reqs
+	var out []Sent
 	for k := range reqs {
 		if reqs[k].Overhead == 0 {
 			continue
 		}
-		if &out[0] == &reqs[0] {
+		if out == nil {
 			out = slices.Clone(reqs)
 		}
 		out[k].Tokens -= out[k].Overhead
 		if out[k].Before > 0 {
 			out[k].Before -= out[k].Overhead
 		}
+	}
+	if out == nil {
+		return reqs
 	}
 	return out
 }
