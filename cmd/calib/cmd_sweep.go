@@ -109,7 +109,7 @@ func viewFlags(cmd *cobra.Command, o *sweepOptions) {
 	f.IntVar(&o.top, "top", 0, "show only the first `N` parameter sets (0: all)")
 	f.StringSliceVar(&o.pareto, "pareto", nil, "mark the sets no other set beats on both `METRIC_A,METRIC_B`")
 	f.BoolVar(&o.perSession, "per-session", false, "also print one row per (parameter set, session) (JSON always has them)")
-	f.StringVar(&o.plotMetric, "plot-metric", "tokens_sent", "`METRIC` drawn by --plot's heat map and line chart")
+	f.StringVar(&o.plotMetric, "plot-metric", "billed_tokens", "`METRIC` drawn by --plot's heat map and line chart")
 	addColumnsFlag(cmd, &o.columns, "all")
 }
 
@@ -283,7 +283,7 @@ func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(m
 		}
 	}
 	if len(v.Pareto) != 0 && len(v.Pareto) != 2 {
-		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto tokens_sent,results_mangled")
+		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto billed_tokens,results_lost")
 	}
 	for _, m := range v.Pareto {
 		if err := checkMetric("--pareto", m, have); err != nil {
