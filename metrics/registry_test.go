@@ -86,6 +86,10 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	if m := SessionMetrics(capped, nil, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
 		t.Errorf("a capped output: %v caps, %v compactions; want 1 and 0", m["output_caps"], m["compactions"])
 	}
+	// The row replay's JSON prints beside "metrics" says the same.
+	if r := Session(capped); r.OutputCaps != 1 || r.Compactions != 0 {
+		t.Errorf("a capped output's session row: %d caps, %d compactions; want 1 and 0", r.OutputCaps, r.Compactions)
+	}
 	a := agreementFixture()[0]
 	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}

@@ -47,11 +47,15 @@ type EventRow struct {
 // and so breaks the provider's cache) and what it lost (results mangled or
 // summarized away, target misses, exhausted contexts).
 type SessionRow struct {
-	ID          string `json:"id"`
-	Format      string `json:"format"`
-	Messages    int    `json:"messages"`
-	Requests    int    `json:"requests"`
-	Compactions int    `json:"compactions"`
+	ID       string `json:"id"`
+	Format   string `json:"format"`
+	Messages int    `json:"messages"`
+	Requests int    `json:"requests"`
+	// Compactions are the events that rewrote what the model had seen;
+	// OutputCaps the events that only capped tool output as it arrived
+	// (policy.IsArrivalOnly), which are not compactions.
+	Compactions int `json:"compactions"`
+	OutputCaps  int `json:"output_caps,omitempty"`
 	// PeakTokens is the largest request actually sent; PeakBefore the
 	// largest context the policy was handed.
 	PeakTokens int   `json:"peak_tokens"`
@@ -106,7 +110,7 @@ func stageRow(s policy.StageReport) StageRow {
 // (replay.Options.KeepFinal); without it they are zero.
 func Session(t *replay.Trace) SessionRow {
 	r := SessionRow{ID: t.Session.ID, Format: string(t.Session.Format), Messages: t.Messages,
-		Requests: len(t.Requests), Compactions: len(t.Events), Reclaimed: map[string]int{},
+		Requests: len(t.Requests), Reclaimed: map[string]int{},
 		Violations: len(t.Violations), ViolationList: t.Violations}
 	for _, q := range t.Requests {
 		r.TokensSent += int64(q.Sent)
@@ -114,6 +118,11 @@ func Session(t *replay.Trace) SessionRow {
 		r.PeakBefore = max(r.PeakBefore, q.Tokens)
 	}
 	for _, e := range t.Events {
+		if policy.IsArrivalOnly(e.Outcome) {
+			r.OutputCaps++
+		} else {
+			r.Compactions++
+		}
 		for _, s := range e.Outcome.Stages {
 			r.Reclaimed[s.Name] += s.BeforeTokens - s.AfterTokens
 		}

@@ -1,7 +1,6 @@
 package metrics
 
 import (
-	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 )
 
@@ -39,17 +38,8 @@ func RowMetrics(s SessionRow, t *replay.Trace, stages []string, a *replay.Agreem
 		m["results_mangled"] = float64(s.ResultsMangled)
 		m["results_dropped"] = float64(s.ResultsDropped)
 	}
-	// Caps of tool output as it arrives rewrite nothing the model saw:
-	// they are counted apart from compactions.
-	caps := 0
-	for _, e := range t.Events {
-		if policy.IsArrivalOnly(e.Outcome) {
-			caps++
-		}
-	}
-	if caps > 0 {
-		m["compactions"] -= float64(caps)
-		m["output_caps"] = float64(caps)
+	if s.OutputCaps > 0 {
+		m["output_caps"] = float64(s.OutputCaps)
 	}
 	var removed int64
 	for _, e := range t.Events {
