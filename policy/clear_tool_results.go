@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
@@ -91,20 +90,19 @@ func clearToolResultsDef() Def {
 }
 
 func clearToolResultsSpecs() []ParamSpec {
-	inf := math.Inf(1)
 	return []ParamSpec{
 		{Name: "trigger", Kind: Enum, Default: TriggerContextTokens,
 			Choices: []string{TriggerContextTokens, TriggerResultTokens, TriggerWindowFraction, TriggerResultCount},
 			Help:    "what the trigger measures: context tokens (Claude Code 2.x: the previous request's), tokens of uncleared tool results, a fraction of window_tokens, or a count of uncleared results"},
-		{Name: "trigger_at", Kind: Float, Default: "148500", Min: 0, Max: inf,
+		{Name: "trigger_at", Kind: Float, Default: "148500", Min: 0, Max: MaxTokens,
 			Help: "threshold (fires at or above it): tokens, a result count, or for window_fraction a fraction in (0, 1]; Claude Code 2.x: any value in (147967, 149081] reproduces all 13 real 2.x logs (likely: one session, b6240830, bounds it)"},
 		{Name: "context_source", Kind: Enum, Default: SourceRecorded, Choices: []string{SourceRecorded, SourceEstimate},
 			Help: "context tokens from the previous request's recorded usage (falls back to the estimate where the log has none) or from the meter plus overhead_tokens"},
-		{Name: "window_tokens", Kind: Int, Default: "200000", Min: 1, Max: inf, Help: "the model's context window, for trigger=window_fraction"},
-		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to estimated context tokens"},
+		{Name: "window_tokens", Kind: Int, Default: "200000", Min: 1, Max: MaxTokens, Help: "the model's context window, for trigger=window_fraction"},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens, Help: "system prompt + tool definitions not in the history, added to estimated context tokens"},
 		{Name: "keep", Kind: Enum, Default: KeepTokens, Choices: []string{KeepResults, KeepTokens, KeepTurns, KeepSteps},
 			Help: "what stays: the newest keep_value results, the newest results up to keep_value tokens, or the results of the last keep_value user turns or assistant steps"},
-		{Name: "keep_value", Kind: Int, Default: "40000", Min: 0, Max: inf,
+		{Name: "keep_value", Kind: Int, Default: "40000", Min: 0, Max: MaxTokens,
 			Help: "K results, T tokens, or N turns/steps, per keep; Claude Code 2.x keeps the newest results within 40,000 tokens (15 of 15 events; with the other defaults any budget in [39777, 40146) fits)"},
 		{Name: "keep_walk", Kind: Enum, Default: WalkStop, Choices: []string{WalkStop, WalkSkip},
 			Help: "keep=tokens: stop at the first result that overflows the budget, or skip it and keep older ones that fit (no real event tells them apart)"},
@@ -116,7 +114,7 @@ func clearToolResultsSpecs() []ParamSpec {
 		{Name: "stub", Kind: String, Default: PersistedOutputStub,
 			Help: "text that replaces a cleared result; {id} is the tool call id, {path} Claude Code's tool-results/<id>.txt path, \\n a newline (older Claude Code: " + ClaudeCodeStub + ")"},
 		{Name: "clear_inputs", Kind: Bool, Default: "false", Help: "also replace the cleared calls' inputs by {} (Anthropic clear_tool_inputs), before the current user turn"},
-		{Name: "min_reclaim", Kind: Int, Default: "20000", Min: 0, Max: inf,
+		{Name: "min_reclaim", Kind: Int, Default: "20000", Min: 0, Max: MaxTokens,
 			Help: "do nothing unless the cleared results hold at least this many tokens; Claude Code: any value in (19888, 20659] fits, 20,000 is v2.0.76's documented figure"},
 		{Name: "meter", Kind: Enum, Default: MeterChars4, Choices: []string{MeterChars4, MeterBytes4, MeterO200k},
 			Help: "chars4 is Claude Code's own estimate (JavaScript length/4 per block)"},

@@ -376,7 +376,7 @@ func BenchmarkClearToolResultsCompact(b *testing.B) {
 // BenchmarkClearToolResultsIdle is a checkpoint that does not trigger.
 func BenchmarkClearToolResultsIdle(b *testing.B) {
 	h := ctrBenchHistory()
-	p := ctr(b, "trigger_at=1e12")
+	p := ctr(b, "trigger_at=1e9")
 	at := Checkpoint{Raw: len(h), Units: units(p, h), Count: int64(len(h))}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/calib-dev/calib/corpus"
@@ -21,7 +20,6 @@ const CodexName = "codex"
 // summaries are filtered out of the kept user messages, never nested.
 // Codex never clears single tool results.
 func codexDef() Def {
-	inf := math.Inf(1)
 	return Def{
 		Formats: []corpus.Format{corpus.FormatCodex},
 		Stages:  []string{"compact"},
@@ -31,12 +29,12 @@ func codexDef() Def {
 		Specs: []ParamSpec{
 			{Name: "context_window", Kind: String, Default: "auto", Check: checkAutoInt,
 				Help: "the model's context window; auto: the rollout's model_context_window, else 272000 (the gpt-5 family)"},
-			{Name: "auto_compact_limit", Kind: Int, Default: "0", Min: 0, Max: inf,
+			{Name: "auto_compact_limit", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
 				Help: "model_auto_compact_token_limit; 0: context_window * 9 / 10 (244,800 of 272,000)"},
-			{Name: "user_message_tokens", Kind: Int, Default: "20000", Min: 0, Max: inf, Help: "newest user messages kept, in tokens (COMPACT_USER_MESSAGE_MAX_TOKENS)"},
+			{Name: "user_message_tokens", Kind: Int, Default: "20000", Min: 0, Max: MaxTokens, Help: "newest user messages kept, in tokens (COMPACT_USER_MESSAGE_MAX_TOKENS)"},
 			{Name: "summarizer", Kind: String, Default: "recorded", Check: checkSummarizer,
 				Help: "recorded: the nearest recorded compacted summary; fixed:BYTES, ratio:R or fail"},
-			{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf,
+			{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
 				Help: "instructions and tools, added to the estimate where the rollout has no token_count"},
 		},
 		New: newCodex,

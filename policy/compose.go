@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/calib-dev/calib/corpus"
@@ -123,17 +122,16 @@ func triggerSpecs() []ParamSpec {
 	return []ParamSpec{
 		{Name: "trigger", Kind: Enum, Default: OnEveryRequest, Choices: triggerUnits,
 			Help: "when the stage runs: context tokens, a fraction of window_tokens, window_tokens minus a reserve, more than N messages, the first request of each user turn, or every request"},
-		{Name: "trigger_at", Kind: Float, Default: "0", Min: 0, Max: math.Inf(1),
+		{Name: "trigger_at", Kind: Float, Default: "0", Min: 0, Max: MaxTokens,
 			Help: "the threshold in the trigger's unit (tokens, a fraction, reserve tokens or messages)"},
 	}
 }
 
 // globalSpecs are the preset-wide parameters.
 func globalSpecs(window int, meter string) []ParamSpec {
-	inf := math.Inf(1)
 	return []ParamSpec{
-		{Name: "window_tokens", Kind: Int, Default: fmt.Sprint(window), Min: 1, Max: inf, Help: "the model's context window (window_fraction and window_reserve triggers)"},
-		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions not in the history, added to context tokens"},
+		{Name: "window_tokens", Kind: Int, Default: fmt.Sprint(window), Min: 1, Max: MaxTokens, Help: "the model's context window (window_fraction and window_reserve triggers)"},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens, Help: "system prompt + tool definitions not in the history, added to context tokens"},
 		{Name: "meter", Kind: Enum, Default: meter, Choices: []string{MeterChars4, MeterBytes4, MeterO200k}, Help: "how tokens are estimated"},
 	}
 }

@@ -29,7 +29,7 @@ func summarizeStageKind() stageKind {
 			return []ParamSpec{
 				{Name: "tail", Kind: Enum, Default: TailTurns, Choices: []string{TailChars, TailTokens, TailEvents, TailTurns},
 					Help: "what stays after the summary: a fraction of the characters, a token budget's half (recursive), a message count, or user turns"},
-				{Name: "tail_value", Kind: Float, Default: "1", Min: 0, Max: inf, Help: "per tail: the fraction kept, the token budget, max_size in messages, or turns"},
+				{Name: "tail_value", Kind: Float, Default: "1", Min: 0, Max: MaxTokens, Help: "per tail: the fraction kept, the token budget, max_size in messages, or turns"},
 				{Name: "keep_first", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "messages kept before the summary (OpenHands keep_first)"},
 				{Name: "depth", Kind: Int, Default: "3", Min: 0, Max: 100, Help: "tail=tokens: recursion depth past which everything before the turn in progress is summarized (Aider 3)"},
 				{Name: "prefix", Kind: String, Default: "", Help: "text before the summary in its message"},

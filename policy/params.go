@@ -22,6 +22,14 @@ const (
 	List   Kind = "list" // comma-separated names
 )
 
+// MaxTokens bounds every parameter counted in tokens (and the thresholds
+// and budgets that may be given in tokens): a billion, 500 times the
+// largest context window a model offers (2M). A bound is needed because
+// such values are summed: overhead_tokens is added at every request, and
+// 9e18 wrapped tokens_sent to negative totals. Counts of turns or
+// messages and byte caps are only compared, and stay unbounded.
+const MaxTokens = 1e9
+
 // ParamSpec declares one parameter of a policy: its name (as the agent's
 // own config spells it), type, default, range and meaning.
 type ParamSpec struct {

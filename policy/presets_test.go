@@ -256,7 +256,7 @@ func TestCapsAsOutputArrives(t *testing.T) {
 }
 
 func TestGeminiCompressesAtHalfTheWindowKeeping30Percent(t *testing.T) {
-	p := presetPolicy(t, "gemini-cli", map[string]string{"cap.max": "100000000", "mask.trigger": OnTokens, "mask.trigger_at": "1e12"})
+	p := presetPolicy(t, "gemini-cli", map[string]string{"cap.max": "100000000", "mask.trigger": OnTokens, "mask.trigger_at": "1e9"})
 	var h []corpus.Message
 	for i := range 10 { // 10 turns of 52,000 tokens: 520,000 < 524,288
 		h = append(h, puser(fmt.Sprint("u", i), chars4Text(1000)), passt(fmt.Sprint("a", i), chars4Text(51000)))

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,7 +44,7 @@ func recordedDef() Def {
 		Specs: []ParamSpec{
 			{Name: "stub", Kind: Enum, Default: StubAuto, Choices: []string{StubAuto, StubPersisted, StubCleared},
 				Help: "what a cleared Claude Code result becomes: auto (2.1.x: the <persisted-output> marker; older: " + ClaudeCodeStub + "), persisted or cleared"},
-			{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1),
+			{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
 				Help: "tokens of the prompt the log does not hold, added to tokens_sent (the cost layer infers its own from recorded usage)"},
 			{Name: "meter", Kind: Enum, Default: MeterChars4, Choices: []string{MeterChars4, MeterBytes4, MeterO200k},
 				Help: "how tokens_sent counts the history (chars4: Claude Code's own estimate)"},

@@ -15,8 +15,15 @@ func TestBadInputParameters(t *testing.T) {
 	cases := []struct{ policy, set, want string }{
 		{"smith-staged", "ratio=2.5", `parameter ratio="2.5": out of range (valid: float in [1, 2])`},
 		{"smith-staged", "ratio=0.5", `parameter ratio="0.5": out of range (valid: float in [1, 2])`},
-		{"smith-staged", "max_tokens=abc", `parameter max_tokens="abc": not an integer (valid: int in [1, ∞])`},
-		{"smith-staged", "max_tokens=0", `parameter max_tokens="0": out of range (valid: int in [1, ∞])`},
+		{"smith-staged", "max_tokens=abc", `parameter max_tokens="abc": not an integer (valid: int in [1, 1e+09])`},
+		{"smith-staged", "max_tokens=0", `parameter max_tokens="0": out of range (valid: int in [1, 1e+09])`},
+		// Token parameters stop at MaxTokens: 9e18 wrapped tokens_sent to negative totals.
+		{"smith-staged", "overhead_tokens=9000000000000000000", `parameter overhead_tokens="9000000000000000000": out of range (valid: int in [0, 1e+09])`},
+		{"smith-staged", "overhead_tokens=1000000001", `parameter overhead_tokens="1000000001": out of range (valid: int in [0, 1e+09])`},
+		{"clear-tool-results", "trigger_at=1e10", `parameter trigger_at="1e10": out of range (valid: float in [0, 1e+09])`},
+		// A fixed summary is built at every compaction: 1e11 bytes ran out of memory.
+		{"smith-staged", "summarizer=fixed:100000000000", `parameter summarizer="fixed:100000000000": fixed:100000000000 would build a 93 GiB summary at every compaction; the most is fixed:16777216 (16 MiB, twice the text of a 2M-token window) (valid: text)`},
+		{"smith-staged", "summarizer=fixed:16777217", `parameter summarizer="fixed:16777217": fixed:16777217 would build a 16 MiB summary at every compaction; the most is fixed:16777216 (16 MiB, twice the text of a 2M-token window) (valid: text)`},
 		{"smith-staged", "compact_at=high", `parameter compact_at="high": not a number (valid: float in [0, 1])`},
 		{"smith-staged", "compact_at=0.5,compact_to=0.8", `parameters compact_at=0.5, compact_to=0.8: need 0 < compact_to < compact_at < 1 (e.g. compact_at=0.8,compact_to=0.5)`},
 		{"smith-staged", "compact_to=0", `parameters compact_at=0.8, compact_to=0: need 0 < compact_to < compact_at < 1 (e.g. compact_at=0.8,compact_to=0.5)`},

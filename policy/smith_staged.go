@@ -25,18 +25,18 @@ func smithStagedDef() Def {
 func smithStagedSpecs() []ParamSpec {
 	inf := math.Inf(1)
 	return []ParamSpec{
-		{Name: "max_tokens", Kind: Int, Default: "120000", Min: 1, Max: inf, Help: "smith's configured budget ([context] max_tokens), not the model's window"},
+		{Name: "max_tokens", Kind: Int, Default: "120000", Min: 1, Max: MaxTokens, Help: "smith's configured budget ([context] max_tokens), not the model's window"},
 		{Name: "compact_at", Kind: Float, Default: "0.8", Min: 0, Max: 1, Help: "trigger as a fraction of max_tokens; needs 0 < compact_to < compact_at < 1"},
 		{Name: "compact_to", Kind: Float, Default: "0.5", Min: 0, Max: 1, Help: "target as a fraction of max_tokens"},
-		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "system prompt + tool definitions (bytes/4); smith does not record it"},
+		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens, Help: "system prompt + tool definitions (bytes/4); smith does not record it"},
 		{Name: "ratio", Kind: Float, Default: "1", Min: 1, Max: 2, Help: "estimate-to-billed calibration ratio (RATIO_MIN..RATIO_MAX)"},
 		{Name: "ratio_recorded", Kind: Bool, Default: "false", Help: "use the session's recorded context_ratio (session.json) instead of ratio when it has one"},
 		{Name: "window_turns", Kind: Int, Default: "3", Min: 0, Max: inf, Help: "real turns exempt from stages attachments/duplicates/truncate (0: none)"},
 		{Name: "thinking_window", Kind: Int, Default: "1", Min: 0, Max: inf, Help: "real turns whose thinking is kept (1: the current turn)"},
 		{Name: "old_result_bytes", Kind: Int, Default: "512", Min: 0, Max: inf, Help: "head kept by the truncate stage"},
 		{Name: "supersedable_tools", Kind: List, Default: "read_file,grep,glob", Help: "tools whose repeated identical calls are superseded (never bash)"},
-		{Name: "image_tokens", Kind: Int, Default: "1600", Min: 0, Max: inf, Help: "tokens charged per image block"},
-		{Name: "document_tokens", Kind: Int, Default: "5000", Min: 0, Max: inf, Help: "tokens charged per document block"},
+		{Name: "image_tokens", Kind: Int, Default: "1600", Min: 0, Max: MaxTokens, Help: "tokens charged per image block"},
+		{Name: "document_tokens", Kind: Int, Default: "5000", Min: 0, Max: MaxTokens, Help: "tokens charged per document block"},
 		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
 		{Name: "meter", Kind: Enum, Default: MeterBytes4, Choices: []string{MeterBytes4, MeterO200k, MeterChars4}, Help: "bytes4 is smith's own estimate"},
 		{Name: "stage_thinking", Kind: Bool, Default: "true", Help: "stage 0: drop stale thinking"},

@@ -16,6 +16,12 @@ import (
 // the real text where the session kept it.
 const DefaultSummarizer = "fixed:2000"
 
+// maxFixedSummary bounds fixed:BYTES at 16 MiB, twice the text of the
+// largest context window (2M tokens at 4 bytes each): each compaction
+// builds its summary, so fixed:100000000000 ran out of memory instead of
+// being refused.
+const maxFixedSummary = 1 << 24
+
 // Summarizer produces a summary offline, deterministically, in place of
 // the model call an agent makes. The syntax (the summarizer parameter):
 //
@@ -42,6 +48,13 @@ func ParseSummarizer(s string) (Summarizer, error) {
 		n, err := strconv.Atoi(strings.ReplaceAll(arg, "_", ""))
 		if !hasArg || err != nil || n < 0 {
 			return Summarizer{}, errors.New("fixed needs a byte count >= 0, e.g. fixed:2000")
+		}
+		if n > maxFixedSummary {
+			size := fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+			if n >= 1<<30 {
+				size = fmt.Sprintf("%.0f GiB", float64(n)/(1<<30))
+			}
+			return Summarizer{}, fmt.Errorf("fixed:%d would build a %s summary at every compaction; the most is fixed:%d (16 MiB, twice the text of a 2M-token window)", n, size, maxFixedSummary)
 		}
 		return Summarizer{kind: kind, bytes: n}, nil
 	case "ratio":

@@ -20,6 +20,7 @@ func TestSummarizers(t *testing.T) {
 	}{
 		{"fixed:2000", "fixed:2000", 2000, false},
 		{"fixed:1_000", "fixed:1000", 1000, false},
+		{"fixed:16777216", "fixed:16777216", 16777216, false}, // the most it takes
 		{"ratio:0.1", "ratio:0.1", 102, false},
 		{"fixed:0", "fixed:0", 0, true},
 		{"fail", "fail", 0, true},
