@@ -200,11 +200,18 @@ type baselineRows struct {
 	byID  map[string]growthSessionJSON
 }
 
+// maxBaselineBytes caps a --baseline file at 256 MiB: the report of about
+// 900 sessions at the most rotations (500), a corpus whose own report this
+// run holds as well. A bigger file, or a device or pipe that never ends,
+// is refused rather than read until memory runs out.
+const maxBaselineBytes = 256 << 20
+
 // readBaseline reads a digest-growth JSON report. Any other JSON (a sweep
 // or replay report, say) is named as such rather than failing on a field
 // type deep inside the decoder.
 func readBaseline(path string) (*baselineRows, error) {
-	data, err := readFlagFile("baseline", path)
+	data, err := readFlagFile("baseline", path, maxBaselineBytes,
+		"a baseline is the --format json report of an earlier digest-growth run (one of 5 sessions at 500 rotations is 1.5 MB)")
 	if err != nil {
 		return nil, err
 	}

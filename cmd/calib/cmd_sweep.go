@@ -152,7 +152,8 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	}
 	var g sweep.Grid
 	if o.gridFile != "" {
-		data, err := readFlagFile("grid-file", o.gridFile)
+		data, err := readFlagFile("grid-file", o.gridFile, sweep.MaxGridFileBytes,
+			`a grid file lists a few values per parameter: give a long axis as a range string such as "0.5..0.95:0.05"`)
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"strings"
 
@@ -69,11 +68,13 @@ func newCostSetup(f costFlags, set map[string]string) (*costSetup, error) {
 	}
 	rows := [][]cache.Price{cache.BuiltinPrices()}
 	if f.prices != "" {
-		data, err := readFlagFile("prices", f.prices)
+		// ParsePrices bounds what it reads (cache.MaxPriceFileBytes).
+		file, err := openFlagFile("prices", f.prices)
 		if err != nil {
 			return nil, err
 		}
-		ps, err := cache.ParsePrices(f.prices, bytes.NewReader(data))
+		ps, err := cache.ParsePrices(f.prices, file)
+		file.Close()
 		if err != nil {
 			return nil, &usageError{err}
 		}

@@ -133,6 +133,12 @@ func decimals(s string) int {
 	return 0
 }
 
+// MaxGridFileBytes caps a --grid-file at 1 MiB: 100,000 listed values of
+// up to 9 characters (a grid of more sets is refused without --yes), and
+// a range string stands for any number of them. A bigger file, or a
+// device or pipe that never ends, is refused before it is read whole.
+const MaxGridFileBytes = 1 << 20
+
 // ParseGridFile reads a JSON object {"name": [v1, v2], "name2": "a..b:step"}
 // keeping the keys in the order written.
 func ParseGridFile(data []byte) (Grid, error) {
