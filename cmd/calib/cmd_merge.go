@@ -100,6 +100,9 @@ func readShard(p string) (*sweep.Report, error) {
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return nil, usageErrorf("%s: a folder; expected a shard file (calib sweep --format json or --out); give its files, e.g. %s", p, filepath.Join(p, "*.json"))
+	} else if err == nil && fi.Mode()&(os.ModeDevice|os.ModeSocket) != 0 {
+		// A shard is read whole: /dev/zero was read until memory ran out.
+		return nil, usageErrorf("%s: a device or socket, not a shard file; expected the output of calib sweep --format json or --out", p)
 	}
 	r, err := sweep.ReadFile(p)
 	var pe *fs.PathError

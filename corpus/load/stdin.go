@@ -22,16 +22,46 @@ const (
 // file is: a Claude Code or Codex log piped in is read as one, and binary
 // or unrecognised input is an error, not a transcript of warnings.
 // Standard input cannot be read twice, so it is held in memory (about its
-// size; a smith transcript's strings point into it, as for a file).
+// size; a smith transcript's strings point into it, as for a file). Its
+// first sniffLen bytes are judged before the rest is read: `calib replay -
+// < /dev/zero` read zeros until memory ran out.
 func loadStdin(r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
-	buf, err := jsonscan.ReadAll(r)
-	if err != nil {
+	head := make([]byte, sniffLen)
+	n, err := io.ReadFull(r, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("reading standard input: %w", err)}
+	}
+	head = head[:n]
+	var f *format
+	if !jsonscan.AllSpace(head) {
+		if f, err = stdinFormat(head); err != nil {
+			return nil, err
+		}
+	}
+	buf := head
+	if n == sniffLen {
+		if buf, err = jsonscan.ReadAll(io.MultiReader(bytes.NewReader(head), r)); err != nil {
+			return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("reading standard input: %w", err)}
+		}
 	}
 	if jsonscan.AllSpace(buf) {
 		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log")}
 	}
-	head := buf[:min(len(buf), sniffLen)]
+	if f == nil { // the head was blank: judge what follows it
+		if f, err = stdinFormat(buf[:min(len(buf), sniffLen)]); err != nil {
+			return nil, err
+		}
+	}
+	ss, err := f.read(buf, opts)
+	if err != nil || f.record == nil || f.whole {
+		return ss, err
+	}
+	return noMessages(stdinName, ss)
+}
+
+// stdinFormat recognises standard input from its head, or says why it
+// cannot be read.
+func stdinFormat(head []byte) (*format, error) {
 	f := sniffBytes(head)
 	switch {
 	case f == nil && looksBinary(head):
@@ -41,11 +71,7 @@ func loadStdin(r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	case f.read == nil:
 		return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("standard input holds a %s, which is read only from a path; pass its path instead of -", f.what)}
 	}
-	ss, err := f.read(buf, opts)
-	if err != nil || f.record == nil || f.whole {
-		return ss, err
-	}
-	return noMessages(stdinName, ss)
+	return f, nil
 }
 
 func readSmithTranscript(buf []byte, opts corpus.Options) ([]*corpus.Session, error) {

@@ -2,6 +2,7 @@ package load_test
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -89,6 +90,47 @@ func TestStdinBadInput(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// endless is standard input that never ends (/dev/zero, a pipe left
+// open): it hands out fill bytes and fails once more than limit were read.
+type endless struct {
+	fill        byte
+	read, limit int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.read >= e.limit {
+		return 0, errors.New("read past the limit: the input was read on after its head was judged")
+	}
+	n := min(len(p), e.limit-e.read)
+	for i := range p[:n] {
+		p[i] = e.fill
+	}
+	e.read += n
+	return n, nil
+}
+
+// Input that cannot be a session is refused from its head, without
+// reading on: `calib replay - < /dev/zero` read until memory ran out.
+func TestStdinJudgedFromItsHead(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		fill byte
+		want string
+	}{
+		{"zeros", 0, "-: binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
+		{"text", 'x', "-: unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log or a Gemini CLI chat"},
+	} {
+		in := &endless{fill: tt.fill, limit: 64 << 10}
+		_, err := load.Load([]string{"-"}, corpus.Options{Stdin: in})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%s: error %v, want %q", tt.name, err, tt.want)
+		}
+		if in.read > 8<<10 {
+			t.Errorf("%s: read %d bytes before refusing, want at most the 8 KiB head", tt.name, in.read)
+		}
 	}
 }
 
