@@ -335,6 +335,13 @@ func commandPath(root *cobra.Command, args []string) string {
 func Main() int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl-C cancels the work and lets the commands report what
+	// finished; it also gives the signals back, so a second one ends the
+	// process at once, even while a read is stuck in the kernel.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	// A closed standard output (calib ... | head -1) becomes a write
 	// error, which run maps to a quiet exit 0 (readerGone), not a death by
 	// SIGPIPE (status 141, "broken pipe" under set -o pipefail).

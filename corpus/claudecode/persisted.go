@@ -191,6 +191,10 @@ func (l *ccLoader) readPersisted(session string) {
 			}
 			continue
 		}
+		if fi, err := os.Stat(p); err == nil && jsonscan.SpecialKind(fi.Mode()) != "" {
+			fileWarn(p, "persisted output is "+jsonscan.SpecialKind(fi.Mode())+", not a file; file ignored")
+			continue
+		}
 		text, hasText := t.resultText(id)
 		if hasText && cap(data) <= len(text) {
 			// Room for the file, which should be the text, and for the

@@ -234,17 +234,13 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 // serve: the second open would wait for a writer forever. Devices and
 // sockets hold no session either.
 func notRegular(m os.FileMode) error {
-	what := ""
+	what := jsonscan.SpecialKind(m)
 	switch {
 	case m.IsRegular():
 		return nil
 	case m&os.ModeNamedPipe != 0:
 		return errors.New("a named pipe, not a file or folder; to read a pipe, redirect it to standard input and give - as the path")
-	case m&os.ModeSocket != 0:
-		what = "a socket"
-	case m&os.ModeDevice != 0:
-		what = "a device"
-	default:
+	case what == "":
 		what = "not a regular file"
 	}
 	return fmt.Errorf("%s; expected a session file, a session folder or a clai workspace", what)
