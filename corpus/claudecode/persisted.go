@@ -124,7 +124,7 @@ func subagentLogs(p string) []string {
 // log lacks, which the real logs never have.
 func mentionedBy(files []string, id string) bool {
 	for _, f := range files {
-		if data, err := os.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+id+`"`)) {
+		if data, err := jsonscan.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+id+`"`)) {
 			return true
 		}
 	}
@@ -189,10 +189,6 @@ func (l *ccLoader) readPersisted(session string) {
 			} else {
 				fileWarn(p, "persisted output for tool call "+id+", which the transcript does not have; file ignored")
 			}
-			continue
-		}
-		if fi, err := os.Stat(p); err == nil && jsonscan.SpecialKind(fi.Mode()) != "" {
-			fileWarn(p, "persisted output is "+jsonscan.SpecialKind(fi.Mode())+", not a file; file ignored")
 			continue
 		}
 		text, hasText := t.resultText(id)

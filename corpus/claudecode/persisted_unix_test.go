@@ -63,8 +63,8 @@ func TestPersistedOutputThatIsNotAFile(t *testing.T) {
 		}
 	}
 	want := []string{
-		"toolu_p.txt: persisted output is a named pipe, not a file; file ignored",
-		"toolu_q.txt: persisted output is a device, not a file; file ignored",
+		"toolu_p.txt: persisted output unreadable (a named pipe, not a regular file); file ignored",
+		"toolu_q.txt: persisted output unreadable (a device, not a regular file); file ignored",
 	}
 	if !slices.Equal(warns, want) {
 		t.Errorf("warnings =\n%s\nwant\n%s", strings.Join(warns, "\n"), strings.Join(want, "\n"))

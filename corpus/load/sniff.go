@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"unicode/utf8"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/calib-dev/calib/corpus/claudecode"
 	"github.com/calib-dev/calib/corpus/codex"
 	"github.com/calib-dev/calib/corpus/gemini"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 	"github.com/calib-dev/calib/corpus/opencode"
 	"github.com/calib-dev/calib/corpus/smith"
 )
@@ -78,7 +78,7 @@ var errBinary = errors.New("binary content (NUL bytes or invalid UTF-8 near the 
 // sniffFile reports what a file holds, by content. An empty file is an
 // error; so is a binary file that is not SQLite.
 func sniffFile(p string) (*format, error) {
-	f, err := os.Open(p)
+	f, err := jsonscan.Open(p)
 	if err != nil {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}

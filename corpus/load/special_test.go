@@ -112,3 +112,57 @@ func TestWalkNamesSpecialJSONL(t *testing.T) {
 		t.Errorf("error:\n%v\nwant:\n%s", err, want)
 	}
 }
+
+// TestFolderReadersSkipSpecialFiles: the files a folder's reader opens by
+// name (a smith session folder's session.json, a clai workspace's
+// .clai/data.sqlite) are not opened when they are named pipes: each
+// waited forever for a writer. The error or warning names the file.
+func TestFolderReadersSkipSpecialFiles(t *testing.T) {
+	smithDir := t.TempDir()
+	writeFile(t, smithDir, "transcript.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}],"id":"a000000000000001"}`+"\n")
+	claiDir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(claiDir, ".clai"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{filepath.Join(smithDir, "session.json"), filepath.Join(claiDir, ".clai", "data.sqlite")} {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type result struct {
+		ss  []*corpus.Session
+		err error
+	}
+	for _, tt := range []struct {
+		dir, want string
+		sessions  int
+	}{
+		{smithDir, "", 1},
+		{claiDir, filepath.Join(claiDir, ".clai", "data.sqlite") + ": a named pipe, not a regular file", 0},
+	} {
+		done := make(chan result, 1)
+		go func() {
+			ss, err := load.Load([]string{tt.dir}, corpus.Options{})
+			done <- result{ss, err}
+		}()
+		var r result
+		select {
+		case r = <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: the load did not return within 10 s", tt.dir)
+		}
+		got := ""
+		if r.err != nil {
+			got = r.err.Error()
+		}
+		if len(r.ss) != tt.sessions || got != tt.want {
+			t.Errorf("%s: %d sessions, error %q; want %d and %q", tt.dir, len(r.ss), got, tt.sessions, tt.want)
+		}
+		if tt.sessions == 1 {
+			want := "a named pipe, not a regular file; loaded the transcript without it"
+			if w := r.ss[0].Warnings; len(w) != 1 || w[0].Message != want {
+				t.Errorf("smith folder warnings %+v, want one: %s", w, want)
+			}
+		}
+	}
+}

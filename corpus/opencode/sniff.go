@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus/internal/sqlitero"
+
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // IsDatabase reports whether the SQLite file at p is an opencode database:
@@ -52,7 +54,7 @@ func IsStorage(dir string) bool {
 	if len(files) == 0 {
 		return false
 	}
-	f, err := os.Open(files[0])
+	f, err := jsonscan.Open(files[0])
 	if err != nil {
 		return false
 	}

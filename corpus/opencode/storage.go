@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
+
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // The storage folder of older builds (~/.local/share/opencode/storage),
@@ -68,7 +70,7 @@ func LoadSessionFile(p string, _ corpus.Options) ([]*corpus.Session, error) {
 }
 
 func loadStorageSession(root, file string) (*corpus.Session, error) {
-	data, err := os.ReadFile(file)
+	data, err := jsonscan.ReadFile(file)
 	if err != nil {
 		return nil, &corpus.FileError{Path: file, Err: err}
 	}
@@ -108,7 +110,7 @@ func listRows(dir string, warns *[]corpus.Warning) []row {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		data, err := os.ReadFile(p)
+		data, err := jsonscan.ReadFile(p)
 		if err != nil {
 			*warns = append(*warns, corpus.Warning{File: p, Message: fmt.Sprintf("cannot read the file (%v); skipped", err)})
 			continue

@@ -3,7 +3,8 @@ package smith
 import (
 	"bytes"
 	"io"
-	"os"
+
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // How a smith file is recognised by its first record (first is the record's
@@ -42,7 +43,7 @@ const smithSniffLen = 8 << 10
 // isSmithSessionFile reports whether the file at p starts like a
 // session.json.
 func isSmithSessionFile(p string) bool {
-	f, err := os.Open(p)
+	f, err := jsonscan.Open(p)
 	if err != nil {
 		return false
 	}

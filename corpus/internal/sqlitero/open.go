@@ -120,7 +120,7 @@ func shortFile(n int) error {
 // isWAL reports whether the database header says WAL mode (file format
 // read/write versions, bytes 18 and 19, are 2).
 func isWAL(p string) (bool, error) {
-	f, err := os.Open(p)
+	f, err := jsonscan.Open(p)
 	if err != nil {
 		return false, err
 	}
@@ -151,7 +151,7 @@ func copyWAL(abs string) (string, error) {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := jsonscan.Open(src)
 	if err != nil {
 		return err
 	}
