@@ -126,10 +126,7 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return nil, ctxErr
 	}
-	var dups []duplicate
-	if !a.flags.demo { // the demo's files are calib's own, each read once
-		sessions, dups = readOnce(sessions, size)
-	}
+	sessions, dups := readOnce(sessions, size)
 	if !a.flags.quiet {
 		for _, d := range dups {
 			if d.copied {

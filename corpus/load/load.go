@@ -175,6 +175,9 @@ func expand(p string, opts corpus.Options) group {
 			if f.dir && f.opencode {
 				return opencode.LoadStorage(f.path, opts)
 			}
+			if f.dir && f.smithRoot {
+				return smith.LoadRoot(f.path, opts)
+			}
 			if f.dir {
 				return smith.LoadDir(f.path, opts)
 			}
@@ -249,9 +252,10 @@ func notRegular(m os.FileMode) error {
 // walked is one entry of a folder walk: a regular file (or a link to one), or a smith session
 // folder or an opencode storage folder (loaded whole).
 type walked struct {
-	path     string
-	dir      bool
-	opencode bool
+	path      string
+	dir       bool
+	opencode  bool
+	smithRoot bool // smith's sessions folder: its index.json and session folders
 	// err is why a folder of the tree could not be listed.
 	err error
 	// odd is why an entry that is no regular file was not read (a named
@@ -283,6 +287,10 @@ func walk(dir string) ([]walked, error) {
 				files = append(files, walked{path: p, dir: true, opencode: true})
 				return filepath.SkipDir
 			}
+			if p != dir && isSmithRoot(p) {
+				files = append(files, walked{path: p, dir: true, smithRoot: true})
+				return filepath.SkipDir
+			}
 			if claudecode.IsPersistedDir(p) {
 				return filepath.SkipDir // read with the log beside it
 			}
@@ -311,6 +319,17 @@ func walk(dir string) ([]walked, error) {
 	})
 	sort.Slice(files, func(i, j int) bool { return files[i].path < files[j].path })
 	return files, err
+}
+
+// isSmithRoot reports whether a folder a walk meets is smith's sessions
+// folder: its index.json is smith's index, by content. It is read whole,
+// as when it is given: walked file by file, its index loaded every session
+// it lists and then each session folder loaded them again ("the same file
+// as", of the file itself, for every session of `calib demo`'s folder).
+// Another tool's index.json is not smith's and hides nothing beside it.
+func isSmithRoot(p string) bool {
+	f, err := sniffFile(filepath.Join(p, "index.json"))
+	return err == nil && f != nil && f.name == "smith-index"
 }
 
 func isSmithFolder(p string) bool {

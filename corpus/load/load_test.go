@@ -146,6 +146,10 @@ func TestLoadDirectoryOfTranscripts(t *testing.T) {
 	// index.json is one: "data/x/index.json: no such file" failed the
 	// whole folder.
 	other := writeFile(t, dir, "data/manual.json", "[]\n")
+	// Another tool's index.json is not smith's: the logs beside it are
+	// still walked one by one.
+	writeFile(t, dir, "docs/index.json", `{"pages":["a","b"]}`+"\n")
+	writeFile(t, dir, "docs/c.jsonl", line)
 	ss, err := load.Load([]string{dir}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -157,8 +161,8 @@ func TestLoadDirectoryOfTranscripts(t *testing.T) {
 	for _, s := range ss {
 		got = append(got, s.ID)
 	}
-	if strings.Join(got, ",") != "a,b,sub" {
-		t.Errorf("sessions %v, want a,b,sub in name order", got)
+	if strings.Join(got, ",") != "a,b,c,sub" {
+		t.Errorf("sessions %v, want a,b,c,sub in name order", got)
 	}
 }
 
