@@ -1,6 +1,8 @@
 package corpus
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -72,6 +74,22 @@ func (u *Usage) Add(v Usage) {
 type UsageField struct {
 	Name  string
 	Value *int64 // nil: absent
+}
+
+// UsageDecodeError words why a usage object did not decode, for a
+// warning: the field and what it held ("message.usage.output_tokens holds
+// number 1e+30 (expected a whole token count)"), where encoding/json's
+// error named Go's types ("Go struct field ccUsage.output_tokens of type
+// int64").
+func UsageDecodeError(what string, err error) string {
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Sprintf("%s.%s holds %s (expected a whole token count)", what, te.Field, te.Value)
+	case errors.As(err, &te):
+		return fmt.Sprintf("%s holds %s (expected an object of token counts)", what, te.Value)
+	}
+	return fmt.Sprintf("%s is not an object of token counts (%v)", what, err)
 }
 
 // CheckUsage validates recorded counts: every field present and not

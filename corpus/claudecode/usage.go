@@ -122,7 +122,7 @@ func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
 	}
 	cu, err := st.decode(raw)
 	if err != nil {
-		l.warn(n, "message.usage is not an object of token counts (%v); the request's usage is ignored", err)
+		l.warn(n, "%s; the request's usage is ignored", corpus.UsageDecodeError("message.usage", err))
 		return
 	}
 	if msg := corpus.CheckUsage("message.usage", corpus.UsageField{Name: "input_tokens", Value: cu.Input},

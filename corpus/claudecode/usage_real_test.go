@@ -103,7 +103,7 @@ func TestClaudeCodeUsageBadInput(t *testing.T) {
 		2:  "message.usage input_tokens is -3 (expected a count ≥ 0)",
 		4:  "message.usage has no cache_creation_input_tokens",
 		6:  "splits 60+0 tokens by TTL but cache_creation_input_tokens is 100",
-		8:  "message.usage is not an object of token counts",
+		8:  "message.usage holds string (expected an object of token counts); the request's usage is ignored",
 		10: "1 assistant message(s) record no message.usage",
 	}
 	for _, w := range s.Warnings {

@@ -120,7 +120,7 @@ func parseSmithSessionFile(p string, buf []byte) (*smithSessionFile, error) {
 		}
 	}
 	if u, msg := smithUsage(f.Usage); msg != "" {
-		r.warn(1, "session.json usage %s", msg)
+		r.warn(1, "session.json %s", msg)
 	} else {
 		out.usage = u
 	}
@@ -200,7 +200,7 @@ func LoadRoot(dir string, opts corpus.Options) ([]*corpus.Session, error) {
 			fillFromIndex(s, e)
 			if s.Recorded.UsageTotal == nil {
 				if u, msg := smithUsage(e.Usage); msg != "" {
-					s.Warnings = append(s.Warnings, corpus.Warning{File: ip, Line: 1, Message: fmt.Sprintf("entry %d: usage %s", i+1, msg)})
+					s.Warnings = append(s.Warnings, corpus.Warning{File: ip, Line: 1, Message: fmt.Sprintf("entry %d: %s", i+1, msg)})
 				} else {
 					s.Recorded.UsageTotal = u
 				}

@@ -2,7 +2,6 @@ package smith
 
 import (
 	"encoding/json"
-	"fmt"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -25,7 +24,7 @@ func smithUsage(raw json.RawMessage) (*corpus.Usage, string) {
 		Read       *int64 `json:"cache_read_tokens"`
 	}
 	if err := json.Unmarshal(raw, &f); err != nil {
-		return nil, fmt.Sprintf("is not an object of token counts (%v); ignored", err)
+		return nil, corpus.UsageDecodeError("usage", err) + "; ignored"
 	}
 	zero := int64(0)
 	if f.Write == nil {
@@ -34,11 +33,11 @@ func smithUsage(raw json.RawMessage) (*corpus.Usage, string) {
 	if f.Read == nil {
 		f.Read = &zero
 	}
-	if msg := corpus.CheckUsage("", corpus.UsageField{Name: "prompt_tokens", Value: f.Prompt},
+	if msg := corpus.CheckUsage("usage", corpus.UsageField{Name: "prompt_tokens", Value: f.Prompt},
 		corpus.UsageField{Name: "completion_tokens", Value: f.Completion},
 		corpus.UsageField{Name: "cache_creation_tokens", Value: f.Write},
 		corpus.UsageField{Name: "cache_read_tokens", Value: f.Read}); msg != "" {
-		return nil, msg[1:]
+		return nil, msg
 	}
 	return &corpus.Usage{AtMessage: -1, InputTokens: int(*f.Prompt), CacheWriteTokens: int(*f.Write), CacheWrite5m: int(*f.Write),
 		CacheReadTokens: int(*f.Read), OutputTokens: int(*f.Completion)}, ""

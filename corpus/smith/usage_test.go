@@ -22,12 +22,15 @@ func TestSmithUsage(t *testing.T) {
 			&corpus.Usage{AtMessage: -1, InputTokens: 81234, CacheWriteTokens: 10, CacheWrite5m: 10, CacheReadTokens: 20, OutputTokens: 4120}, ""},
 		// The snapshot's usage has no cache fields: they default to 0.
 		{`{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11}`, &corpus.Usage{AtMessage: -1, InputTokens: 5, OutputTokens: 6}, ""},
-		{`{"completion_tokens":6}`, nil, "has no prompt_tokens"},
-		{`{"prompt_tokens":5,"completion_tokens":-6}`, nil, "completion_tokens is -6 (expected a count ≥ 0)"},
-		{`"lots"`, nil, "is not an object of token counts"},
+		{`{"completion_tokens":6}`, nil, "usage has no prompt_tokens (expected a token count); the request's usage is ignored"},
+		{`{"prompt_tokens":5,"completion_tokens":-6}`, nil, "usage completion_tokens is -6 (expected a count ≥ 0); the request's usage is ignored"},
+		{`"lots"`, nil, "usage holds string (expected an object of token counts); ignored"},
+		// encoding/json named Go's types here ("Go struct field .Prompt of type int64").
+		{`{"prompt_tokens":1e30,"completion_tokens":6}`, nil, "usage.prompt_tokens holds number 1e30 (expected a whole token count); ignored"},
+		{`{"prompt_tokens":5,"completion_tokens":"six"}`, nil, "usage.completion_tokens holds string (expected a whole token count); ignored"},
 	} {
 		u, msg := smithUsage(json.RawMessage(c.raw))
-		if (u == nil) != (c.want == nil) || (u != nil && *u != *c.want) || !strings.Contains(msg, c.msg) || (c.msg == "") != (msg == "") {
+		if (u == nil) != (c.want == nil) || (u != nil && *u != *c.want) || msg != c.msg {
 			t.Errorf("%s: %+v %q, want %+v %q", c.raw, u, msg, c.want, c.msg)
 		}
 	}
