@@ -103,10 +103,11 @@ func claiRotationSpecs() []ParamSpec {
 	}
 }
 
-// claiRotationDef registers clai-rotation. It replays clai only: its
-// 16-message tail is cut where clai's own messages (tool calls kept in
-// their own table) allow, and in other agents' logs it would separate a
-// tool call from its result (a Claude Code session shows it).
+// claiRotationDef registers clai-rotation. It replays clai as clai does
+// (Only): its 16-message tail is cut where clai's own messages (tool calls
+// kept in their own table) allow, and in other agents' logs it can
+// separate a tool call from its result (a Claude Code session shows it),
+// which compare therefore skips and replay reports as a violation.
 func claiRotationDef() Def {
 	return Def{Name: ClaiRotationName, Rotates: true, Formats: []corpus.Format{corpus.FormatClai}, Stages: []string{"rotation"}, Agent: "clai (shared/specs/clai.md)",
 		Only:    []corpus.Format{corpus.FormatClai},

@@ -31,11 +31,17 @@ type Def struct {
 	// source and version its defaults come from; empty for a general
 	// policy. `calib compare` runs every policy that has one.
 	Agent string
-	// Only lists the formats the policy can replay; empty: every format.
+	// Only lists the formats whose sessions the policy replays as their
+	// agent would (empty: every format). `calib compare`, which ranks
+	// agents' policies, skips the others; replay, sweep and digest-growth
+	// replay any session with the policy they are given, and the
+	// invariant checks report what comes of it (clai-rotation's 16-message
+	// tail separates a Claude Code tool call from its result).
 	Only []corpus.Format
 }
 
-// Applies reports whether the policy can replay a session of format f.
+// Applies reports whether the policy replays a session of format f as its
+// agent would (Only).
 func (d Def) Applies(f corpus.Format) bool { return len(d.Only) == 0 || slices.Contains(d.Only, f) }
 
 // Defs lists every policy, in the order `calib policies` shows them. Each
