@@ -185,7 +185,7 @@ func (l *loader) compacted(p *payload, n int, ts time.Time) {
 func (l *loader) tokenCount(p *payload, n int, ts time.Time) {
 	tc, ok, err := decodeInfo(p.Info)
 	if err != nil {
-		l.warn(n, "token_count info is not an object (%v); usage not recorded for this request", err)
+		l.warn(n, "token_count %v; usage not recorded for this request", err)
 		return
 	}
 	if !ok {

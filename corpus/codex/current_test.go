@@ -127,8 +127,10 @@ func describe(m corpus.Message) string {
 
 // Bad token_count events (written from the documented shape): a negative
 // count, cached input larger than the input that includes it, an info
-// that is not an object, neither last nor total usage. Each is a warning
-// naming its line; the request has no usage and the rest loads.
+// that is not an object, neither last nor total usage, a count that is not
+// a whole number and a usage that is not an object (both read as 0 tokens,
+// in silence, before). Each is a warning naming its line; the request has
+// no usage and the rest loads.
 func TestCodexBadTokenCount(t *testing.T) {
 	lines := []string{
 		`{"timestamp":"2026-02-10T10:00:00.000Z","type":"session_meta","payload":{"id":"bad-usage","cli_version":"0.98.0"}}`,
@@ -138,6 +140,9 @@ func TestCodexBadTokenCount(t *testing.T) {
 		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"event_msg","payload":{"type":"token_count","info":[1,2]}}`,
 		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"event_msg","payload":{"type":"token_count","info":{"model_context_window":272000}}}`,
 		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":50,"cached_input_tokens":20,"output_tokens":5,"reasoning_output_tokens":0,"total_tokens":55}}}}`,
+		`{"timestamp":"2026-02-10T10:00:06.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":{"input_tokens":"many","cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":1}}}}`,
+		`{"timestamp":"2026-02-10T10:00:07.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":70,"cached_input_tokens":0,"output_tokens":1e30,"reasoning_output_tokens":0,"total_tokens":1}}}}`,
+		`{"timestamp":"2026-02-10T10:00:08.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":5}}}`,
 	}
 	ss, err := codex.Read("bad.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
 	if err != nil {
@@ -149,6 +154,9 @@ func TestCodexBadTokenCount(t *testing.T) {
 		"4: token_count counts input 5, cached 9, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
 		"5: token_count info is not an object (at byte 1: expected an object or null); usage not recorded for this request",
 		"6: token_count has neither last_token_usage nor total_token_usage; usage ignored",
+		`8: token_count last_token_usage.input_tokens is "many", not a whole token count; usage not recorded for this request`,
+		"9: token_count total_token_usage.output_tokens is 1e30, not a whole token count; usage not recorded for this request",
+		"10: token_count last_token_usage is 5, not an object of token counts; usage not recorded for this request",
 	}
 	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)

@@ -1,6 +1,10 @@
 package codex
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
@@ -166,34 +170,74 @@ func decodeInfo(raw []byte) (tokenCount, bool, error) {
 	case '{':
 	default:
 		s.Fail("expected an object or null")
-		return tc, false, s.Err
+		return tc, false, fmt.Errorf("info is not an object (%w)", s.Err)
 	}
+	// The rest of a line is read leniently (jsonscan.Loose), but a count
+	// the cost model reads is not: "many" read as 0 tokens, in silence.
+	var bad string
 	jsonscan.Loose(s, []jsonscan.Field{
 		{Name: "last_token_usage", Dst: func() bool {
 			tc.HasLast = s.Peek() == '{'
-			return decodeUsage(s, &tc.Last)
+			return decodeUsage(s, &tc.Last, "last_token_usage", &bad)
 		}},
 		{Name: "total_token_usage", Dst: func() bool {
 			tc.HasTotal = s.Peek() == '{'
-			return decodeUsage(s, &tc.Total)
+			return decodeUsage(s, &tc.Total, "total_token_usage", &bad)
 		}},
 		{Name: "model_context_window", Dst: &tc.ContextWindow},
 	})
 	s.End()
-	return tc, s.Err == nil, s.Err
+	switch {
+	case s.Err != nil:
+		return tc, false, fmt.Errorf("info is not an object (%w)", s.Err)
+	case bad != "":
+		return tc, false, errors.New(bad)
+	}
+	return tc, true, nil
 }
 
-func decodeUsage(s *jsonscan.Scanner, u *usage) bool {
-	if s.Peek() != '{' {
+// decodeUsage reads a usage object (null or absent is none); bad, when
+// empty, gets what is wrong with the first value that is not a count.
+func decodeUsage(s *jsonscan.Scanner, u *usage, where string, bad *string) bool {
+	switch s.Peek() {
+	case '{':
+	case 'n':
 		return s.Skip()
+	default:
+		start := s.I
+		ok := s.Skip()
+		if ok && *bad == "" {
+			*bad = fmt.Sprintf("%s is %s, not an object of token counts", where, excerpt(s.B[start:s.I]))
+		}
+		return ok
+	}
+	count := func(name string, dst *int) jsonscan.Field {
+		return jsonscan.Field{Name: name, Dst: func() bool {
+			start := s.I
+			v, ok := s.Int()
+			if !ok && s.Err == nil && *bad == "" {
+				*bad = fmt.Sprintf("%s.%s is %s, not a whole token count", where, name, excerpt(s.B[start:s.I]))
+			}
+			*dst = v
+			return s.Err == nil
+		}}
 	}
 	return jsonscan.Loose(s, []jsonscan.Field{
-		{Name: "input_tokens", Dst: &u.Input},
-		{Name: "cached_input_tokens", Dst: &u.Cached},
-		{Name: "output_tokens", Dst: &u.Output},
-		{Name: "reasoning_output_tokens", Dst: &u.Reasoning},
-		{Name: "total_tokens", Dst: &u.Total},
+		count("input_tokens", &u.Input),
+		count("cached_input_tokens", &u.Cached),
+		count("output_tokens", &u.Output),
+		count("reasoning_output_tokens", &u.Reasoning),
+		count("total_tokens", &u.Total),
 	})
+}
+
+// excerpt is a JSON value for a warning, cut to 40 bytes.
+func excerpt(v []byte) string {
+	v = bytes.TrimSpace(v)
+	if len(v) > 40 {
+		return string(v[:40]) + "…"
+	}
+	return string(v)
 }
 
 // outputValue is a call output: a string, an object {content, success}, or
