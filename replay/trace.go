@@ -24,7 +24,9 @@ type Trace struct {
 	// Final is the working history after the last message, when
 	// Options.KeepFinal is set.
 	Final []corpus.Message
-	// Messages is how many raw messages were replayed (sidechains skipped).
+	// Messages is how many raw messages were replayed: sidechains are
+	// skipped, and so are the summaries the agent recorded, which a
+	// policy's own compactions replace (walker.skips).
 	Messages int
 	// Loss is what hiding tool results cost the agent, when
 	// Options.Loss was set.

@@ -271,3 +271,29 @@ func TestReplayJSONCountsOutputCapsOnce(t *testing.T) {
 		t.Errorf("%d events (first %+v), want the 50 caps", len(rep.Events), rep.Events)
 	}
 }
+
+// replay's messages are inspect's less the summaries the agent recorded
+// (the README's example: f67ab274, 557 messages of which 2 summaries, 555
+// replayed).
+func TestReplayMessagesLeaveOutRecordedSummaries(t *testing.T) {
+	file := filepath.Join(realcorpus.Dir(t, "claude-code"), "f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl")
+	var ins struct {
+		Sessions []struct {
+			Messages  int `json:"messages"`
+			Summaries int `json:"summaries"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &ins, "inspect", "-q", file)
+	var rep struct {
+		Sessions []struct {
+			Messages int `json:"messages"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &rep, "replay", "-q", file)
+	if len(ins.Sessions) != 1 || len(rep.Sessions) != 1 {
+		t.Fatalf("%d and %d sessions, want 1", len(ins.Sessions), len(rep.Sessions))
+	}
+	if i, r := ins.Sessions[0], rep.Sessions[0]; i.Messages != 557 || i.Summaries != 2 || r.Messages != 555 {
+		t.Errorf("inspect %d messages, %d summaries; replay %d messages; want 557, 2 and 555", i.Messages, i.Summaries, r.Messages)
+	}
+}
