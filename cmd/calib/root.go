@@ -314,7 +314,9 @@ func run(ctx context.Context, args []string, io *IO) int {
 		err = &outputError{fmt.Errorf("%w: %w; the output is incomplete", errStdout, osErrOnly(cobraOut.err))}
 	}
 	if msg := errorMessage(err); msg != "" {
-		fmt.Fprintf(io.ErrOut, "calib: %s\n", msg)
+		// An error can quote a log too (a session id in "first: session
+		// ..."): one line, as every warning is.
+		fmt.Fprintf(io.ErrOut, "calib: %s\n", oneLine(msg))
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
