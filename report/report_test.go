@@ -14,12 +14,16 @@ var update = flag.Bool("update", false, "rewrite golden files")
 
 // sampleDoc exercises what the writers must get right: numeric columns
 // right-aligned, thousands separators, negative numbers, empty cells,
-// characters that need escaping in markdown/CSV/JSON, and two tables.
+// characters that need escaping in markdown/CSV/JSON, control characters,
+// and two tables.
 func sampleDoc() Doc {
 	t := NewTable("sessions", TextCol("id"), Col("format"), Col("messages"), Col("bytes"), Col("ratio"), Col("note"))
 	t.AddRow(Str("s1"), Str("smith-transcript"), Int(12), Int(1234567), Float(0.5, 3), Str("a|b <c> & \"d\""))
 	t.AddRow(Str("0042"), Str("clai"), Int(3), Int(-9876), Float(-0.0001, 2), Str("line1\nline2, with comma"))
 	t.AddRow(Str("s3"), Str("codex"), Int(0), Empty(), Float(1234.5, 1))
+	// An escape sequence in a session id: escaped in text and markdown,
+	// which a terminal shows; kept in CSV and JSON, which are data.
+	t.AddRow(Str("s4\x1b[31m"), Str("gemini\u009b"), Int(1), Int(2), Float(0, 1), Str("bell\a"))
 	u := NewTable("recorded compactions", Col("session"), Col("index"), Col("p1"))
 	u.AddRow(Str("0042"), Int(0), Int(1))
 	return Doc{

@@ -123,10 +123,12 @@ func (t *Table) strings(thousands, shown bool) [][]string {
 	return out
 }
 
-// sanitizeCell keeps a cell on one line in text and markdown output.
+// sanitizeCell keeps a cell on one line in text and markdown output: line
+// breaks and tabs become spaces, other control characters escapes
+// (EscapeControls).
 func sanitizeCell(s string) string {
-	if !strings.ContainsAny(s, "\r\n\t") {
-		return s
+	if strings.ContainsAny(s, "\r\n\t") {
+		s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
 	}
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
+	return EscapeControls(s)
 }

@@ -130,7 +130,7 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 	if !a.flags.quiet {
 		for _, d := range dups {
 			if d.copied {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), oneLine(d.id), rel(d.first))
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), report.EscapeControls(d.id), rel(d.first))
 				continue
 			}
 			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
@@ -144,7 +144,7 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 			continue
 		}
 		for _, w := range s.Warnings {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), oneLine(w.Message))
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), report.EscapeControls(w.Message))
 		}
 	}
 	for _, e := range splitErrors(err) {
@@ -152,17 +152,17 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 			w.Path = rel(w.Path)
 			l.warnings = append(l.warnings, corpus.Warning{File: w.Path, Line: w.Line, Message: w.Message})
 			if !a.flags.quiet {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.Path, w.Line), oneLine(w.Message))
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.Path, w.Line), report.EscapeControls(w.Message))
 			}
 			continue
 		}
 		l.failed++
 		var fe *corpus.FileError
 		if errors.As(e, &fe) {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: %s\n", location(rel(fe.Path), fe.Line), oneLine(fileErrorText(fe.Err)))
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: %s\n", location(rel(fe.Path), fe.Line), report.EscapeControls(fileErrorText(fe.Err)))
 			continue
 		}
-		fmt.Fprintf(a.IO.ErrOut, "calib: %s\n", oneLine(e.Error()))
+		fmt.Fprintf(a.IO.ErrOut, "calib: %s\n", report.EscapeControls(e.Error()))
 	}
 	if len(sessions) == 0 && l.failed > 0 {
 		return nil, l.Err()

@@ -316,7 +316,7 @@ func run(ctx context.Context, args []string, io *IO) int {
 	if msg := errorMessage(err); msg != "" {
 		// An error can quote a log too (a session id in "first: session
 		// ..."): one line, as every warning is.
-		fmt.Fprintf(io.ErrOut, "calib: %s\n", oneLine(msg))
+		fmt.Fprintf(io.ErrOut, "calib: %s\n", report.EscapeControls(msg))
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {

@@ -1,10 +1,10 @@
-package main
+package report
 
 import "testing"
 
-// TestOneLine: control characters in a message quoting a log become Go
+// TestEscapeControls: control characters in a message quoting a log become Go
 // escapes; anything else, tabs and non-ASCII text included, is unchanged.
-func TestOneLine(t *testing.T) {
+func TestEscapeControls(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain message":                       "plain message",
 		"tab\there, café ©":                   "tab\there, café ©",
@@ -12,8 +12,8 @@ func TestOneLine(t *testing.T) {
 		"cr\r and esc \x1b[31m red":           `cr\r and esc \x1b[31m red`,
 		"del \x7f, C1 csi \u009b2J, nul \x00": `del \x7f, C1 csi \u009b2J, nul \x00`,
 	} {
-		if got := oneLine(in); got != want {
-			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		if got := EscapeControls(in); got != want {
+			t.Errorf("EscapeControls(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
