@@ -59,9 +59,15 @@ func costTables(cs []*cache.SessionCost) []*report.Table {
 		if sc.Calibration.Recorded {
 			scale, overhead = report.Float(sc.Calibration.Scale, 3), report.Int(sc.Calibration.Overhead)
 		}
+		// A session with no prompt has no hit rate (its JSON metrics
+		// leave cache_hit_rate out); 0.0% read as "nothing cached".
+		hit := report.Empty()
+		if tot.Prompt() > 0 {
+			hit = report.Percent(tot.HitRate(), 1)
+		}
 		t.AddRow(report.Str(sc.Session), report.Str(sc.Model), report.Int(tot.Requests), report.Int(tot.Uncached),
 			report.Int(tot.Write()), report.Int(tot.Read), report.Int(tot.Output), report.Int(int64(tot.Billed+0.5)), usd,
-			report.Percent(tot.HitRate(), 1), report.Int(tot.Breaks), report.Int(tot.SummaryCalls), scale, overhead,
+			hit, report.Int(tot.Breaks), report.Int(tot.SummaryCalls), scale, overhead,
 			report.Str(cacheLabel(sc.Params)), report.Str(strings.Join(sc.Notes, "; ")))
 		for _, c := range sc.Compactions {
 			comp.AddRow(report.Str(sc.Session), report.Int(c.Request), report.Int(c.RewriteTokens), report.Int(int64(c.RewriteBilled+0.5)),
