@@ -297,3 +297,24 @@ func TestReplayMessagesLeaveOutRecordedSummaries(t *testing.T) {
 		t.Errorf("inspect %d messages, %d summaries; replay %d messages; want 557, 2 and 555", i.Messages, i.Summaries, r.Messages)
 	}
 }
+
+// digest-growth re-derives clai's stored digests only from a clai
+// database: a Claude Code log's compact boundaries are not clai digests
+// (f67ab274's two were each a "window-mismatch" against "the database's
+// own rows"), while its chain is still grown.
+func TestDigestGrowthRederivesOnlyClai(t *testing.T) {
+	file := filepath.Join(realcorpus.Dir(t, "claude-code"), "f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl")
+	var rep struct {
+		Sessions []struct {
+			Rotations []json.RawMessage `json:"rotations"`
+			Recorded  []json.RawMessage `json:"recorded"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &rep, "digest-growth", "-q", file)
+	if len(rep.Sessions) != 1 {
+		t.Fatalf("%d sessions, want 1", len(rep.Sessions))
+	}
+	if s := rep.Sessions[0]; len(s.Recorded) != 0 || len(s.Rotations) == 0 {
+		t.Errorf("%d re-derived digests and %d rotations; want none re-derived and a chain", len(s.Recorded), len(s.Rotations))
+	}
+}
