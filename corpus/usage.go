@@ -77,19 +77,30 @@ type UsageField struct {
 }
 
 // UsageDecodeError words why a usage object did not decode, for a
-// warning: the field and what it held ("message.usage.output_tokens holds
-// number 1e+30 (expected a whole token count)"), where encoding/json's
-// error named Go's types ("Go struct field ccUsage.output_tokens of type
-// int64").
+// warning: the field and what it held (BadCount, BadUsage), where
+// encoding/json's error named Go's types ("Go struct field
+// ccUsage.output_tokens of type int64").
 func UsageDecodeError(what string, err error) string {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &te) && te.Field != "":
-		return fmt.Sprintf("%s.%s holds %s (expected a whole token count)", what, te.Field, te.Value)
+		return BadCount(what+"."+te.Field, te.Value)
 	case errors.As(err, &te):
-		return fmt.Sprintf("%s holds %s (expected an object of token counts)", what, te.Value)
+		return BadUsage(what, te.Value)
 	}
 	return fmt.Sprintf("%s is not an object of token counts (%v)", what, err)
+}
+
+// BadCount is the warning for a token count that is not a whole number:
+// "message.usage.output_tokens holds number 1e+30 (expected a whole token
+// count)". Every reader words it so.
+func BadCount(field, held string) string {
+	return fmt.Sprintf("%s holds %s (expected a whole token count)", field, held)
+}
+
+// BadUsage is the warning for a usage that is not an object.
+func BadUsage(what, held string) string {
+	return fmt.Sprintf("%s holds %s (expected an object of token counts)", what, held)
 }
 
 // CheckUsage validates recorded counts: every field present and not

@@ -72,12 +72,12 @@ func RederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
 // Rederive re-derives the digests s recorded when p models an agent whose
 // digests can be derived again (policy.Rederiver) and s is that agent's
 // database (clai); nil otherwise, or when s recorded no compaction. A
-// Claude Code log's compact boundaries are not clai digests: re-derived
-// as ones, each was a "window-mismatch" against "the database's rows". Each digest is rendered with p's parameters in
-// the variant that wrote it (policy.ClaiWrittenVariant of the stored
-// text), not p's own: the question is whether the database holds what clai
-// wrote, and a run of the fixed variant replays a database clai as
-// released (legacy) wrote.
+// Claude Code log's compact boundaries are not clai digests: re-derived as
+// ones, each was a "window-mismatch" against "the database's rows". Each
+// digest is rendered with p's parameters in the variant that wrote it
+// (policy.ClaiWrittenVariant of the stored text), not p's own: the
+// question is whether the database holds what clai wrote, and a run of the
+// fixed variant replays a database clai as released (legacy) wrote.
 func Rederive(s *corpus.Session, p policy.Policy) []Rederived {
 	r, ok := p.(policy.Rederiver)
 	if !ok || s.Format != corpus.FormatClai || len(s.Recorded.Compactions) == 0 {

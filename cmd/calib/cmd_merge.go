@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/replay/sweep"
 )
 
@@ -100,9 +101,10 @@ func readShard(p string) (*sweep.Report, error) {
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return nil, usageErrorf("%s: a folder; expected a shard file (calib sweep --format json or --out); give its files, e.g. %s", p, filepath.Join(p, "*.json"))
-	} else if err == nil && fi.Mode()&(os.ModeDevice|os.ModeSocket) != 0 {
+	} else if err == nil && corpus.SpecialKind(fi.Mode()) != "" && fi.Mode()&os.ModeNamedPipe == 0 {
 		// A shard is read whole: /dev/zero was read until memory ran out.
-		return nil, usageErrorf("%s: a device or socket, not a shard file; expected the output of calib sweep --format json or --out", p)
+		// A pipe ends when its writer does (a process substitution).
+		return nil, usageErrorf("%s: %s, not a shard file; expected the output of calib sweep --format json or --out", p, corpus.SpecialKind(fi.Mode()))
 	}
 	r, err := sweep.ReadFile(p)
 	var pe *fs.PathError

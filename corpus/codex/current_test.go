@@ -154,9 +154,9 @@ func TestCodexBadTokenCount(t *testing.T) {
 		"4: token_count counts input 5, cached 9, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
 		"5: token_count info is not an object (at byte 1: expected an object or null); usage not recorded for this request",
 		"6: token_count has neither last_token_usage nor total_token_usage; usage ignored",
-		`8: token_count last_token_usage.input_tokens is "many", not a whole token count; usage not recorded for this request`,
-		"9: token_count total_token_usage.output_tokens is 1e30, not a whole token count; usage not recorded for this request",
-		"10: token_count last_token_usage is 5, not an object of token counts; usage not recorded for this request",
+		`8: token_count last_token_usage.input_tokens holds "many" (expected a whole token count); usage not recorded for this request`,
+		"9: token_count total_token_usage.output_tokens holds 1e30 (expected a whole token count); usage not recorded for this request",
+		"10: token_count last_token_usage holds 5 (expected an object of token counts); usage not recorded for this request",
 	}
 	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)

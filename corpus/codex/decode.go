@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
@@ -207,7 +208,7 @@ func decodeUsage(s *jsonscan.Scanner, u *usage, where string, bad *string) bool 
 		start := s.I
 		ok := s.Skip()
 		if ok && *bad == "" {
-			*bad = fmt.Sprintf("%s is %s, not an object of token counts", where, excerpt(s.B[start:s.I]))
+			*bad = corpus.BadUsage(where, excerpt(s.B[start:s.I]))
 		}
 		return ok
 	}
@@ -216,7 +217,7 @@ func decodeUsage(s *jsonscan.Scanner, u *usage, where string, bad *string) bool 
 			start := s.I
 			v, ok := s.Int()
 			if !ok && s.Err == nil && *bad == "" {
-				*bad = fmt.Sprintf("%s.%s is %s, not a whole token count", where, name, excerpt(s.B[start:s.I]))
+				*bad = corpus.BadCount(where+"."+name, excerpt(s.B[start:s.I]))
 			}
 			*dst = v
 			return s.Err == nil

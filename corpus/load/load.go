@@ -237,16 +237,13 @@ func loadFile(p string, opts corpus.Options) ([]*corpus.Session, error) {
 // serve: the second open would wait for a writer forever. Devices and
 // sockets hold no session either.
 func notRegular(m os.FileMode) error {
-	what := jsonscan.SpecialKind(m)
 	switch {
 	case m.IsRegular():
 		return nil
 	case m&os.ModeNamedPipe != 0:
 		return errors.New("a named pipe, not a file or folder; to read a pipe, redirect it to standard input and give - as the path")
-	case what == "":
-		what = "not a regular file"
 	}
-	return fmt.Errorf("%s; expected a session file, a session folder or a clai workspace", what)
+	return fmt.Errorf("%s; expected a session file, a session folder or a clai workspace", corpus.SpecialKind(m))
 }
 
 // walked is one entry of a folder walk: a regular file (or a link to one), or a smith session

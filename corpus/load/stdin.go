@@ -32,24 +32,19 @@ func loadStdin(r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 		return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("reading standard input: %w", err)}
 	}
 	head = head[:n]
-	var f *format
-	if !jsonscan.AllSpace(head) {
-		if f, err = stdinFormat(head); err != nil {
-			return nil, err
-		}
+	if n < sniffLen && jsonscan.AllSpace(head) {
+		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log")}
+	}
+	// A blank head with more behind it is judged as any head is:
+	// unrecognised, as no session starts with 8 KiB of white space.
+	f, err := stdinFormat(head)
+	if err != nil {
+		return nil, err
 	}
 	buf := head
 	if n == sniffLen {
 		if buf, err = jsonscan.ReadAll(io.MultiReader(bytes.NewReader(head), r)); err != nil {
 			return nil, &corpus.FileError{Path: stdinName, Err: fmt.Errorf("reading standard input: %w", err)}
-		}
-	}
-	if jsonscan.AllSpace(buf) {
-		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log")}
-	}
-	if f == nil { // the head was blank: judge what follows it
-		if f, err = stdinFormat(buf[:min(len(buf), sniffLen)]); err != nil {
-			return nil, err
 		}
 	}
 	ss, err := f.read(buf, opts)

@@ -77,6 +77,8 @@ func TestStdinBadInput(t *testing.T) {
 		{"binary", string(bin), "-: binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
 		{"empty", " \n\n", "-: standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log"},
 		{"text", "just notes\n", "-: unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log or a Gemini CLI chat"},
+		// Judged from its first 8 KiB, which are blank: no session starts so.
+		{"blank head", strings.Repeat(" ", 9000) + `{"role":"user","content":[{"type":"text","text":"hi"}]}` + "\n", "-: unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log or a Gemini CLI chat"},
 		{"sqlite", "SQLite format 3\x00" + strings.Repeat("\x00", 100), "-: standard input holds a SQLite database (a clai data.sqlite or an opencode.db), which is read only from a path; pass its path instead of -"},
 		{"index.json", `[{"id":"s","first_prompt":"hi","message_count":2}]`, "-: standard input holds a smith index.json (it lists the session folders beside it), which is read only from a path; pass its path instead of -"},
 	}

@@ -8,9 +8,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/calib-dev/calib/corpus/internal/sqlitero"
-
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+	"github.com/calib-dev/calib/corpus/internal/sqlitero"
 )
 
 // IsDatabase reports whether the SQLite file at p is an opencode database:

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
-
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 

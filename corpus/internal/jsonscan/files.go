@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 
 	"github.com/calib-dev/calib/corpus"
@@ -16,32 +15,14 @@ func Exists(p string) bool {
 	return err == nil
 }
 
-// SpecialKind words a file mode that is neither a regular file nor a
-// folder ("a named pipe", "a socket", "a device"), or is "" for those two.
-// Opening a named pipe waits for a writer, forever if none comes, and a
-// device such as /dev/zero never ends: no reader may open one.
-func SpecialKind(m fs.FileMode) string {
-	switch {
-	case m.IsRegular() || m.IsDir():
-		return ""
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
-}
-
 // Open opens a file a reader was given or found in a folder, refusing
-// one that SpecialKind names before opening it, with an error that says
+// one that corpus.SpecialKind names before opening it, with an error that says
 // what it is and not the path (every caller names the file): a session
 // folder holding a named pipe in place of its session.json waited forever
 // for a writer, and held up the corpus. A folder opens as os.Open opens it.
 func Open(p string) (*os.File, error) {
 	if fi, err := os.Stat(p); err == nil {
-		if k := SpecialKind(fi.Mode()); k != "" {
+		if k := corpus.SpecialKind(fi.Mode()); k != "" {
 			return nil, errors.New(k + ", not a regular file")
 		}
 	}
