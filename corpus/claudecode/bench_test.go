@@ -187,3 +187,39 @@ func benchLoadReal(b *testing.B, files []string) {
 	}
 	cputime.ReportMBPerCPUSecond(b, float64(size)*float64(b.N), cpu0)
 }
+
+// BenchmarkLoadStrayOutputs loads a small log whose tool-results folder
+// holds 200 outputs of calls it does not have, beside a 4 MB subagent log:
+// each stray is looked for in the subagent logs, which are read once for
+// all of them (read once per stray, the load read 800 MB).
+func BenchmarkLoadStrayOutputs(b *testing.B) {
+	dir := b.TempDir()
+	var w ccLog
+	w.user("review")
+	w.read("toolu_m", "/Users/u/proj/m.md", "main's file", 0)
+	w.say("m2", "done", 100)
+	log := filepath.Join(dir, "s-p.jsonl")
+	if err := os.WriteFile(log, []byte(w.sb.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "s-p", "subagents"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	writeSyntheticClaudeCode(b, filepath.Join(dir, "s-p", "subagents", "agent-a1.jsonl"), 4<<20)
+	tr := filepath.Join(dir, "s-p", "tool-results")
+	if err := os.MkdirAll(tr, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	const strays = 200
+	for i := range strays {
+		if err := os.WriteFile(filepath.Join(tr, fmt.Sprintf("toolu_stray%03d.txt", i)), []byte("output"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		ss, err := claudecode.Load(log, corpus.Options{})
+		if err != nil || len(ss) != 1 || len(ss[0].Warnings) != strays {
+			b.Fatalf("load: %v (%d sessions), want 1 session with %d warnings", err, len(ss), strays)
+		}
+	}
+}

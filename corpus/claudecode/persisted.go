@@ -118,17 +118,37 @@ func subagentLogs(p string) []string {
 	return append(a, b...)
 }
 
-// mentionedBy reports whether any of files holds id: a persisted output
-// of a subagent's tool call is the subagent log's to read, not a stray
-// file of the main session's. It reads those logs only for an id the main
-// log lacks, which the real logs never have.
-func mentionedBy(files []string, id string) bool {
+// markMentioned sets strays[id] for each id some file of files holds as a
+// JSON string ("id"): a persisted output of a subagent's tool call is the
+// subagent log's to read, not a stray file of the main session's. Each
+// log is read once and its quoted strings looked up, so a folder of many
+// stray files costs one pass over the logs, not one per file (the real
+// logs have no stray file at all).
+func markMentioned(files []string, strays map[string]bool) {
 	for _, f := range files {
-		if data, err := jsonscan.ReadFile(f); err == nil && bytes.Contains(data, []byte(`"`+id+`"`)) {
-			return true
+		data, err := jsonscan.ReadFile(f)
+		if err != nil {
+			continue // the log's own reader reports it
+		}
+		// Every run between two consecutive quotes is looked up: "id"
+		// occurs exactly when one of those runs is id, as ids hold no
+		// quote.
+		for rest := data; ; {
+			i := bytes.IndexByte(rest, '"')
+			if i < 0 {
+				break
+			}
+			rest = rest[i+1:]
+			j := bytes.IndexByte(rest, '"')
+			if j < 0 {
+				break
+			}
+			if _, ok := strays[string(rest[:j])]; ok {
+				strays[string(rest[:j])] = true
+			}
+			rest = rest[j:]
 		}
 	}
-	return false
 }
 
 // IsPersistedDir reports whether dir is the persisted-output folder of a
@@ -162,8 +182,17 @@ func (l *ccLoader) readPersisted(session string) {
 		results += len(t.results)
 	}
 	byThread := map[*ccThread][]corpus.Persisted{}
-	var subagents []string // listed at the first id the log lacks
-	listed := false
+	// strays are the outputs of calls the log does not have, each true
+	// when a subagent log holds the call.
+	strays := map[string]bool{}
+	for _, e := range entries {
+		if id, ok := strings.CutSuffix(e.Name(), ".txt"); ok && !e.IsDir() && l.useAt[id].t == nil {
+			strays[id] = false
+		}
+	}
+	if len(strays) > 0 && !shared {
+		markMentioned(subagentLogs(l.path), strays)
+	}
 	data := l.buffers.file // each file in turn: only compared and measured
 	defer func() { l.buffers.file = data[:0] }()
 	for _, e := range entries {
@@ -178,10 +207,7 @@ func (l *ccLoader) readPersisted(session string) {
 			if shared {
 				continue // another thread's: its log reads it
 			}
-			if !listed {
-				subagents, listed = subagentLogs(l.path), true
-			}
-			if mentionedBy(subagents, id) {
+			if strays[id] {
 				continue
 			}
 			if results == 0 {
