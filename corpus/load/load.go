@@ -205,8 +205,17 @@ func expand(p string, opts corpus.Options) group {
 // Claude Code (~/.claude/history.jsonl) keep the user's prompts there, no
 // conversation, and a user pointing calib at the agent's folder would get
 // a warning, fatal under --strict, for a file that was never a session.
+//
+// A compressed log (x.jsonl.gz, .zst, .xz: how logs are archived) is named
+// too, with how to read it.
 func notALog(p string, sniffErr error) error {
-	if !strings.EqualFold(filepath.Ext(p), ".jsonl") || filepath.Base(p) == "history.jsonl" {
+	name := p
+	for _, ext := range []string{".gz", ".zst", ".xz"} {
+		if n, ok := strings.CutSuffix(p, ext); ok {
+			name = n
+		}
+	}
+	if !strings.EqualFold(filepath.Ext(name), ".jsonl") || filepath.Base(name) == "history.jsonl" {
 		return nil
 	}
 	why := "unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log)"

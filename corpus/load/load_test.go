@@ -91,6 +91,10 @@ func TestWalkNamesJSONLItSkips(t *testing.T) {
 	writeFile(t, dir, "t.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\n")
 	writeFile(t, dir, "empty.jsonl", "")
 	writeFile(t, dir, "packed.jsonl", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03")
+	// Archived logs are named by their name before the compression's;
+	// other archives in the folder are not logs.
+	writeFile(t, dir, "old.jsonl.zst", "\x28\xb5\x2f\xfd\x04\x00\x51\x00\x00\xff")
+	writeFile(t, dir, "backup.tar.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03")
 	writeFile(t, dir, "other.JSONL", `{"not":"a session"}`+"\n")
 	writeFile(t, dir, "notes.txt", "hello\n")
 	writeFile(t, dir, "package.json", `{"name":"x"}`+"\n")
@@ -103,13 +107,14 @@ func TestWalkNamesJSONLItSkips(t *testing.T) {
 	}
 	want := []string{
 		filepath.Join(dir, "empty.jsonl") + ": warning: empty file; expected at least one JSON line or a SQLite database; file skipped",
+		filepath.Join(dir, "old.jsonl.zst") + ": warning: zstd-compressed; calib reads logs uncompressed: decompress it first (zstd -d FILE, or zstd -dc FILE | calib ... -); file skipped",
 		filepath.Join(dir, "other.JSONL") + ": warning: unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log); file skipped",
-		filepath.Join(dir, "packed.jsonl") + ": warning: binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite; file skipped",
+		filepath.Join(dir, "packed.jsonl") + ": warning: gzip-compressed; calib reads logs uncompressed: decompress it first (gunzip -k FILE, or gunzip -c FILE | calib ... -); file skipped",
 	}
 	if err == nil || err.Error() != strings.Join(want, "\n") {
 		t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))
 	}
-	if _, err := load.Load([]string{dir}, corpus.Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "packed.jsonl: binary content") {
+	if _, err := load.Load([]string{dir}, corpus.Options{Strict: true}); err == nil || !strings.Contains(err.Error(), "packed.jsonl: gzip-compressed") {
 		t.Errorf("--strict: %v, want packed.jsonl's warning as an error", err)
 	}
 }

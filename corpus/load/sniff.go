@@ -73,7 +73,26 @@ func formats() []format {
 // which every format writes first.
 const sniffLen = 8 << 10
 
-var errBinary = errors.New("binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite")
+// binaryError says what a binary file that no format reads is: a
+// compressed log (logs are often archived gzipped) gets told how to read
+// it, anything else what was expected.
+func binaryError(head []byte) error {
+	for _, c := range compressions {
+		if bytes.HasPrefix(head, []byte(c.magic)) {
+			return errors.New(c.name + "-compressed; calib reads logs uncompressed: decompress it first (" + c.command + ")")
+		}
+	}
+	return errors.New("binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite")
+}
+
+// compressions are the archive formats a log is likely to arrive in, by
+// their magic numbers.
+var compressions = []struct{ name, magic, command string }{
+	{"gzip", "\x1f\x8b", "gunzip -k FILE, or gunzip -c FILE | calib ... -"},
+	{"zstd", "\x28\xb5\x2f\xfd", "zstd -d FILE, or zstd -dc FILE | calib ... -"},
+	{"xz", "\xfd7zXZ\x00", "xz -dk FILE, or xz -dc FILE | calib ... -"},
+	{"zip", "PK\x03\x04", "unzip FILE"},
+}
 
 // sniffFile reports what a file holds, by content. An empty file is an
 // error; so is a binary file that is not SQLite.
@@ -107,7 +126,7 @@ func sniffFile(p string) (*format, error) {
 		return nil, nil
 	}
 	if k == nil && looksBinary(buf) {
-		return nil, &corpus.FileError{Path: p, Err: errBinary}
+		return nil, &corpus.FileError{Path: p, Err: binaryError(buf)}
 	}
 	return k, nil
 }

@@ -1,6 +1,9 @@
 package load
 
 import (
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +62,12 @@ func TestSniffFileErrors(t *testing.T) {
 		{write("nul", "abc\x00def"), "binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
 		{write("latin1", strings.Repeat("caf\xe9 ", 10)), "binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
 		{write("text", "just notes\n"), ""},
+		// Archived logs: gzip and zip written by the standard library,
+		// zstd and xz as their documented magic numbers and binary bytes.
+		{write("log.jsonl.gz", gzipped(t, `{"type":"user"}`+"\n")), "gzip-compressed; calib reads logs uncompressed: decompress it first (gunzip -k FILE, or gunzip -c FILE | calib ... -)"},
+		{write("logs.zip", zipped(t, "log.jsonl", `{"type":"user"}`+"\n")), "zip-compressed; calib reads logs uncompressed: decompress it first (unzip FILE)"},
+		{write("log.jsonl.zst", "\x28\xb5\x2f\xfd\x04\x00\x51\x00\x00\xff"), "zstd-compressed; calib reads logs uncompressed: decompress it first (zstd -d FILE, or zstd -dc FILE | calib ... -)"},
+		{write("log.jsonl.xz", "\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4\x46"), "xz-compressed; calib reads logs uncompressed: decompress it first (xz -dk FILE, or xz -dc FILE | calib ... -)"},
 		{write("long", `{"role":"tool","content":[{"type":"tool_result","text":"`+strings.Repeat("é", sniffLen)+`"}]}`), ""},
 	}
 	for _, tt := range tests {
@@ -71,4 +80,32 @@ func TestSniffFileErrors(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", filepath.Base(tt.path), got, tt.want)
 		}
 	}
+}
+
+func gzipped(t *testing.T, text string) string {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func zipped(t *testing.T, name, text string) string {
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	f, err := w.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write([]byte(text)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

@@ -60,7 +60,7 @@ func stdinFormat(head []byte) (*format, error) {
 	f := sniffBytes(head)
 	switch {
 	case f == nil && looksBinary(head):
-		return nil, &corpus.FileError{Path: stdinName, Err: errBinary}
+		return nil, &corpus.FileError{Path: stdinName, Err: binaryError(head)}
 	case f == nil:
 		return nil, &corpus.FileError{Path: stdinName, Err: errors.New("unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log or a Gemini CLI chat")}
 	case f.read == nil:

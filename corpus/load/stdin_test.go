@@ -75,6 +75,7 @@ func TestStdinBadInput(t *testing.T) {
 		name, in, want string
 	}{
 		{"binary", string(bin), "-: binary content (NUL bytes or invalid UTF-8 near the start); expected a JSONL transcript, a session.json or a clai data.sqlite"},
+		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff\xaaV*\xca\xcfIU", "-: gzip-compressed; calib reads logs uncompressed: decompress it first (gunzip -k FILE, or gunzip -c FILE | calib ... -)"},
 		{"empty", " \n\n", "-: standard input is empty; expected a smith transcript or session.json, or a Claude Code, Codex or Gemini CLI log"},
 		{"text", "just notes\n", "-: unrecognised content on standard input; expected a smith transcript or session.json, a Claude Code or Codex session log or a Gemini CLI chat"},
 		// Judged from its first 8 KiB, which are blank: no session starts so.
