@@ -84,6 +84,7 @@ type ccLoader struct {
 	useAt      map[string]ccUseAt   // tool_use id -> where, across threads
 	tasks      []ccTask
 	unknown    jsonscan.UnknownKinds
+	times      jsonscan.Times
 	warnings   []corpus.Warning // about the file, not one thread
 	sessionID  string
 	meta       corpus.Meta
@@ -150,7 +151,7 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 		}
 		return nil
 	}
-	l.noteMeta(&ln)
+	l.noteMeta(&ln, n)
 	switch ln.Type {
 	case "user", "assistant":
 		if ln.Message == nil {
@@ -195,7 +196,7 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 	return nil
 }
 
-func (l *ccLoader) noteMeta(ln *ccLine) {
+func (l *ccLoader) noteMeta(ln *ccLine, n int) {
 	if l.sessionID == "" && ln.SessionID != "" {
 		l.sessionID = ln.SessionID
 	}
@@ -206,14 +207,12 @@ func (l *ccLoader) noteMeta(ln *ccLine) {
 		l.meta.Cwd = ln.Cwd
 	}
 	l.lineTime = time.Time{}
-	if ln.Timestamp != "" {
-		if ts, err := time.Parse(time.RFC3339Nano, ln.Timestamp); err == nil {
-			if l.meta.CreatedAt.IsZero() {
-				l.meta.CreatedAt = ts
-			}
-			l.meta.UpdatedAt = ts
-			l.lineTime = ts
+	if ts := l.times.Parse(ln.Timestamp, n); !ts.IsZero() {
+		if l.meta.CreatedAt.IsZero() {
+			l.meta.CreatedAt = ts
 		}
+		l.meta.UpdatedAt = ts
+		l.lineTime = ts
 	}
 }
 

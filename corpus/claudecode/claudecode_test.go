@@ -104,6 +104,13 @@ func TestClaudeCodeBadInput(t *testing.T) {
 		{"compact_2x.jsonl",
 			[]sessionCounts{{"s-bad", 7, 0, 1, 2, 2, 1, 1}},
 			[][]string{nil}},
+		// Timestamps in another form: one warning for the file, and the
+		// lines load without a time (TestClaudeCodeBadTimestamps).
+		{"bad_timestamps.jsonl",
+			[]sessionCounts{{"s-time", 4, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				`2: timestamp "2026-02-01 10:00:05" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (2 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`,
+			}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -318,5 +325,28 @@ func TestClaudeCodeLineTimes(t *testing.T) {
 	want := []string{"2026-01-28T20:56:15Z", zero, zero, "2026-01-28T20:57:00Z", "done " + zero, "done 2026-01-28T20:57:00Z", "compaction " + zero}
 	if !slices.Equal(got, want) {
 		t.Errorf("times %q, want %q", got, want)
+	}
+}
+
+// A malformed timestamp leaves its line without a time (the cache model
+// then judges no expiry across it); the lines around it keep theirs, and
+// the session's span is that of the good ones.
+func TestClaudeCodeBadTimestamps(t *testing.T) {
+	s := loadOne(t, filepath.Join("testdata", "bad_timestamps.jsonl"))[0]
+	at := func(hms string) time.Time {
+		ts, err := time.Parse(time.RFC3339, "2026-02-01T"+hms+"Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ts
+	}
+	want := []time.Time{at("10:00:00"), {}, {}, at("10:09:00")}
+	for i, m := range s.Messages {
+		if !m.Time.Equal(want[i]) {
+			t.Errorf("message %d at line %d: time %v, want %v", i, m.Line, m.Time, want[i])
+		}
+	}
+	if !s.Meta.CreatedAt.Equal(at("10:00:00")) || !s.Meta.UpdatedAt.Equal(at("10:09:00")) {
+		t.Errorf("span %v to %v, want 10:00:00 to 10:09:00", s.Meta.CreatedAt, s.Meta.UpdatedAt)
 	}
 }

@@ -31,6 +31,7 @@ type loader struct {
 	path     string
 	s        *corpus.Session
 	unknown  jsonscan.UnknownKinds
+	times    jsonscan.Times
 	calls    map[string]int // call_id -> line
 	callName map[string]string
 	outs     []result
@@ -85,7 +86,7 @@ func (l *loader) line(n int, b []byte, final bool) error {
 		}
 		return nil
 	}
-	ts := jsonscan.Timestamp(ln.Timestamp)
+	ts := l.times.Parse(ln.Timestamp, n)
 	if !ts.IsZero() {
 		if l.s.Meta.CreatedAt.IsZero() {
 			l.s.Meta.CreatedAt = ts
@@ -252,6 +253,7 @@ func (l *loader) finish() {
 		}
 	}
 	l.s.Warnings = append(l.s.Warnings, l.unknown.Warnings(l.path, "Codex")...)
+	l.s.Warnings = append(l.s.Warnings, l.times.Warnings(l.path)...)
 
 	if len(l.s.Messages) == 0 {
 		l.warn(0, "no response_item messages in this log")

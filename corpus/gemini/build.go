@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // finish turns the messages as they stand at the end of the file into the
@@ -28,7 +27,8 @@ func (l *loader) finish() {
 	l.decode()
 	seen := map[string]int{}
 	for _, e := range l.entries {
-		ts := jsonscan.Timestamp(e.m.Timestamp)
+		e.time = l.times.Parse(e.m.Timestamp, e.line)
+		ts := e.time
 		switch *e.m.Type {
 		case "user":
 			s.Messages = append(s.Messages, corpus.Message{ID: e.id, Role: corpus.RoleUser, Blocks: l.blocks(e.m.Content, e.line), Time: ts, Line: e.line})
@@ -40,6 +40,7 @@ func (l *loader) finish() {
 		// error and warning records are what the CLI showed; not history.
 	}
 	s.Warnings = append(s.Warnings, l.unknown.Warnings(l.path, "Gemini CLI")...)
+	s.Warnings = append(s.Warnings, l.times.Warnings(l.path)...)
 	if len(s.Messages) == 0 {
 		l.warn(0, "no user or gemini messages in this chat file")
 	}
@@ -51,7 +52,7 @@ func (l *loader) finish() {
 // tool message holding its results, and the request's usage.
 func (l *loader) gemini(e *entry, seen map[string]int) {
 	s := l.s
-	ts := jsonscan.Timestamp(e.m.Timestamp)
+	ts := e.time
 	blocks := thinking(e.m.Thoughts)
 	blocks = append(blocks, l.blocks(e.m.Content, e.line)...)
 	blocks = append(blocks, l.toolUses(e, seen)...)
@@ -100,7 +101,7 @@ func (l *loader) usage(e *entry, at int) {
 		CacheReadTokens: int(*t.Cached),
 		OutputTokens:    int(*t.Output + opt(t.Thoughts)),
 		ReasoningTokens: int(opt(t.Thoughts)),
-		Done:            jsonscan.Timestamp(e.m.Timestamp),
+		Done:            e.time,
 		Line:            e.line,
 	})
 }
@@ -124,6 +125,6 @@ func (l *loader) info(e *entry) {
 	}
 	rc := &l.s.Recorded
 	c.Index, c.ID, c.AtMessage, c.Line = len(rc.Compactions), e.id, len(l.s.Messages), e.line
-	c.CreatedAt = jsonscan.Timestamp(e.m.Timestamp)
+	c.CreatedAt = e.time
 	rc.Compactions = append(rc.Compactions, c)
 }

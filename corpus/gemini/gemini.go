@@ -40,6 +40,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
@@ -108,12 +109,14 @@ type entry struct {
 	line int
 	raw  []byte
 	m    message
+	time time.Time // m.Timestamp parsed
 }
 
 type loader struct {
 	path    string
 	s       *corpus.Session
 	unknown jsonscan.UnknownKinds
+	times   jsonscan.Times
 	entries []*entry
 	pos     map[string]int // id -> index in entries
 	meta    bool           // a metadata record was seen
@@ -296,23 +299,25 @@ func (l *loader) record(r *record, b []byte, n int) {
 	case r.ID != nil:
 		l.put(*r.ID, bytes.Clone(b), n)
 	case r.Set != nil:
-		l.setMeta(r.Set)
+		l.setMeta(r.Set, n)
 	case r.SessionID != nil && r.ProjectHash != nil:
 		l.meta = true
-		l.setMeta(&r.sessionMeta)
+		l.setMeta(&r.sessionMeta, n)
 	default:
 		l.unknown.Add("record (no id, $set, $rewindTo or sessionId and projectHash)", n)
 	}
 }
 
-func (l *loader) setMeta(m *sessionMeta) {
+// setMeta applies the session metadata of line n (0: the legacy
+// document's).
+func (l *loader) setMeta(m *sessionMeta, n int) {
 	if m.SessionID != nil && *m.SessionID != "" {
 		l.s.ID = *m.SessionID
 	}
-	if t := jsonscan.Timestamp(m.StartTime); !t.IsZero() {
+	if t := l.times.Parse(m.StartTime, n); !t.IsZero() {
 		l.s.Meta.CreatedAt = t
 	}
-	if t := jsonscan.Timestamp(m.LastUpdated); !t.IsZero() {
+	if t := l.times.Parse(m.LastUpdated, n); !t.IsZero() {
 		l.s.Meta.UpdatedAt = t
 	}
 	if m.Summary != "" {

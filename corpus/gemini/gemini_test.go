@@ -210,6 +210,10 @@ func TestChatBadInput(t *testing.T) {
 				`3: tool call c2 (glob) has no result (status "executing"): the session ended or was cut before it finished`,
 				"3: tokens has no output (expected a token count); the request's usage is ignored",
 			}},
+		{"malformed timestamps", "times.jsonl", `{"sessionId":"s1","projectHash":"p1","startTime":"Jan 5 09:00","lastUpdated":"2026-01-05T09:00:00.000Z"}` + "\n" +
+			`{"id":"u1","timestamp":"2026-01-05 09:00:01","type":"user","content":"hi"}` + "\n" + user("u2", "again") + "\n",
+			[]string{"user@2[text]", "user@3[text]"},
+			[]string{`1: timestamp "Jan 5 09:00" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (2 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`}},
 		{"legacy cut", "cut.json", "{\n  \"sessionId\": \"s1\",\n  \"projectHash\": \"p1\",\n  \"messages\": [\n    " + user("u1", "hi") + ",\n    {\"id\": \"u2\", \"type\": \"us",
 			[]string{"user@5[text]"},
 			[]string{"6: the chat file is cut at line 6: the document ends before it is complete JSON; the 1 message(s) before the cut are kept"}},

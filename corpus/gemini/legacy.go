@@ -21,7 +21,7 @@ func (l *loader) legacy(doc []byte) error {
 		if meta.SessionID != nil && meta.ProjectHash != nil {
 			l.meta = true
 		}
-		l.setMeta(&meta)
+		l.setMeta(&meta, 0)
 	}()
 	// cut reports a document that stops being JSON at the value that
 	// starts after byte off, and keeps what was read before it.
