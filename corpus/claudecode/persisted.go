@@ -186,7 +186,7 @@ func (l *ccLoader) readPersisted(session string) {
 	// when a subagent log holds the call.
 	strays := map[string]bool{}
 	for _, e := range entries {
-		if id, ok := strings.CutSuffix(e.Name(), ".txt"); ok && !e.IsDir() && l.useAt[id].t == nil {
+		if id, ok := strings.CutSuffix(e.Name(), ".txt"); ok && id != "" && !e.IsDir() && l.useAt[id].t == nil {
 			strays[id] = false
 		}
 	}
@@ -202,6 +202,12 @@ func (l *ccLoader) readPersisted(session string) {
 		}
 		p := filepath.Join(dir, name)
 		id := strings.TrimSuffix(name, ".txt")
+		if id == "" {
+			if !shared {
+				fileWarn(p, "persisted output with no tool call id in its name (expected <tool_use_id>.txt); file ignored")
+			}
+			continue
+		}
 		t := l.useAt[id].t
 		if t == nil {
 			if shared {

@@ -96,6 +96,7 @@ func TestPersistedOutputs(t *testing.T) {
 		"toolu_d.txt":  "not d's text",  // recorded, with a warning
 		"toolu_e.txt":  "",              // empty
 		"toolu_zz.txt": "who called me", // no tool call
+		".txt":         "no id",         // no tool call id at all
 		"notes.md":     "not a .txt: not looked at",
 	})
 	if err := os.Symlink(filepath.Join(dir, "missing"), filepath.Join(tr, "toolu_f.txt")); err != nil {
@@ -141,6 +142,7 @@ func TestPersistedOutputs(t *testing.T) {
 		}
 	}
 	wantWarns := []string{
+		".txt: persisted output with no tool call id in its name (expected <tool_use_id>.txt); file ignored",
 		"toolu_d.txt: persisted output differs from the transcript's result for toolu_d (the transcript's text is replayed)",
 		"toolu_e.txt: persisted output is empty (expected the full text of tool result toolu_e); file ignored",
 		"toolu_f.txt: persisted output unreadable (open " + filepath.Join(tr, "toolu_f.txt") + ": no such file or directory); file ignored",
@@ -243,7 +245,7 @@ func TestPersistedOutputOfASubagent(t *testing.T) {
 		if i > 0 {
 			parent = fmt.Sprintf(`"s%d"`, i-1)
 		}
-		fmt.Fprintf(&sub, `{"parentUuid":%s,"isSidechain":true,"agentId":"a1","cwd":"/Users/u/proj","sessionId":"s-p","version":"2.1.6","uuid":"s%d",%s}`+"\n", parent, i, l)
+		fmt.Fprintf(&sub, `{"parentUuid":%s,"isSidechain":true,"agentId":"a1","gitBranch":"","cwd":"/Users/u/proj","sessionId":"s-p","version":"2.1.6","uuid":"s%d",%s}`+"\n", parent, i, l)
 	}
 	// 2.1.x keeps subagent logs in <id>/subagents/, 2.0.x beside <id>.jsonl.
 	for version, subDir := range map[string]string{"2.1": filepath.Join("s-p", "subagents"), "2.0": "."} {
@@ -251,7 +253,7 @@ func TestPersistedOutputOfASubagent(t *testing.T) {
 		writeFiles(t, dir, map[string]string{"s-p.jsonl": w.sb.String()})
 		writeFiles(t, filepath.Join(dir, subDir), map[string]string{"agent-a1.jsonl": sub.String()})
 		tr := filepath.Join(dir, "s-p", "tool-results")
-		writeFiles(t, tr, map[string]string{"toolu_m.txt": "main's file", "toolu_s.txt": "subagent's file", "toolu_zz.txt": "nobody's"})
+		writeFiles(t, tr, map[string]string{"toolu_m.txt": "main's file", "toolu_s.txt": "subagent's file", "toolu_zz.txt": "nobody's", ".txt": "no id"})
 		checkSubagentPersisted(t, dir)
 	}
 }
@@ -274,7 +276,7 @@ func checkSubagentPersisted(t *testing.T, dir string) {
 		got = append(got, fmt.Sprintf("%s persisted %v warnings %q", s.ID, ids, warns))
 	}
 	want := []string{
-		`s-p persisted [toolu_m] warnings ["toolu_zz.txt: persisted output for tool call toolu_zz, which the transcript does not have; file ignored"]`,
+		`s-p persisted [toolu_m] warnings [".txt: persisted output with no tool call id in its name (expected <tool_use_id>.txt); file ignored" "toolu_zz.txt: persisted output for tool call toolu_zz, which the transcript does not have; file ignored"]`,
 		`s-p/agent-a1 persisted [toolu_s] warnings []`,
 	}
 	if !slices.Equal(got, want) {
