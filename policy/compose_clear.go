@@ -168,7 +168,7 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	// only feed its own figures, which the rebuild below recounts, so the
 	// view is not measured here, nor its results by plan unless its keep
 	// rule or min_reclaim reads their units (planUnits).
-	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Request: at.Request, Session: at.Session})
+	o := c.inner.Compact(h[base:end], Checkpoint{Force: true, Request: at.Request, Session: at.Session, Recorded: at.Recorded})
 	if o.Strategy == None {
 		return nil
 	}

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -88,12 +87,16 @@ func anchoredContext(h []corpus.Message, at Checkpoint, m *Meter, overhead int,
 	own := compactions(h)
 	var tail int64
 	walked := 0
+	var index *RecordedIndex // taken at the first request with usage
 	for i := len(h) - 1; i >= 0 && walked < maxAnchorWalk; i-- {
 		msg := &h[i]
 		if msg.Role == corpus.RoleAssistant {
 			walked++
 			u, k := recordedUsageAt(s, msg)
-			if u != nil && recordedBefore(s, msg.Line, strategies) == own {
+			if u != nil && index == nil {
+				index = at.recorded()
+			}
+			if u != nil && index.before(k, strategies) == own {
 				figure := usage(u) - drift(at, s, k, m)
 				if !withTail {
 					return figure, true
@@ -108,25 +111,6 @@ func anchoredContext(h []corpus.Message, at Checkpoint, m *Meter, overhead int,
 		tail += m.Message(msg)
 	}
 	return m.Tokens(at.Units) + overhead, false
-}
-
-// recordedBefore counts the session's recorded full compactions (of the
-// given strategies) that took effect before the message at line.
-func recordedBefore(s *corpus.Session, line int, strategies []string) int {
-	if s == nil {
-		return 0
-	}
-	// The message's index by its line (lines grow along Session.Messages).
-	msgs := s.Messages
-	at := sort.Search(len(msgs), func(i int) bool { return msgs[i].Line >= line })
-	n := 0
-	for i := range s.Recorded.Compactions {
-		c := &s.Recorded.Compactions[i]
-		if c.AtMessage >= 0 && c.AtMessage <= at && isStrategy(c.Strategy, strategies) {
-			n++
-		}
-	}
-	return n
 }
 
 func isStrategy(s string, in []string) bool {

@@ -79,6 +79,11 @@ type Checkpoint struct {
 	// Session is the session being replayed, for summarizers that use what
 	// the agent recorded (summarizer=recorded).
 	Session *corpus.Session
+	// Recorded indexes what Session's agent had done to its history by
+	// each message, for a trigger that reads recorded usage; built once
+	// per walk by the replay. nil when the caller keeps none: each
+	// checkpoint that needs it then builds it (at.recorded).
+	Recorded *RecordedIndex
 	// Force asks the policy to decide as if its trigger had fired. The
 	// replay never sets it; agreement with a recording does, because there
 	// the agent is known to have acted (replay.Agree).
@@ -297,4 +302,13 @@ type Varianted interface {
 // the parameters to render them with.
 type Rederiver interface {
 	RederiveParams() ClaiParams
+}
+
+// recorded is at.Recorded, or, for a caller that keeps none, the index
+// built now.
+func (at Checkpoint) recorded() *RecordedIndex {
+	if at.Recorded != nil {
+		return at.Recorded
+	}
+	return NewRecordedIndex(at.Session)
 }

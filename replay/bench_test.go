@@ -136,3 +136,41 @@ func BenchmarkReplayEveryRequest(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReplayManyBoundaries replays claude-code (whose microcompact
+// trigger reads the recorded usage, corrected by what the agent's own
+// clears had taken out) over sessions that recorded a usage at every
+// response and a microcompact boundary every third message: what the
+// agent had cleared by a message is indexed once per walk
+// (policy.RecordedIndex), so ns/msg stays flat; read from the recording
+// at each checkpoint it grew with the boundaries.
+//
+//	go test ./replay -run '^$' -bench BenchmarkReplayManyBoundaries -benchtime 3x
+func BenchmarkReplayManyBoundaries(b *testing.B) {
+	for _, n := range []int{4_000, 8_000, 16_000} {
+		s := synth.ToolHeavySession(n)
+		s.Format = corpus.FormatClaudeCode
+		for i := range s.Messages {
+			s.Messages[i].Line = i + 1 // usage is found by line
+			if s.Messages[i].Role == corpus.RoleAssistant {
+				s.Recorded.Usage = append(s.Recorded.Usage, corpus.Usage{AtMessage: i, Requests: 1, InputTokens: 50_000, OutputTokens: 100})
+			}
+			if i%3 == 2 {
+				s.Recorded.Compactions = append(s.Recorded.Compactions, corpus.Compaction{
+					Index: len(s.Recorded.Compactions), Strategy: "microcompact", AtMessage: i, TokensSaved: 100})
+			}
+		}
+		p, err := policy.New("claude-code", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Run(context.Background(), s, p, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
+		})
+	}
+}

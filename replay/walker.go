@@ -37,10 +37,13 @@ type walker struct {
 	// cleared is what the replay's own clears took out of h
 	// (Checkpoint.Cleared); -1 once unknown.
 	cleared int64
-	turn    int // real turns appended so far
-	raw     int // raw messages appended so far (skipped ones excluded)
-	reqs    int // requests sent so far
-	prev    *corpus.Message
+	// recorded indexes what the agent did to its own history
+	// (Checkpoint.Recorded), once per walk.
+	recorded *policy.RecordedIndex
+	turn     int // real turns appended so far
+	raw      int // raw messages appended so far (skipped ones excluded)
+	reqs     int // requests sent so far
+	prev     *corpus.Message
 	// dirty is the index of the first message of h that differs from the
 	// last request's prompt.
 	dirty int
@@ -100,7 +103,7 @@ const (
 func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s), owned: true,
 		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{},
-		results: policy.ResultMarks(p)}
+		results: policy.ResultMarks(p), recorded: policy.NewRecordedIndex(s)}
 }
 
 // requests is how many requests a walk of msgs from the walker's start
@@ -136,7 +139,7 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, 
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
 		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results,
-		Session: w.s, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
+		Session: w.s, Recorded: w.recorded, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
 }
 
 // drift is Checkpoint.Cleared: what the policy's clears took out, known

@@ -1,0 +1,96 @@
+package policy
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// The index answers as a pass over the recording does (the two scans
+// below are the functions it replaced), at every message and for both
+// meters, on a recording with what the scans skip: unknown positions,
+// persisted outputs a boundary lists, outputs out of message order (they
+// come in file-name order), a compaction of another strategy, a clear
+// recorded only by its ids, and two compactions at one message.
+func TestRecordedIndexMatchesScan(t *testing.T) {
+	s := &corpus.Session{Messages: make([]corpus.Message, 12)}
+	s.Recorded.Compactions = []corpus.Compaction{
+		{Strategy: "microcompact", AtMessage: 3, TokensSaved: 1000},
+		{Strategy: "compact", AtMessage: 5},
+		{Strategy: "microcompact", AtMessage: -1, TokensSaved: 7777},
+		{Strategy: "prune", AtMessage: 5, ClearedIDs: []string{"x"}, TokensSaved: 40},
+		{Strategy: "compact", AtMessage: 9},
+		{Strategy: "microcompact", AtMessage: 9, TokensSaved: 300},
+	}
+	s.Recorded.Persisted = []corpus.Persisted{
+		{ToolCallID: "b", AtMessage: 8, Boundary: -1, Bytes: 4001, Chars: 3990, Marker: "<persisted-output>b</persisted-output>"},
+		{ToolCallID: "a", AtMessage: 2, Boundary: -1, Bytes: 900, Chars: 880, Marker: "<m>"},
+		{ToolCallID: "c", AtMessage: 4, Boundary: 0, Bytes: 5000, Chars: 5000, Marker: "<m>"},
+		{ToolCallID: "d", AtMessage: -1, Boundary: -1, Bytes: 6000, Chars: 6000, Marker: "<m>"},
+	}
+	x := NewRecordedIndex(s)
+	for _, name := range []string{MeterBytes4, MeterChars4} {
+		m, err := NewMeter(name, MeterOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for at := -1; at <= len(s.Messages); at++ {
+			if got, want := x.clears(at, m), scanClears(s, at, m); got != want {
+				t.Errorf("%s: clears at %d = %d, want %d", name, at, got, want)
+			}
+		}
+	}
+	for _, strategies := range [][]string{{"compact"}, {"compact", "prune"}, {"compact", "compact"}, {"nothing"}, nil} {
+		for at := -1; at <= len(s.Messages); at++ {
+			if got, want := x.before(at, strategies), scanBefore(s, at, strategies); got != want {
+				t.Errorf("%v: before %d = %d, want %d", strategies, at, got, want)
+			}
+		}
+	}
+	// Spot values, so that the scans are not the only statement of what
+	// is counted: by message 9, boundaries 1,000 + 40 + 300 and outputs
+	// a (880 chars, marker 3) and b (3,990 chars, marker 38).
+	m, _ := NewMeter(MeterChars4, MeterOptions{})
+	if got, want := x.clears(9, m), 1340+(882/4-5/4)+(3992/4-40/4); got != want {
+		t.Errorf("clears at 9 = %d, want %d", got, want)
+	}
+	if got := fmt.Sprint(x.before(8, []string{"compact"}), x.before(9, []string{"compact"})); got != "1 2" {
+		t.Errorf("compacts before 8 and 9: %s, want 1 2", got)
+	}
+	if e := NewRecordedIndex(nil); e.clears(100, m) != 0 || e.before(100, []string{"compact"}) != 0 {
+		t.Error("an index of no session counts something")
+	}
+}
+
+func scanClears(s *corpus.Session, at int, m *Meter) int {
+	n := 0
+	for i := range s.Recorded.Compactions {
+		if c := &s.Recorded.Compactions[i]; c.Clearing() && c.AtMessage >= 0 && c.AtMessage <= at {
+			n += c.TokensSaved
+		}
+	}
+	for i := range s.Recorded.Persisted {
+		p := &s.Recorded.Persisted[i]
+		if p.Boundary >= 0 || p.AtMessage < 0 || p.AtMessage > at {
+			continue
+		}
+		if m.Name() == MeterBytes4 {
+			n += int((p.Bytes - int64(len(p.Marker))) / 4)
+		} else {
+			n += (p.Chars+2)/4 - (len(p.Marker)+2)/4
+		}
+	}
+	return n
+}
+
+func scanBefore(s *corpus.Session, at int, strategies []string) int {
+	n := 0
+	for i := range s.Recorded.Compactions {
+		c := &s.Recorded.Compactions[i]
+		if c.AtMessage >= 0 && c.AtMessage <= at && isStrategy(c.Strategy, strategies) {
+			n++
+		}
+	}
+	return n
+}
