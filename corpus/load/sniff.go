@@ -172,6 +172,7 @@ func sniffRecord(fs []format, b []byte, atStart bool) *format {
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		first = b[:i]
 	}
+	first = compactLine(first)
 	for i := range fs {
 		if fs[i].record != nil && (atStart || !fs[i].whole) && fs[i].record(first) {
 			return &fs[i]
@@ -181,6 +182,39 @@ func sniffRecord(fs []format, b []byte, atStart bool) *format {
 		}
 	}
 	return nil
+}
+
+// compactLine is a JSON line without the whitespace between its tokens:
+// the formats' record tests match keys as the agents write them, compact
+// ("type":"session_meta"), and a log re-serialised by another tool (a
+// redaction script's json.dumps writes ", " and ": ") was taken for
+// another format or none. The line may be cut by the sniff window; strings
+// are copied as they are.
+func compactLine(b []byte) []byte {
+	if bytes.IndexAny(b, " \t\r") < 0 {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	inString, escaped := false, false
+	for _, c := range b {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\r':
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 func looksBinary(b []byte) bool {

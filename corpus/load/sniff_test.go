@@ -32,6 +32,14 @@ func TestSniffBytes(t *testing.T) {
 		{"other array", "[1,2,3]", ""},
 		{"a session.json on a later line is not one", "garbage\n" + `{"id":"s","messages":[]}` + "\n", ""},
 		{"plain text", "hello world\n", ""},
+		// Re-serialised with separators ", " and ": " (Python's json.dumps,
+		// as a redaction script writes), or indented keys.
+		{"codex, spaced", `{"timestamp": "2026-02-10T10:00:00.000Z", "type": "session_meta", "payload": {"id": "s"}}` + "\n", "codex"},
+		{"claude code, spaced", `{"parentUuid": null, "isSidechain": false, "sessionId": "s", "type": "user", "message": {"role": "user", "content": "hi"}, "uuid": "u1"}` + "\n", "claude-code"},
+		{"smith transcript, spaced", `{ "role" : "user", "content": [{"type": "text", "text": "hi"}]}` + "\n", "smith-transcript"},
+		// Spaces inside a string stay: a value that reads like a key is
+		// still a value.
+		{"key-like text in a string", `{"text": "\"type\": \"session_meta\", \"payload\": 1"}` + "\n", ""},
 	}
 	for _, tt := range tests {
 		got := ""
@@ -108,4 +116,17 @@ func zipped(t *testing.T, name, text string) string {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+func TestCompactLine(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{"{ \"a\" :\t1 ,\r\"b\": [1, 2] }", `{"a":1,"b":[1,2]}`},
+		{`{"t": "x y \" z\\", "u": 2}`, `{"t":"x y \" z\\","u":2}`},
+		{`{"t": "cut by the win`, `{"t":"cut by the win`},
+	} {
+		if got := string(compactLine([]byte(tt.in))); got != tt.want {
+			t.Errorf("compactLine(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
 }

@@ -1,0 +1,115 @@
+package load_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
+	"github.com/calib-dev/calib/corpus/realcorpus"
+)
+
+// spaced writes each line of src to dst with a space after every ':' and
+// ',' between tokens, as Python's json.dumps separates them by default (a
+// redaction script re-serialises logs so before sharing them).
+func spaced(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		in, esc := false, false
+		for _, c := range sc.Bytes() {
+			out.WriteByte(c)
+			switch {
+			case in && esc:
+				esc = false
+			case in && c == '\\':
+				esc = true
+			case c == '"':
+				in = !in
+			case !in && (c == ':' || c == ','):
+				out.WriteByte(' ')
+			}
+		}
+		out.WriteByte('\n')
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A real Claude Code or Codex log re-serialised with spaces between its
+// tokens loads as the same sessions, message for message: the Codex
+// rollout was taken for a smith transcript, as Codex's record test
+// matched keys written compact (Claude Code's already allowed spaces).
+// Tool inputs are kept as recorded, so their raw bytes hold the spaces
+// and are not compared.
+func TestSpacedLogsLoadTheSame(t *testing.T) {
+	var files []string
+	for _, glob := range []string{"claude-code/*.jsonl", "codex/*.jsonl"} {
+		fs, _ := filepath.Glob(filepath.Join(realcorpus.Dir(t), glob))
+		files = append(files, fs...)
+	}
+	if len(files) < 6 {
+		t.Fatalf("%d real logs, want the 5 Claude Code logs and the Codex rollout", len(files))
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			sp := filepath.Join(dir, filepath.Base(f))
+			spaced(t, f, sp)
+			want, err := load.Load([]string{f}, corpus.Options{Strict: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := load.Load([]string{sp}, corpus.Options{Strict: true})
+			if err != nil {
+				t.Fatalf("spaced: %v", err)
+			}
+			if a, b := shape(got), shape(want); !slices.Equal(a, b) {
+				t.Errorf("spaced log loads as %d lines of shape, want %d; first difference at %d", len(a), len(b), firstDiff(a, b))
+			}
+		})
+	}
+}
+
+// shape is each session's format and id, then each message's role, line
+// and blocks (kind, tool call, text), and the recorded events' counts.
+func shape(ss []*corpus.Session) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, fmt.Sprintf("%s %s %d messages, %d compactions, %d usage", s.Format, s.ID,
+			len(s.Messages), len(s.Recorded.Compactions), len(s.Recorded.Usage)))
+		for _, m := range s.Messages {
+			for _, b := range m.Blocks {
+				out = append(out, fmt.Sprintf("%s@%d %s %s %q", m.Role, m.Line, b.Kind, b.ToolCallID, b.Text))
+			}
+		}
+		for _, u := range s.Recorded.Usage {
+			out = append(out, fmt.Sprintf("usage@%d %d %d %d %d", u.AtMessage, u.InputTokens, u.CacheReadTokens, u.CacheWriteTokens, u.OutputTokens))
+		}
+	}
+	return out
+}
+
+func firstDiff(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
