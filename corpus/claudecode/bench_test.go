@@ -194,10 +194,7 @@ func benchLoadReal(b *testing.B, files []string) {
 // all of them (read once per stray, the load read 800 MB).
 func BenchmarkLoadStrayOutputs(b *testing.B) {
 	dir := b.TempDir()
-	var w ccLog
-	w.user("review")
-	w.read("toolu_m", "/Users/u/proj/m.md", "main's file", 0)
-	w.say("m2", "done", 100)
+	w := readOnce()
 	log := filepath.Join(dir, "s-p.jsonl")
 	if err := os.WriteFile(log, []byte(w.sb.String()), 0o644); err != nil {
 		b.Fatal(err)

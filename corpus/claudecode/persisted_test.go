@@ -55,6 +55,15 @@ func (w *ccLog) microcompact(ids ...string) {
 	w.line(`"type":"system","subtype":"microcompact_boundary","microcompactMetadata":{"trigger":"auto","preTokens":1,"tokensSaved":1,"compactedToolIds":["%s"]}`, strings.Join(ids, `","`))
 }
 
+// readOnce is a main log that reads one file (toolu_m) and answers.
+func readOnce() *ccLog {
+	var w ccLog
+	w.user("review")
+	w.read("toolu_m", "/Users/u/proj/m.md", "main's file", 0)
+	w.say("m2", "done", 100)
+	return &w
+}
+
 func writeFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -230,10 +239,7 @@ func TestPersistedOutputThatIsALog(t *testing.T) {
 // under --strict); a file nobody's call is still warned about.
 func TestPersistedOutputOfASubagent(t *testing.T) {
 	dir := t.TempDir()
-	var w ccLog
-	w.user("review")
-	w.read("toolu_m", "/Users/u/proj/m.md", "main's file", 0)
-	w.say("m2", "done", 100)
+	w := readOnce()
 	var sub strings.Builder
 	for i, l := range []string{
 		`"type":"user","message":{"role":"user","content":"explore"}`,
