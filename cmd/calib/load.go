@@ -143,8 +143,12 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 		if a.flags.quiet {
 			continue
 		}
-		for _, w := range s.Warnings {
+		shown, more := shownWarnings(s.Warnings)
+		for _, w := range shown {
 			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), report.EscapeControls(w.Message))
+		}
+		if more > 0 {
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", s.Path, moreWarnings(s, more))
 		}
 	}
 	for _, e := range splitErrors(err) {
@@ -286,10 +290,36 @@ func (l *loaded) annotations() []report.Annotation {
 		}
 	}
 	for _, s := range l.Sessions {
-		add(s.Warnings)
+		shown, more := shownWarnings(s.Warnings)
+		add(shown)
+		if more > 0 {
+			out = append(out, report.Annotation{Level: report.LevelWarning, File: s.Path, Title: "calib", Message: moreWarnings(s, more)})
+		}
 	}
 	add(l.warnings)
 	return out
+}
+
+// maxWarningsShown is how many load warnings of one session are printed
+// (or annotated); the rest are counted on one line. A damaged or foreign
+// log, every line a warning, buried the report under thousands of lines
+// of the same complaint. inspect's JSON lists every one, and --strict
+// fails on the first.
+const maxWarningsShown = 20
+
+// shownWarnings are the warnings of ws that are printed, and how many more
+// there are.
+func shownWarnings(ws []corpus.Warning) ([]corpus.Warning, int) {
+	if len(ws) <= maxWarningsShown {
+		return ws, 0
+	}
+	return ws[:maxWarningsShown], len(ws) - maxWarningsShown
+}
+
+// moreWarnings is the line that stands for the warnings of s not shown.
+func moreWarnings(s *corpus.Session, more int) string {
+	return fmt.Sprintf("%d more warning(s) about session %s not shown (%d in all; calib inspect --format json lists every one)",
+		more, report.EscapeControls(s.ID), more+maxWarningsShown)
 }
 
 // demoCompact is what smith leaves in a demo session's session.json: the
