@@ -92,6 +92,23 @@ func (ix *Index) evidenceFor(hides []Hide) *evidence {
 	return ix.buildEvidence(sc, ix.readCallsFor(hides, from), want, from, 4*wanted >= 3*total)
 }
 
+// addNames registers in names what names each wanted result's subject
+// (its mentions, and its base name when no other file has it) and notes
+// their ids in ev.mentions.
+func (ix *Index) addNames(ev *evidence, names *nameMatcher, wanted func(k int) bool) {
+	for k := range ix.Results {
+		if !wanted(k) {
+			continue
+		}
+		for _, name := range ix.Results[k].Subject.Mentions {
+			ev.mentions[k] = append(ev.mentions[k], names.add(name))
+		}
+		if b := ix.uniqueBase(ix.Results[k].Subject); b != "" {
+			ev.mentions[k] = append(ev.mentions[k], names.addWhole(b))
+		}
+	}
+}
+
 // textLen is the length of a result's text, for choosing how to build.
 func (ix *Index) textLen(k int) int {
 	r := &ix.Results[k]
@@ -111,13 +128,7 @@ func (ix *Index) buildEvidence(sc *Scratch, f *callFacts, want []bool, from int3
 	wanted := func(k int) bool { return want == nil || want[k] }
 	names := &sc.names
 	names.reset()
-	for k := range ix.Results {
-		if wanted(k) {
-			for _, name := range ix.Results[k].Subject.Mentions {
-				ev.mentions[k] = append(ev.mentions[k], names.add(name))
-			}
-		}
-	}
+	ix.addNames(ev, names, wanted)
 	for k := range ix.Results {
 		if !wanted(k) {
 			continue
@@ -428,9 +439,17 @@ func (ix *Index) scanUnits(ev *evidence, names *nameMatcher, q *quoteLines, from
 					lastName[id] = u
 				}
 			}
+			if b := baseName(subj.Key); b != "" && subj.Family == FamilyFile {
+				if id, ok := names.ids[b]; ok && names.whole[id] {
+					lastName[id] = u
+				}
+			}
 		}
 		visit := func(text string) {
-			names.scan(text, func(id int32) {
+			names.scanAt(text, func(id int32, end int) {
+				if names.whole[id] && !wholeName(text, end-len(names.names[id]), end) {
+					return
+				}
 				if lastName[id] != u {
 					lastName[id] = u
 					ev.mentionUnits[id] = append(ev.mentionUnits[id], u)

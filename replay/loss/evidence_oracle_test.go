@@ -15,13 +15,7 @@ func (ix *Index) oracleEvidence(want []bool, from int32, fileAll bool) *evidence
 		quotes: make([][]quoteHit, len(ix.Results)), fetched: make([][]int32, len(ix.Results))}
 	wanted := func(k int) bool { return want == nil || want[k] }
 	names := newNameMatcher()
-	for k := range ix.Results {
-		if wanted(k) {
-			for _, name := range ix.Results[k].Subject.Mentions {
-				ev.mentions[k] = append(ev.mentions[k], names.add(name))
-			}
-		}
-	}
+	ix.addNames(ev, names, wanted)
 	for k := range ix.Results {
 		if !wanted(k) {
 			continue

@@ -84,6 +84,10 @@ type Index struct {
 	prepared sync.Once
 	all      *callFacts
 
+	// bases counts the files of the session by base name (basename.go).
+	basesOnce sync.Once
+	bases     map[string]int
+
 	// twin[k] is the first result with result k's text (twins.go).
 	twinOnce sync.Once
 	twin     []int32

@@ -21,7 +21,10 @@ import (
 type nameMatcher struct {
 	names []string         // by id
 	ids   map[string]int32 // name -> id
-	root  [256]int32       // transitions from the root (0: stay at the root)
+	// whole marks the names found only as a file name of their own (not
+	// inside a longer one): the base names (basename.go).
+	whole []bool
+	root  [256]int32 // transitions from the root (0: stay at the root)
 	// Node n's children are kids[first[n]:first[n+1]], reached by byte
 	// via[child]. A node has one or a few children, so scanning them beats
 	// a map lookup per byte.
@@ -54,7 +57,7 @@ func newNameMatcher() *nameMatcher {
 // reset empties the matcher for names to be added again, keeping its
 // lists' memory (scratch.go).
 func (m *nameMatcher) reset() {
-	m.names, m.ids = m.names[:0], map[string]int32{}
+	m.names, m.ids, m.whole = m.names[:0], map[string]int32{}, m.whole[:0]
 	m.root, m.starts = [256]int32{}, [1 << 16 / 64]uint64{}
 }
 
@@ -67,6 +70,16 @@ func (m *nameMatcher) add(name string) int32 {
 	id := int32(len(m.names))
 	m.ids[name] = id
 	m.names = append(m.names, name)
+	m.whole = append(m.whole, false)
+	return id
+}
+
+// addWhole registers a name found only as a file name of its own
+// (wholeName): a base name inside a longer one (module-alpha.md in
+// sub-module-alpha.md, or in a path of another folder) names another file.
+func (m *nameMatcher) addWhole(name string) int32 {
+	id := m.add(name)
+	m.whole[id] = true
 	return id
 }
 
@@ -198,6 +211,11 @@ func (m *nameMatcher) markStart(pair uint) {
 // root's child by text[i+1], as from the root at i+1; a one-byte name
 // marks every pair it starts. The last byte has no pair and steps.
 func (m *nameMatcher) scan(text string, fn func(id int32)) {
+	m.scanAt(text, func(id int32, _ int) { fn(id) })
+}
+
+// scanAt is scan with the offset just past each name found in text.
+func (m *nameMatcher) scanAt(text string, fn func(id int32, end int)) {
 	n := int32(0)
 	for i := 0; i < len(text); i++ {
 		if n == 0 {
@@ -217,7 +235,7 @@ func (m *nameMatcher) scan(text string, fn func(id int32)) {
 		}
 		for o := n; o > 0; o = m.dict[o] {
 			if m.out[o] >= 0 {
-				fn(m.out[o])
+				fn(m.out[o], i+1)
 			}
 		}
 	}

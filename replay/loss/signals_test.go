@@ -31,10 +31,13 @@ func (b *sessionBuilder) call(id, tool, args, result string) int {
 	return at
 }
 
+// fileText is a file's text as Read shows it, n numbered lines. The name
+// is written with '_' for '.', so that quoting a line is not naming the
+// file by its base name.
 func fileText(name string, n int) string {
 	var sb strings.Builder
 	for i := 1; i <= n; i++ {
-		fmt.Fprintf(&sb, "%6d→line %d of %s, long enough to be a content line here\n", i, i, name)
+		fmt.Fprintf(&sb, "%6d→line %d of %s, long enough to be a content line here\n", i, i, strings.ReplaceAll(name, ".", "_"))
 	}
 	return sb.String()
 }
@@ -52,8 +55,8 @@ func TestSignals(t *testing.T) {
 	b.say("Read them all.")
 	hideAt := b.say("Working.") // the response to the request that hid r1..r5
 	refetchB := b.call("x1", "Read", `{"file_path":"src/b.go"}`, fileText("b.go", 5))
-	b.say("a.go is fine; b.go reviewed") // base names only: no use
-	quoteC := b.say("In c.go: `line 3 of c.go, long enough to be a content line here` is wrong.")
+	b.say("sub-a.go is fine; b.go.orig reviewed") // inside longer names: no use
+	quoteC := b.say("In the third: `line 3 of c_go, long enough to be a content line here` is wrong.")
 	useA := b.say("Edited /p/src/a.go and src/b.go.")
 	fetchD := b.call("x2", "Read", `{"file_path":"/home/u/.claude/projects/-p/s/tool-results/r5.txt"}`, fileText("d.go", 5))
 	useTest := b.say("d.go is done; go test ./... passed")
@@ -80,8 +83,8 @@ func TestSignals(t *testing.T) {
 		t.Errorf("r4 (go test, command named at %d) = %+v", useTest, *r4)
 	}
 	r5 := sig("r5")
-	if r5.Lost || !r5.Refetched || r5.FetchedMsg != fetchD || r5.NeededMsg != -1 || r5.RefetchTokens != ix.Tokens(r5.Result) {
-		t.Errorf("r5 (d.go, persisted file read back at %d, never named by path) = %+v", fetchD, *r5)
+	if r5.Lost || !r5.Refetched || r5.FetchedMsg != fetchD || r5.NeededMsg != useTest || r5.RefetchTokens != ix.Tokens(r5.Result) {
+		t.Errorf("r5 (d.go, persisted file read back at %d, then named by its base name at %d) = %+v", fetchD, useTest, *r5)
 	}
 	r6 := sig("r6")
 	if r6.Lost || !r6.Refetched || r6.FetchedMsg != catE || r6.NeededMsg != useE {
@@ -98,7 +101,7 @@ func TestSignals(t *testing.T) {
 	for _, id := range []string{"r1", "r2", "r3", "r4", "r5", "r6"} {
 		c.Add(sig(id))
 	}
-	want := Counts{Hidden: 6, Unseen: 0, Needed: 5, Refetched: 3, Lost: 3,
+	want := Counts{Hidden: 6, Unseen: 0, Needed: 6, Refetched: 3, Lost: 3,
 		RefetchTokens: ix.Tokens(ix.Result("r2")) + ix.Tokens(ix.Result("r5")) + ix.Tokens(ix.Result("r6"))}
 	if c != want {
 		t.Errorf("counts = %+v, want %+v", c, want)
@@ -133,8 +136,8 @@ func TestSignalsWindowsPaths(t *testing.T) {
 	if r2 := sig("r2"); r2.Lost || !r2.Refetched || r2.FetchedMsg != refetchB || r2.NeededMsg != useA {
 		t.Errorf("r2 (b.go, read again as src/b.go at %d, named at %d) = %+v", refetchB, useA, *r2)
 	}
-	if r3 := sig("r3"); r3.Lost || !r3.Refetched || r3.FetchedMsg != fetchD || r3.NeededMsg != -1 {
-		t.Errorf("r3 (d.go, persisted output read back at %d) = %+v", fetchD, *r3)
+	if r3 := sig("r3"); r3.Lost || !r3.Refetched || r3.FetchedMsg != fetchD || r3.NeededMsg != useA {
+		t.Errorf("r3 (d.go, persisted output read back at %d, named by its base name at %d) = %+v", fetchD, useA, *r3)
 	}
 }
 
@@ -217,7 +220,7 @@ func TestSharedLineIsNotDistinctive(t *testing.T) {
 	b.call("r3", "Read", `{"file_path":"/q/c.go"}`, fileText("c.go", 5))
 	b.call("r4", "Bash", `{"command":"cat /q/c.go"}`, fileText("c.go", 5))
 	at := b.say("ok")
-	b.say("Both start with " + shared + " and c.go has `line 2 of c.go, long enough to be a content line here`")
+	b.say("Both start with " + shared + " and the file has `line 2 of c_go, long enough to be a content line here`")
 	ix := Build(&b.s, Options{})
 	for _, id := range []string{"r1", "r2", "r3", "r4"} {
 		if s := ix.Signal(Hide{CallID: id, At: at}); s.NeededMsg >= 0 {

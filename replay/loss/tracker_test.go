@@ -30,7 +30,7 @@ func TestTracker(t *testing.T) {
 	// Event 0: r1 stubbed, r2 cut to its head, r3's messages dropped, r4
 	// kept whole (the same text, shared).
 	h1 := []corpus.Message{msgs[0], msgs[1], with(msgs[2], "[read_file: superseded]"), msgs[3],
-		with(msgs[4], "     1→line 1 of b.go, long enough to be a content line here\n[... truncated]"), msgs[7], msgs[8]}
+		with(msgs[4], "     1→line 1 of b_go, long enough to be a content line here\n[... truncated]"), msgs[7], msgs[8]}
 	stages := []policy.StageReport{{Name: "thinking", BlocksTouched: 3}, {Name: "duplicates", BlocksTouched: 1},
 		{Name: "truncate", BlocksTouched: 1}, {Name: "summary", BlocksTouched: 2}}
 	tr.Changed(4, at1, 0, h1, 0, stages, policy.Summarized)

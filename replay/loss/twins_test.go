@@ -21,12 +21,12 @@ func twinSession() *corpus.Session {
 	b.call("a1", "Read", `{"file_path":"/p/a.go"}`, a)
 	b.call("b1", "Read", `{"file_path":"/p/b.go"}`, bOld)
 	b.call("s1", "Bash", `{"command":"make test"}`, "ok")
-	b.say("quoting: line 3 of a.go, long enough to be a content line here")
+	b.say("quoting: line 3 of a_go, long enough to be a content line here")
 	b.call("a2", "Read", `{"file_path":"/p/a.go"}`, a)
 	b.call("b2", "Read", `{"file_path":"/p/b.go"}`, bNew)
 	b.call("s2", "Bash", `{"command":"make test"}`, "ok")
 	b.call("a3", "Grep", `{"pattern":"line"}`, a)
-	b.say("done with line 7 of b.go, long enough to be a content line here")
+	b.say("done with line 7 of b_go, long enough to be a content line here")
 	return &b.s
 }
 
