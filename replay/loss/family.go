@@ -94,7 +94,9 @@ type Subject struct {
 	// Mentions are the strings that name the subject: a path in its
 	// absolute and, under the session's cwd, its cwd-relative form; a
 	// pattern or command of at least minNameMention characters; a URL.
-	// Each is at most maxMentionBytes long (capMentions).
+	// Each is at most maxMentionBytes long (capMentions). A file's base
+	// name is not among them: whether it names the file depends on the
+	// rest of the session (Index.uniqueBase).
 	Mentions []string
 }
 
@@ -250,8 +252,9 @@ func cleanWindows(p string) string {
 
 // pathMentions are the forms in which a later message names a file: the
 // normalised path, and its cwd-relative form when it lies under cwd. The
-// bare base name is not one: base names collide (wsd.py, README.md) in the
-// real logs and would count uses of other files.
+// bare base name is added by the evidence only when no other file of the
+// session has it (basename.go): base names collide (wsd.py, README.md) in
+// the real logs, and one shared would count uses of another file.
 //
 // A Windows path is also named with backslashes, as the agent and the
 // model write it (NormPath keeps '/').
