@@ -1,7 +1,7 @@
 package claudecode
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
 	"io/fs"
 	"os"
@@ -121,33 +121,41 @@ func subagentLogs(p string) []string {
 // markMentioned sets strays[id] for each id some file of files holds as a
 // JSON string ("id"): a persisted output of a subagent's tool call is the
 // subagent log's to read, not a stray file of the main session's. Each
-// log is read once and its quoted strings looked up, so a folder of many
-// stray files costs one pass over the logs, not one per file (the real
-// logs have no stray file at all).
+// log is streamed once and its quoted strings looked up, so a folder of
+// many stray files costs one pass over the logs, not one per file, and
+// memory does not grow with a log's size (the real logs have no stray
+// file at all).
 func markMentioned(files []string, strays map[string]bool) {
-	for _, f := range files {
-		data, err := jsonscan.ReadFile(f)
+	for _, p := range files {
+		f, err := jsonscan.Open(p)
 		if err != nil {
 			continue // the log's own reader reports it
 		}
-		// Every run between two consecutive quotes is looked up: "id"
-		// occurs exactly when one of those runs is id, as ids hold no
-		// quote.
-		for rest := data; ; {
-			i := bytes.IndexByte(rest, '"')
-			if i < 0 {
-				break
-			}
-			rest = rest[i+1:]
-			j := bytes.IndexByte(rest, '"')
-			if j < 0 {
-				break
-			}
-			if _, ok := strays[string(rest[:j])]; ok {
-				strays[string(rest[:j])] = true
-			}
-			rest = rest[j:]
+		markIn(bufio.NewReaderSize(f, 64<<10), strays)
+		f.Close()
+	}
+}
+
+// markIn looks up every run between two consecutive quotes of r: "id"
+// occurs exactly when one of those runs is id, as ids hold no quote. A
+// run longer than r's buffer is no id, and is passed over.
+func markIn(r *bufio.Reader, strays map[string]bool) {
+	long := false
+	for {
+		run, err := r.ReadSlice('"')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			long = true
+			continue
+		case err != nil:
+			return // the end, or a read error the log's own reader reports
 		}
+		if id := run[:len(run)-1]; !long {
+			if _, ok := strays[string(id)]; ok {
+				strays[string(id)] = true
+			}
+		}
+		long = false
 	}
 }
 
