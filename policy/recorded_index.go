@@ -9,8 +9,8 @@ import (
 
 // RecordedIndex is what a session's agent had done to its own history by
 // each message, as a trigger that reads recorded usage needs it: how much
-// its clears had taken out (recordedClears) and how many full compactions
-// of a strategy had happened (recordedBefore). Built once per walk
+// its clears had taken out (clears) and how many full compactions of a
+// strategy had happened (before). Built once per walk
 // (Checkpoint.Recorded), it answers each in O(log n); read from the
 // recording at every checkpoint, they made a replay quadratic in a log
 // with many boundaries (20,000 took 5 s). Safe for concurrent reads.
@@ -19,8 +19,9 @@ type RecordedIndex struct {
 	// effect, ascending, and clearSum[i] the tokens saved by the first i.
 	clearAt, clearSum []int
 	// persistedAt are the messages from which a persisted output no
-	// boundary lists was sent as its marker, ascending, and persisted the
-	// prefix sums of what each took out, in chars/4 and in bytes/4.
+	// boundary lists was sent as its marker, ascending; persistedChars and
+	// persistedBytes are the prefix sums of what each took out, in chars/4
+	// and in bytes/4.
 	persistedAt, persistedChars, persistedBytes []int
 	// fullAt are, per strategy, the messages at which the recorded
 	// compactions of that strategy took effect, ascending.
