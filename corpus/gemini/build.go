@@ -1,9 +1,12 @@
 package gemini
 
 import (
+	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -27,7 +30,7 @@ func (l *loader) finish() {
 	l.decode()
 	seen := map[string]int{}
 	for _, e := range l.entries {
-		e.time = l.times.Parse(e.m.Timestamp, e.line)
+		e.time = l.stamp(e)
 		ts := e.time
 		switch *e.m.Type {
 		case "user":
@@ -67,9 +70,45 @@ func (l *loader) gemini(e *entry, seen map[string]int) {
 	if res := l.toolResults(e); len(res) > 0 {
 		s.Messages = append(s.Messages, corpus.Message{ID: e.id + "/results", Role: corpus.RoleTool, Blocks: res, Time: ts, Line: e.line})
 	}
-	if e.m.Tokens != nil {
-		l.usage(e, at)
+	if t, ok := l.readTokens(e); ok {
+		l.usage(e, &t, at)
 	}
+}
+
+// stamp is the time of e's record: its timestamp parsed (Times tallies a
+// malformed one, and a value that is not a string, by its JSON text).
+func (l *loader) stamp(e *entry) time.Time {
+	raw := e.m.Timestamp
+	if len(raw) == 0 || string(raw) == "null" {
+		return time.Time{}
+	}
+	var v string
+	switch {
+	case len(raw) >= 2 && raw[0] == '"' && !bytes.ContainsAny(raw[1:len(raw)-1], `"\`):
+		v = string(raw[1 : len(raw)-1]) // as written: no escape to decode
+	case raw[0] != '"' || json.Unmarshal(raw, &v) != nil:
+		v = string(raw)
+	}
+	return l.times.Parse(v, e.line)
+}
+
+// readTokens decodes e's tokens, if it has any; tokens that are not an
+// object of whole counts are a warning and no usage.
+func (l *loader) readTokens(e *entry) (tokens, bool) {
+	var t tokens
+	raw := e.m.Tokens
+	if len(raw) == 0 || string(raw) == "null" {
+		return t, false
+	}
+	if scanTokens(raw, &t) {
+		return t, true
+	}
+	t = tokens{}
+	if err := json.Unmarshal(raw, &t); err != nil {
+		l.warn(e.line, "%s; the request's usage is ignored", corpus.UsageDecodeError("tokens", err))
+		return t, false
+	}
+	return t, true
 }
 
 // usage records a gemini message's tokens (TokensSummary, from the
@@ -78,8 +117,7 @@ func (l *loader) gemini(e *entry, seen map[string]int) {
 // are: input = input − cached + tool (the tool-use prompt is input too),
 // cache read = cached, output = output + thoughts, reasoning = thoughts.
 // Their sum is Gemini's total.
-func (l *loader) usage(e *entry, at int) {
-	t := e.m.Tokens
+func (l *loader) usage(e *entry, t *tokens, at int) {
 	if msg := corpus.CheckUsage("tokens", corpus.UsageField{Name: "input", Value: t.Input},
 		corpus.UsageField{Name: "output", Value: t.Output}, corpus.UsageField{Name: "cached", Value: t.Cached}); msg != "" {
 		l.warn(e.line, "%s", msg)

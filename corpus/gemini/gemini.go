@@ -59,12 +59,15 @@ type record struct {
 
 // message is a MessageRecord.
 type message struct {
-	Timestamp string          `json:"timestamp"`
+	// Timestamp and Tokens are kept raw and read in finish, so that one of
+	// another type (a number for a time, a string for a count) costs the
+	// message its time or its usage, with a warning, not the message.
+	Timestamp json.RawMessage `json:"timestamp"`
 	Type      *string         `json:"type"`
 	Content   json.RawMessage `json:"content"`
 	ToolCalls []toolCall      `json:"toolCalls"`
 	Thoughts  []thought       `json:"thoughts"`
-	Tokens    *tokens         `json:"tokens"`
+	Tokens    json.RawMessage `json:"tokens"`
 	Model     string          `json:"model"`
 }
 

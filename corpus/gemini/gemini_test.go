@@ -177,12 +177,18 @@ func TestChatBadInput(t *testing.T) {
 			[]string{"user@4[text]"},
 			[]string{"2: invalid JSON (invalid character ',' looking for beginning of object key string); line skipped",
 				`3: expected a JSON object, got "not json"; line skipped`}},
+		// A timestamp or token count of another type costs the message
+		// its time or its usage, not the message.
 		{"fields of other types", "types.jsonl", meta + "\n" + `{"id":"u0","timestamp":5,"type":"user","content":"x"}` + "\n" +
-			`{"id":"g0","type":"gemini","content":"","toolCalls":{"id":"c"}}` + "\n" + "[1,2]\n" + user("u1", "hi") + "\n",
-			[]string{"user@5[text]"},
-			[]string{"2: timestamp is a JSON number, expected a string; line skipped",
+			`{"id":"g0","type":"gemini","content":"","toolCalls":{"id":"c"}}` + "\n" + "[1,2]\n" + user("u1", "hi") + "\n" +
+			`{"id":"g1","timestamp":"2026-01-05T09:00:02.000Z","type":"gemini","content":"ok","tokens":{"input":"many","output":1,"cached":0}}` + "\n" +
+			`{"id":"g2","timestamp":"2026-01-05T09:00:03.000Z","type":"gemini","content":"ok","tokens":[3]}` + "\n",
+			[]string{"user@2[text]", "user@5[text]", "assistant@6[text]", "assistant@7[text]"},
+			[]string{`2: timestamp "5" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (1 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`,
 				"3: toolCalls is a JSON object, expected a list; line skipped",
-				`4: expected a JSON object, got "[1,2]"; line skipped`}},
+				`4: expected a JSON object, got "[1,2]"; line skipped`,
+				"6: tokens.input holds string (expected a whole token count); the request's usage is ignored",
+				"7: tokens holds array (expected an object of token counts); the request's usage is ignored"}},
 		{"unknown records", "unknown.jsonl", meta + "\n" + user("u1", "hi") + "\n" +
 			`{"id":"x1","timestamp":"2026-01-05T09:00:02.000Z","type":"tool_group","content":""}` + "\n" +
 			`{"id":"x2","timestamp":"2026-01-05T09:00:02.000Z","type":"tool_group","content":""}` + "\n" +

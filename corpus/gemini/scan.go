@@ -24,7 +24,7 @@ func scanMessage(b []byte, m *message) bool {
 	}
 	s := &jsonscan.Scanner{B: b}
 	jsonscan.Fields(s, []jsonscan.Field{
-		{Name: "timestamp", Dst: &m.Timestamp},
+		{Name: "timestamp", Dst: jsonscan.View(s, &m.Timestamp)},
 		{Name: "type", Dst: &m.Type},
 		// Sliced, not copied: content is read in finish, never kept.
 		{Name: "content", Dst: jsonscan.View(s, &m.Content)},
@@ -36,14 +36,7 @@ func scanMessage(b []byte, m *message) bool {
 				return jsonscan.Fields(s, []jsonscan.Field{{Name: "subject", Dst: &t.Subject}, {Name: "description", Dst: &t.Description}})
 			})
 		}},
-		{Name: "tokens", Dst: func() bool {
-			return jsonscan.Ptr(s, &m.Tokens, func(t *tokens) bool {
-				return jsonscan.Fields(s, []jsonscan.Field{
-					{Name: "input", Dst: &t.Input}, {Name: "output", Dst: &t.Output}, {Name: "cached", Dst: &t.Cached},
-					{Name: "thoughts", Dst: &t.Thoughts}, {Name: "tool", Dst: &t.Tool}, {Name: "total", Dst: &t.Total},
-				})
-			})
-		}},
+		{Name: "tokens", Dst: jsonscan.View(s, &m.Tokens)}, // read in finish (readTokens)
 		{Name: "model", Dst: &m.Model},
 	})
 	return s.End() && s.Err == nil
@@ -165,4 +158,18 @@ func scanResult(response []byte) (output, errText *string, ok, sure bool) {
 		return nil, nil, false, false
 	}
 	return output, errText, !mismatch, true
+}
+
+// scanTokens decodes a TokensSummary (raw is neither empty nor null) as
+// json.Unmarshal would; false means it declined.
+func scanTokens(raw []byte, t *tokens) bool {
+	if jsonscan.TooDeep(raw) {
+		return false
+	}
+	s := &jsonscan.Scanner{B: raw}
+	jsonscan.Fields(s, []jsonscan.Field{
+		{Name: "input", Dst: &t.Input}, {Name: "output", Dst: &t.Output}, {Name: "cached", Dst: &t.Cached},
+		{Name: "thoughts", Dst: &t.Thoughts}, {Name: "tool", Dst: &t.Tool}, {Name: "total", Dst: &t.Total},
+	})
+	return s.End() && s.Err == nil
 }

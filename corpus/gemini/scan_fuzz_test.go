@@ -96,7 +96,26 @@ func checkScan(t *testing.T, in []byte) bool {
 	for _, raw := range raws {
 		checkParts(t, raw)
 	}
+	if err == nil && len(ref.Tokens) > 0 && string(ref.Tokens) != "null" {
+		checkTokens(t, ref.Tokens)
+	}
 	return scanned
+}
+
+// checkTokens holds scanTokens to encoding/json: where it decodes, it
+// decodes what json.Unmarshal does.
+func checkTokens(t *testing.T, raw []byte) {
+	t.Helper()
+	var got, want tokens
+	if !scanTokens(raw, &got) {
+		return
+	}
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatalf("scanTokens decodes %q, encoding/json fails: %v", raw, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("scanTokens(%q) = %+v, encoding/json %+v", raw, got, want)
+	}
 }
 
 func checkParts(t *testing.T, raw []byte) {
@@ -180,6 +199,9 @@ func FuzzScan(f *testing.F) {
 		`{"type":"user","type":"gemini"}`,
 		`{"tokens":{"input":1.5}}`,
 		`{"tokens":{"input":99999999999999999999}}`,
+		`{"tokens":{"input":"many","output":1}}`,
+		`{"tokens":[1]}`,
+		`{"tokens":{"Input":3,"input":4}}`,
 		`{"timestamp":5,"type":"user"}`,
 		`{"content":[{"text":"a","inlinedata":{}}]}`,
 		`{"content":[1]}`,
