@@ -105,6 +105,9 @@ func (b *builder) decode(r *row, kind string, v any) bool {
 	if err == nil {
 		return true
 	}
+	if b.decodeLenient(r, kind, v, err) {
+		return true
+	}
 	if r.table == "" {
 		r.line = syntaxLine(r.data, err) // a storage file: point into it
 	}
@@ -120,6 +123,90 @@ func (b *builder) decode(r *row, kind string, v any) bool {
 		b.warn(r, "%s: %v; %s skipped", r.where(kind), err, kind)
 	}
 	return false
+}
+
+// lenientFields are the fields of a message or part whose value of
+// another type costs the field, not the row: times and token counts (and
+// the cost) feed the bill and the cache model, and a row without them
+// still holds its text and tool calls (a message skipped took all its
+// parts with it).
+var lenientFields = []string{"time", "tokens", "cost", "state.time"}
+
+// maxLenient bounds the fields of one row decodeLenient reads without.
+const maxLenient = 8
+
+// decodeLenient decodes r's data into v again after err, when err is a
+// value of another type in a lenient field: that value is read as null,
+// with a warning naming the row, the field and what it held, as often as
+// such fields fail. It reports whether v then decoded.
+func (b *builder) decodeLenient(r *row, kind string, v any, err error) bool {
+	data := r.data
+	for range maxLenient {
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || !isLenient(te.Field) {
+			return false
+		}
+		fixed, ok := nullAt(data, strings.Split(te.Field, "."))
+		if !ok {
+			return false
+		}
+		at := *r
+		if r.table == "" {
+			at.line = offsetLine(data, te.Offset) // a storage file: point into it
+		}
+		b.warn(&at, "%s: %s is a JSON %s, not what opencode writes; read without it", r.where(kind), te.Field, te.Value)
+		data = fixed
+		switch v := v.(type) {
+		case *info:
+			*v = info{}
+		case *part:
+			*v = part{}
+		}
+		if err = json.Unmarshal(data, v); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func isLenient(field string) bool {
+	for _, f := range lenientFields {
+		if field == f || strings.HasPrefix(field, f+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// nullAt is data with the value at path (keys from the top-level object
+// down; the last such key, as encoding/json keeps the last) replaced by
+// null, the rest byte for byte as it was.
+func nullAt(data []byte, path []string) ([]byte, bool) {
+	s := &jsonscan.Scanner{B: data}
+	start, end := -1, -1
+	var walk func(depth int) bool
+	walk = func(depth int) bool {
+		return s.Object(func(key []byte) bool {
+			switch {
+			case string(key) != path[depth]:
+				return s.Skip()
+			case depth == len(path)-1:
+				s.Peek() // to the value
+				start = s.I
+				ok := s.Skip()
+				end = s.I
+				return ok
+			case s.Peek() != '{':
+				return s.Skip()
+			}
+			return walk(depth + 1)
+		})
+	}
+	if s.Peek() != '{' || !walk(0) || start < 0 {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data)-(end-start)+4)
+	return append(append(append(out, data[:start]...), "null"...), data[end:]...), true
 }
 
 func (b *builder) message(m *message) {

@@ -47,6 +47,8 @@ func FuzzBuild(f *testing.F) {
 	}
 	f.Add([]byte(`{"role":"assistant","summary":true,"parentID":"x"}`), []byte(`{"type":"tool","callID":"c","state":{"status":"completed","input":{},"output":"o","time":{"compacted":5}}}`+"\n"+`{"type":"step-start"}`))
 	f.Add([]byte(`{"role":"user"}`), []byte(`{"type":"compaction","auto":false}`+"\n"+`{"type":"file","mime":"image/png","url":"data:,"}`))
+	f.Add([]byte(`{"role":"assistant","time":"noon","cost":"0","tokens":{"input":"x","cache":{"read":[]}},"time":{"created":"a"}}`),
+		[]byte(`{"type":"tool","callID":"c","state":{"status":"completed","input":{},"output":"o","time":{"start":"s","end":{}}}}`))
 	f.Fuzz(func(t *testing.T, msgData, partData []byte) {
 		const file = "opencode.db"
 		m := message{row: row{id: "msg_1", data: msgData, file: file, line: 1, table: "message"}}

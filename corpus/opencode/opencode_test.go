@@ -282,13 +282,20 @@ func TestDatabaseBadInput(t *testing.T) {
 		`INSERT INTO part VALUES ('prt_x4', 'msg_0012', 's', 0, 0, '{"type":"step-finish","reason":"stop","cost":0,"tokens":{"input":5,"output":-1,"reasoning":0,"cache":{"read":0,"write":0}}}')`,
 		`INSERT INTO part VALUES ('prt_x5', 'msg_0012', 's', 0, 0, '{"type":"text","text":5}')`,
 		`INSERT INTO part VALUES ('prt_x6', 'msg_missing', 's', 0, 0, '{"type":"text","text":"orphan"}')`,
+		// A time or token count of another type costs the field, not the
+		// message or the part (a message skipped took its parts with it).
+		`INSERT INTO message VALUES ('msg_0013', 'ses_01jgdemo0000000000000000', 1767600024000, 0,
+			'{"role":"assistant","time":"yesterday","modelID":"m","providerID":"p","cost":"free","tokens":{"input":"many","output":1,"reasoning":0,"cache":{"read":0,"write":0}},"finish":"stop"}')`,
+		`INSERT INTO part VALUES ('prt_x7', 'msg_0013', 's', 0, 0, '{"type":"text","text":"kept"}')`,
+		`INSERT INTO part VALUES ('prt_x8', 'msg_0013', 's', 0, 0, '{"type":"tool","callID":"c10","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a","time":{"start":"soon","end":2}}}')`,
 	)
 	ss, err := load.Load([]string{p}, corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := ss[0]
-	want := append(slices.Clone(wantShape), "assistant@msg_0012[tool_use]", "tool@msg_0012/results[tool_result]")
+	want := append(slices.Clone(wantShape), "assistant@msg_0012[tool_use]", "tool@msg_0012/results[tool_result]",
+		"assistant@msg_0013[text,tool_use]", "tool@msg_0013/results[tool_result]")
 	if got := shape(s); !slices.Equal(got, want) {
 		t.Errorf("messages:\n got %v\nwant %v", got, want)
 	}
@@ -304,12 +311,17 @@ func TestDatabaseBadInput(t *testing.T) {
 		`9: message msg_0009 (table message, row 9) belongs to session "ses_gone", which is not in the session table; message skipped`,
 		"10: unknown message role system (1 occurrence(s), first at this line) skipped; the log may come from a newer opencode",
 		"11: message msg_0011 (table message, row 11) has no role (expected user or assistant); message skipped",
+		"13: message msg_0013 (table message, row 13): time is a JSON string, not what opencode writes; read without it",
+		"13: message msg_0013 (table message, row 13): cost is a JSON string, not what opencode writes; read without it",
+		"13: message msg_0013 (table message, row 13): tokens.input is a JSON string, not what opencode writes; read without it",
+		"13: message msg_0013 (table message, row 13) tokens has no input (expected a token count); the request's usage is ignored",
 		"25: part prt_x1 (table part, row 25): tool part has no callID, so its result cannot be paired; part skipped",
 		`26: part prt_x2 (table part, row 26): tool call c9 (skill) was still running when the session was saved; opencode sends "[Tool execution was interrupted]" as its error result`,
 		"27: unknown part type hologram (1 occurrence(s), first at this line) skipped; the log may come from a newer opencode",
 		"28: step-finish part prt_x4 (table part, row 28) tokens output is -1 (expected a count ≥ 0); the request's usage is ignored",
 		"29: part prt_x5 (table part, row 29): text is a JSON number, not what opencode writes; part skipped",
 		`30: part prt_x6 (table part, row 30) belongs to message "msg_missing", which is not in the message table (or was skipped); part skipped`,
+		"32: part prt_x8 (table part, row 32): state.time.start is a JSON string, not what opencode writes; read without it",
 	}
 	if !slices.Equal(got, wantW) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, wantW)
@@ -366,6 +378,14 @@ func TestStorageBadInput(t *testing.T) {
 	badMsg := write("message/ses_01jgdemo0000000000000000/msg_0008.json", "{\n  \"id\": \"msg_0008\",\n  \"role\": \"assistant\",\n  \"time\": {\n")
 	badPart := write("part/msg_0007/prt_0007_01.json", "{\n  \"type\": \"text\",\n  \"text\": \"a\" \"b\"\n}")
 	badSession := write("session/p2/ses_02broken.json", "{\n  \"id\": \"ses_02broken\",\n  \"projectID\": \"p2\",\n  \"title\": 5,\n")
+	// A time of another type: the message loads without it, and the
+	// warning points at the line in the file.
+	timeMsg := filepath.Join(root, "message/ses_01jgdemo0000000000000000/msg_0004.json")
+	data, err := os.ReadFile(timeMsg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("message/ses_01jgdemo0000000000000000/msg_0004.json", strings.Replace(string(data), `"created": 1767600007100`, `"created": "noon"`, 1))
 	ss, err := load.Load([]string{root}, corpus.Options{})
 	if err == nil || !strings.Contains(err.Error(), badSession+":4: expected an opencode session") {
 		t.Errorf("error %v, want one naming %s line 5", err, badSession)
@@ -383,6 +403,7 @@ func TestStorageBadInput(t *testing.T) {
 	wantW := []string{
 		badPart + ":3: part prt_0007_01: data is not valid JSON (invalid character '\"' after object key:value pair); part skipped",
 		badMsg + ":4: message msg_0008: data is not valid JSON (unexpected end of JSON input); message skipped",
+		timeMsg + ":6: message msg_0004: time.created is a JSON string, not what opencode writes; read without it",
 	}
 	slices.Sort(got)
 	slices.Sort(wantW)

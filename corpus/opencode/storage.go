@@ -121,6 +121,11 @@ func listRows(dir string, warns *[]corpus.Warning) []row {
 
 // syntaxLine is the 1-based line of a JSON syntax error in data (for a
 // file that ends too soon, its last line), or 0.
+// offsetLine is the 1-based line of data that byte offset off is on.
+func offsetLine(data []byte, off int64) int {
+	return 1 + bytes.Count(data[:min(int(off), len(data))], []byte{'\n'})
+}
+
 func syntaxLine(data []byte, err error) int {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
