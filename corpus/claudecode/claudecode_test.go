@@ -107,9 +107,9 @@ func TestClaudeCodeBadInput(t *testing.T) {
 		// Timestamps in another form: one warning for the file, and the
 		// lines load without a time (TestClaudeCodeBadTimestamps).
 		{"bad_timestamps.jsonl",
-			[]sessionCounts{{"s-time", 4, 0, 0, 0, 0, 0, 0}},
+			[]sessionCounts{{"s-time", 5, 0, 0, 0, 0, 0, 0}},
 			[][]string{{
-				`2: timestamp "2026-02-01 10:00:05" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (2 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`,
+				`2: timestamp "2026-02-01 10:00:05" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (3 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`,
 			}}},
 	}
 	for _, tt := range tests {
@@ -328,9 +328,10 @@ func TestClaudeCodeLineTimes(t *testing.T) {
 	}
 }
 
-// A malformed timestamp leaves its line without a time (the cache model
-// then judges no expiry across it); the lines around it keep theirs, and
-// the session's span is that of the good ones.
+// A malformed timestamp, or one that is not a string, leaves its line
+// without a time (the cache model then judges no expiry across it); the
+// lines around it keep theirs, and the session's span is that of the good
+// ones.
 func TestClaudeCodeBadTimestamps(t *testing.T) {
 	s := loadOne(t, filepath.Join("testdata", "bad_timestamps.jsonl"))[0]
 	at := func(hms string) time.Time {
@@ -340,7 +341,7 @@ func TestClaudeCodeBadTimestamps(t *testing.T) {
 		}
 		return ts
 	}
-	want := []time.Time{at("10:00:00"), {}, {}, at("10:09:00")}
+	want := []time.Time{at("10:00:00"), {}, {}, at("10:09:00"), {}} // the last's is a number
 	for i, m := range s.Messages {
 		if !m.Time.Equal(want[i]) {
 			t.Errorf("message %d at line %d: time %v, want %v", i, m.Line, m.Time, want[i])

@@ -28,7 +28,11 @@ type ccLine struct {
 	AgentID           string `json:"agentId"`
 	Version           string `json:"version"`
 	Cwd               string `json:"cwd"`
-	Timestamp         string `json:"timestamp"`
+	// Timestamp is the line's timestamp; a value that is not a string is
+	// kept as its JSON text, which no time parses, so that the
+	// timestamps' tally (jsonscan.Times) counts it, where it read as no
+	// timestamp in silence.
+	Timestamp string `json:"timestamp"`
 	// Summary is the title of a "summary" line.
 	Summary              string         `json:"summary"`
 	Message              *ccMessage     `json:"message"`
@@ -151,7 +155,11 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 		case "cwd":
 			ln.Cwd = s.StrOrNullReusing(&r.cwd)
 		case "timestamp":
-			ln.Timestamp = s.StrOrNull()
+			if c := s.Peek(); c == '"' || c == 'n' {
+				ln.Timestamp = s.StrOrNull()
+			} else if raw, ok := s.Raw(); ok {
+				ln.Timestamp = string(raw) // no time parses it: tallied as malformed
+			}
 		case "summary":
 			ln.Summary = s.StrOrNull()
 		case "message":

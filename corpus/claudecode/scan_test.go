@@ -3,6 +3,7 @@ package claudecode
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +21,9 @@ var realCorpusDir = realcorpus.Root()
 
 // The scanner decodes every line of the real logs and the fixtures exactly
 // as encoding/json does, each file's lines in turn with one ccRecent (whose
-// values the lines repeat).
+// values the lines repeat). A line encoding/json rejects only for a
+// value's type (a number for a timestamp) the scanner reads leniently, as
+// the loader wants: it must not fail, and it is not compared.
 func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(realCorpusDir, "claude-code", "*.jsonl"))
 	fixtures, _ := filepath.Glob(filepath.Join("testdata", "*.jsonl"))
@@ -44,6 +47,10 @@ func TestCCScannerMatchesEncodingJSON(t *testing.T) {
 			var want, got ccLine
 			werr := json.Unmarshal(b, &want)
 			gerr := ccDecodeLine(b, &got, &recent)
+			var te *json.UnmarshalTypeError
+			if errors.As(werr, &te) && gerr == nil {
+				continue
+			}
 			if (werr == nil) != (gerr == nil) {
 				t.Errorf("%s:%d: encoding/json err %v, scanner err %v", p, i+1, werr, gerr)
 				continue

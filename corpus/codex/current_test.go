@@ -167,7 +167,8 @@ func TestCodexBadTokenCount(t *testing.T) {
 	}
 }
 
-// Timestamps in another form (written from the documented line shape):
+// Timestamps in another form, or not a string (written from the
+// documented line shape):
 // one warning for the file, naming the first; those lines load without a
 // time and the rest keep theirs.
 func TestCodexBadTimestamps(t *testing.T) {
@@ -176,13 +177,14 @@ func TestCodexBadTimestamps(t *testing.T) {
 		`{"timestamp":"1770717601","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}`,
 		`{"timestamp":"2026-02-10 10:00:02","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a"}]}}`,
 		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}}`,
+		`{"timestamp":1770717604,"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]}}`,
 	}
 	ss, err := codex.Read("times.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := ss[0]
-	want := []string{`2: timestamp "1770717601" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (2 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`}
+	want := []string{`2: timestamp "1770717601" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (3 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`}
 	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
 	}
@@ -190,7 +192,7 @@ func TestCodexBadTimestamps(t *testing.T) {
 	for _, m := range s.Messages {
 		times = append(times, m.Time.Format(time.TimeOnly))
 	}
-	if want := []string{"00:00:00", "00:00:00", "10:00:03"}; !slices.Equal(times, want) {
+	if want := []string{"00:00:00", "00:00:00", "10:00:03", "00:00:00"}; !slices.Equal(times, want) {
 		t.Errorf("message times %q, want %q (the zero time for the malformed)", times, want)
 	}
 }

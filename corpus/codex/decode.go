@@ -24,7 +24,17 @@ type rolloutLine struct {
 func decodeLine(b []byte, ln *rolloutLine) error {
 	s := &jsonscan.Scanner{B: b}
 	jsonscan.Loose(s, []jsonscan.Field{
-		{Name: "timestamp", Dst: &ln.Timestamp},
+		{Name: "timestamp", Dst: func() bool {
+			// A value that is not a string is kept as its JSON text, which
+			// no time parses, so that the timestamps' tally counts it.
+			if c := s.Peek(); c == '"' || c == 'n' {
+				ln.Timestamp = s.StrOrNull()
+				return s.Err == nil
+			}
+			raw, ok := s.Raw()
+			ln.Timestamp = string(raw)
+			return ok
+		}},
 		{Name: "type", Dst: &ln.Type},
 		{Name: "payload", Dst: jsonscan.View(s, &ln.Payload)},
 	})
