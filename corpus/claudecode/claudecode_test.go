@@ -104,6 +104,15 @@ func TestClaudeCodeBadInput(t *testing.T) {
 		{"compact_2x.jsonl",
 			[]sessionCounts{{"s-bad", 7, 0, 1, 2, 2, 1, 1}},
 			[][]string{nil}},
+		// A type that is not a string and a message that is not an object
+		// say what they hold (they read "unknown line type (none)" and
+		// "has no message"); the thread goes on past them.
+		{"wrong_kinds.jsonl",
+			[]sessionCounts{{"s-kinds", 2, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				"2: type is 5, not a string naming the line's type; line skipped",
+				`3: assistant line's message is "Hello, as a string", not an object; line skipped`,
+			}}},
 		// Timestamps in another form: one warning for the file, and the
 		// lines load without a time (TestClaudeCodeBadTimestamps).
 		{"bad_timestamps.jsonl",

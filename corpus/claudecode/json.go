@@ -38,6 +38,10 @@ type ccLine struct {
 	Message              *ccMessage     `json:"message"`
 	CompactMetadata      *ccCompactMeta `json:"compactMetadata"`
 	MicrocompactMetadata *ccCompactMeta `json:"microcompactMetadata"`
+	// typeJSON and messageJSON are the JSON text of a type that is not a
+	// string and of a message that is not an object, for the warning that
+	// says so ("" otherwise).
+	typeJSON, messageJSON string
 }
 
 type ccMessage struct {
@@ -126,6 +130,9 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 	s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
+			if c := s.Peek(); c != '"' && c != 'n' {
+				return rawText(s, &ln.typeJSON)
+			}
 			ln.Type = s.StrOrNullReusing(&r.typ)
 		case "subtype":
 			ln.Subtype = s.StrOrNullReusing(&r.subtype)
@@ -163,8 +170,12 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 		case "summary":
 			ln.Summary = s.StrOrNull()
 		case "message":
-			if s.Peek() != '{' {
+			switch s.Peek() {
+			case 'n':
 				return s.Skip()
+			case '{':
+			default:
+				return rawText(s, &ln.messageJSON)
 			}
 			m := &r.msg
 			*m = ccMessage{}
@@ -439,4 +450,11 @@ func ccMedia(b *ccBlock, toolID string) corpus.Block {
 		}
 	}
 	return m
+}
+
+// rawText reads the value at s and keeps its JSON text in dst.
+func rawText(s *jsonscan.Scanner, dst *string) bool {
+	raw, ok := s.Raw()
+	*dst = string(raw)
+	return ok
 }
