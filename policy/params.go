@@ -78,7 +78,18 @@ func (s ParamSpec) Parse(v string) (string, error) {
 	}
 	switch s.Kind {
 	case Int:
-		n, err := strconv.ParseInt(strings.ReplaceAll(v, "_", ""), 10, 64)
+		clean := strings.ReplaceAll(v, "_", "")
+		n, err := strconv.ParseInt(clean, 10, 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			// A whole number in exponent notation (2e5, 1.5e3): how a
+			// float prints it, and how one is typed.
+			if f, ferr := strconv.ParseFloat(clean, 64); ferr == nil && f == math.Trunc(f) {
+				if math.Abs(f) >= 1<<53 {
+					return "", bad("out of range")
+				}
+				n, err = int64(f), nil
+			}
+		}
 		if errors.Is(err, strconv.ErrRange) {
 			return "", bad("out of range")
 		}
