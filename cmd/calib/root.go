@@ -343,6 +343,12 @@ func Main() int {
 	go func() {
 		<-ctx.Done()
 		stop()
+		// Said at once: stopping can take a moment, and a read stuck in
+		// the kernel does not end without the second signal. Not at a
+		// normal exit, whose stop cancels with no signal as the cause.
+		if context.Cause(ctx) != context.Canceled {
+			fmt.Fprintln(os.Stderr, "calib: interrupt received, stopping (interrupt again to quit at once)")
+		}
 	}()
 	// A closed standard output (calib ... | head -1) becomes a write
 	// error, which run maps to a quiet exit 0 (readerGone), not a death by
