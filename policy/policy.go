@@ -11,6 +11,8 @@
 // clai_select.go: clai's rendering and select_head_and_tail, legacy and
 // fixed), clear_tool_results.go (its plan in clear_tool_results_plan.go);
 // turns.go (where a history's real turns start, kept by the replay);
+// recorded_index.go (what the agent's own clears and compactions had done
+// by each message, for the triggers that read recorded usage);
 // the general stages composed into presets
 // (compose.go and compose_<kind>.go, preset.go, presets.go: one preset per
 // agent).
