@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/internal/jsonscan"
@@ -155,14 +154,14 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 	l.noteMeta(&ln, n)
 	if ln.typeJSON != "" {
 		l.thread(&ln, n, false) // keep a sidechain's parent chain intact
-		l.warn(n, "type is %s, not a string naming the line's type; line skipped", excerpt(ln.typeJSON))
+		l.warn(n, "type is %s, not a string naming the line's type; line skipped", jsonscan.Excerpt(ln.typeJSON))
 		return nil
 	}
 	switch ln.Type {
 	case "user", "assistant":
 		switch {
 		case ln.messageJSON != "":
-			l.warn(n, "%s line's message is %s, not an object; line skipped", ln.Type, excerpt(ln.messageJSON))
+			l.warn(n, "%s line's message is %s, not an object; line skipped", ln.Type, jsonscan.Excerpt(ln.messageJSON))
 			return nil
 		case ln.Message == nil:
 			l.warn(n, "%s line has no message; line skipped", ln.Type)
@@ -444,18 +443,4 @@ func (l *ccLoader) boundary(t *ccThread, ln *ccLine, n int) {
 		t.pendingComp = len(t.compactions) - 1
 	}
 	t.toolOpen = false // results after a boundary were sent after it
-}
-
-// excerpt is at most the first 40 bytes of a value's JSON text, for a
-// warning, cut at a character boundary.
-func excerpt(js string) string {
-	const max = 40
-	if len(js) <= max {
-		return js
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(js[cut]) {
-		cut--
-	}
-	return js[:cut] + "…"
 }

@@ -162,11 +162,7 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 		case "cwd":
 			ln.Cwd = s.StrOrNullReusing(&r.cwd)
 		case "timestamp":
-			if c := s.Peek(); c == '"' || c == 'n' {
-				ln.Timestamp = s.StrOrNull()
-			} else if raw, ok := s.Raw(); ok {
-				ln.Timestamp = string(raw) // no time parses it: tallied as malformed
-			}
+			ln.Timestamp = s.StrOrText() // another kind: tallied as malformed
 		case "summary":
 			ln.Summary = s.StrOrNull()
 		case "message":

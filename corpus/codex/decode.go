@@ -1,7 +1,6 @@
 package codex
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -25,15 +24,8 @@ func decodeLine(b []byte, ln *rolloutLine) error {
 	s := &jsonscan.Scanner{B: b}
 	jsonscan.Loose(s, []jsonscan.Field{
 		{Name: "timestamp", Dst: func() bool {
-			// A value that is not a string is kept as its JSON text, which
-			// no time parses, so that the timestamps' tally counts it.
-			if c := s.Peek(); c == '"' || c == 'n' {
-				ln.Timestamp = s.StrOrNull()
-				return s.Err == nil
-			}
-			raw, ok := s.Raw()
-			ln.Timestamp = string(raw)
-			return ok
+			ln.Timestamp = s.StrOrText() // another kind: tallied as malformed
+			return s.Err == nil
 		}},
 		{Name: "type", Dst: &ln.Type},
 		{Name: "payload", Dst: jsonscan.View(s, &ln.Payload)},
@@ -218,7 +210,7 @@ func decodeUsage(s *jsonscan.Scanner, u *usage, where string, bad *string) bool 
 		start := s.I
 		ok := s.Skip()
 		if ok && *bad == "" {
-			*bad = corpus.BadUsage(where, excerpt(s.B[start:s.I]))
+			*bad = corpus.BadUsage(where, jsonscan.Excerpt(string(s.B[start:s.I])))
 		}
 		return ok
 	}
@@ -227,7 +219,7 @@ func decodeUsage(s *jsonscan.Scanner, u *usage, where string, bad *string) bool 
 			start := s.I
 			v, ok := s.Int()
 			if !ok && s.Err == nil && *bad == "" {
-				*bad = corpus.BadCount(where+"."+name, excerpt(s.B[start:s.I]))
+				*bad = corpus.BadCount(where+"."+name, jsonscan.Excerpt(string(s.B[start:s.I])))
 			}
 			*dst = v
 			return s.Err == nil
@@ -240,15 +232,6 @@ func decodeUsage(s *jsonscan.Scanner, u *usage, where string, bad *string) bool 
 		count("reasoning_output_tokens", &u.Reasoning),
 		count("total_tokens", &u.Total),
 	})
-}
-
-// excerpt is a JSON value for a warning, cut to 40 bytes.
-func excerpt(v []byte) string {
-	v = bytes.TrimSpace(v)
-	if len(v) > 40 {
-		return string(v[:40]) + "…"
-	}
-	return string(v)
 }
 
 // outputValue is a call output: a string, an object {content, success}, or

@@ -1,7 +1,6 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"sort"
@@ -9,6 +8,7 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // finish turns the messages as they stand at the end of the file into the
@@ -79,17 +79,11 @@ func (l *loader) gemini(e *entry, seen map[string]int) {
 // malformed one, and a value that is not a string, by its JSON text).
 func (l *loader) stamp(e *entry) time.Time {
 	raw := e.m.Timestamp
-	if len(raw) == 0 || string(raw) == "null" {
+	if len(raw) == 0 {
 		return time.Time{}
 	}
-	var v string
-	switch {
-	case len(raw) >= 2 && raw[0] == '"' && !bytes.ContainsAny(raw[1:len(raw)-1], `"\`):
-		v = string(raw[1 : len(raw)-1]) // as written: no escape to decode
-	case raw[0] != '"' || json.Unmarshal(raw, &v) != nil:
-		v = string(raw)
-	}
-	return l.times.Parse(v, e.line)
+	s := &jsonscan.Scanner{B: raw}
+	return l.times.Parse(s.StrOrText(), e.line)
 }
 
 // readTokens decodes e's tokens, if it has any; tokens that are not an

@@ -119,21 +119,20 @@ func listRows(dir string, warns *[]corpus.Warning) []row {
 	return rows
 }
 
-// syntaxLine is the 1-based line of a JSON syntax error in data (for a
-// file that ends too soon, its last line), or 0.
 // offsetLine is the 1-based line of data that byte offset off is on.
 func offsetLine(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:min(int(off), len(data))], []byte{'\n'})
 }
 
+// syntaxLine is the 1-based line of a JSON syntax error in data (for a
+// file that ends too soon, its last line), or 0.
 func syntaxLine(data []byte, err error) int {
 	var se *json.SyntaxError
 	if !errors.As(err, &se) {
 		return 0
 	}
-	upto := data[:min(int(se.Offset), len(data))]
 	if int(se.Offset) >= len(data) {
-		upto = bytes.TrimRight(data, " \t\r\n")
+		return offsetLine(data, int64(len(bytes.TrimRight(data, " \t\r\n"))))
 	}
-	return 1 + bytes.Count(upto, []byte{'\n'})
+	return offsetLine(data, se.Offset)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/bits"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -339,6 +340,33 @@ func (s *Scanner) StrOrNull() string {
 	}
 	s.Skip()
 	return ""
+}
+
+// StrOrText reads a string, or null as "", as StrOrNull does; a value of
+// another kind (a number where a timestamp belongs) gives its JSON text,
+// so that the caller can count it as malformed and say what it held,
+// where StrOrNull reads it as absent.
+func (s *Scanner) StrOrText() string {
+	if c := s.Peek(); c == '"' || c == 'n' {
+		return s.StrOrNull()
+	}
+	raw, _ := s.Raw()
+	return string(raw)
+}
+
+// Excerpt is a value's JSON text (or any text) for a warning: trimmed,
+// and cut to its first 40 bytes at a character boundary, with "…".
+func Excerpt(v string) string {
+	const max = 40
+	v = strings.TrimSpace(v)
+	if len(v) <= max {
+		return v
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(v[cut]) {
+		cut--
+	}
+	return v[:cut] + "…"
 }
 
 // StrOrNullReusing reads what StrOrNull reads, but a string equal to

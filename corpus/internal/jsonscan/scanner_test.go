@@ -143,3 +143,36 @@ func TestStrOrNullReusing(t *testing.T) {
 		}
 	}
 }
+
+// StrOrText reads a string or null as StrOrNull does, and a value of
+// another kind as its JSON text; the scanner ends past the value.
+func TestStrOrText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`"2026-02-01T10:00:00Z"`, "2026-02-01T10:00:00Z"},
+		{`"a\"b"`, `a"b`},
+		{`null`, ""},
+		{`1770000000`, "1770000000"},
+		{` true`, "true"},
+		{`{"a": [1, 2]}`, `{"a": [1, 2]}`},
+	} {
+		s := &Scanner{B: []byte(tt.in + ",")}
+		if got := s.StrOrText(); got != tt.want || s.Err != nil || s.B[s.I] != ',' {
+			t.Errorf("StrOrText(%s) = %q at %d (err %v), want %q at the comma", tt.in, got, s.I, s.Err, tt.want)
+		}
+	}
+}
+
+func TestExcerpt(t *testing.T) {
+	long := strings.Repeat("x", 39) + "é" // 'é' starts at byte 39 and ends past 40
+	for _, tt := range []struct{ in, want string }{
+		{"5", "5"},
+		{"  {\"a\":1}\n", `{"a":1}`},
+		{strings.Repeat("y", 40), strings.Repeat("y", 40)},
+		{strings.Repeat("y", 41), strings.Repeat("y", 40) + "…"},
+		{long + "zz", strings.Repeat("x", 39) + "…"},
+	} {
+		if got := Excerpt(tt.in); got != tt.want {
+			t.Errorf("Excerpt(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

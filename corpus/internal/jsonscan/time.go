@@ -34,9 +34,6 @@ func (t *Times) Parse(s string, line int) time.Time {
 	return ts
 }
 
-// maxQuoted is how much of a malformed timestamp a warning quotes.
-const maxQuoted = 64
-
 // Warnings is the warning about the malformed timestamps on file, if any:
 // the cache model times expiry by them, and a request without a time is
 // taken as within the cache's lifetime.
@@ -44,10 +41,7 @@ func (t *Times) Warnings(file string) []corpus.Warning {
 	if t.bad == 0 {
 		return nil
 	}
-	first := t.first
-	if len(first) > maxQuoted {
-		first = first[:maxQuoted] + "..."
-	}
+	first := Excerpt(t.first)
 	return []corpus.Warning{{File: file, Line: t.firstLine, Message: fmt.Sprintf(
 		"timestamp %q is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (%d malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them", first, t.bad)}}
 }
