@@ -164,13 +164,18 @@ func expand(p string, opts corpus.Options) group {
 	}
 	g := group{path: p, folder: true}
 	for _, f := range files {
-		g.files = append(g.files, f.path)
+		if !f.linkedDir {
+			g.files = append(g.files, f.path)
+		}
 		g.units = append(g.units, func() ([]*corpus.Session, error) {
 			if f.err != nil {
 				return nil, &corpus.FileError{Path: f.path, Err: f.err}
 			}
 			if f.odd != nil {
 				return nil, notALog(f.path, f.odd)
+			}
+			if f.linkedDir {
+				return nil, &corpus.FileWarning{Path: f.path, Message: "a link to a folder, not followed (a link back up would loop); give the folder as a PATH to read it"}
 			}
 			if f.dir && f.opencode {
 				return opencode.LoadStorage(f.path, opts)
@@ -268,6 +273,9 @@ type walked struct {
 	// pipe, a socket, a link to nothing): a folder walk names it when it
 	// looks like a log (notALog).
 	odd error
+	// linkedDir marks a link to a folder, which is not followed (a link
+	// back up would loop) and always named.
+	linkedDir bool
 }
 
 // walk lists the files of a plain folder tree in lexical order of their
@@ -315,7 +323,11 @@ func walk(dir string) ([]walked, error) {
 				files = append(files, walked{path: p, odd: errors.New("a link to nothing (its target is gone)")})
 			case fi.Mode().IsRegular():
 				files = append(files, walked{path: p})
-			case !fi.IsDir():
+			case fi.IsDir():
+				// Said, not skipped in silence: a corpus gathered as links
+				// to project folders read as empty with nothing said.
+				files = append(files, walked{path: p, linkedDir: true})
+			default:
 				files = append(files, walked{path: p, odd: notRegular(fi.Mode())})
 			}
 		default:

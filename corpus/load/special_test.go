@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -110,6 +111,50 @@ func TestWalkNamesSpecialJSONL(t *testing.T) {
 		filepath.Join(dir, "pipe.jsonl") + ": warning: a named pipe, not a file or folder; to read a pipe, redirect it to standard input and give - as the path; file skipped"
 	if err == nil || err.Error() != want {
 		t.Errorf("error:\n%v\nwant:\n%s", err, want)
+	}
+}
+
+// TestWalkNamesLinkedFolders: a link to a folder is not followed (a link
+// back up would loop) but named, so a corpus gathered as links to project
+// folders is not read as empty in silence; a link to a file is read.
+func TestWalkNamesLinkedFolders(t *testing.T) {
+	dir := t.TempDir()
+	other := t.TempDir()
+	line := `{"role":"user","content":[{"type":"text","text":"hi"}]}` + "\n"
+	writeFile(t, dir, "good.jsonl", line)
+	writeFile(t, other, "elsewhere.jsonl", line)
+	for name, target := range map[string]string{
+		"project":    other,
+		"up":         "..",
+		"file.jsonl": filepath.Join(other, "elsewhere.jsonl"),
+	} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss, err := load.Load([]string{dir}, corpus.Options{})
+	if len(ss) != 2 {
+		t.Errorf("%d sessions, want good.jsonl's and file.jsonl's", len(ss))
+	}
+	const why = ": warning: a link to a folder, not followed (a link back up would loop); give the folder as a PATH to read it"
+	want := filepath.Join(dir, "project") + why + "\n" + filepath.Join(dir, "up") + why
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
+	}
+
+	// A folder holding only a link to one finds no session: the error
+	// says so after the warning that names the link.
+	only := t.TempDir()
+	if err := os.Symlink(other, filepath.Join(only, "project")); err != nil {
+		t.Fatal(err)
+	}
+	ss, err = load.Load([]string{only}, corpus.Options{})
+	if len(ss) != 0 || err == nil {
+		t.Fatalf("%d sessions, error %v; want none and an error", len(ss), err)
+	}
+	first, rest, _ := strings.Cut(err.Error(), "\n")
+	if first != filepath.Join(only, "project")+why || !strings.HasPrefix(rest, only+": no sessions found (it holds no file to read)") {
+		t.Errorf("error:\n%v", err)
 	}
 }
 
