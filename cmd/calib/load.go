@@ -97,6 +97,20 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 	if stdinRepeats > 0 && !a.flags.quiet {
 		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
 	}
+	paths, repeats := givenOnce(paths)
+	if !a.flags.quiet {
+		said := map[string]bool{}
+		for _, r := range repeats {
+			if r.path == r.first {
+				if !said[r.path] {
+					fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: given more than once; read once\n", rel(r.path))
+				}
+				said[r.path] = true
+				continue
+			}
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same %s as %s, read once\n", rel(r.path), r.kind, rel(r.first))
+		}
+	}
 	var handOver func([]*corpus.Session)
 	size := sizeOf
 	if each != nil {
@@ -131,6 +145,10 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 		for _, d := range dups {
 			if d.copied {
 				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), report.EscapeControls(d.id), rel(d.first))
+				continue
+			}
+			if rel(d.path) == rel(d.first) {
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: reached by two of the PATHs given; read once\n", rel(d.path))
 				continue
 			}
 			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
@@ -206,6 +224,48 @@ func readStdinOnce(paths []string) ([]string, int) {
 		out = append(out, p)
 	}
 	return out, dropped
+}
+
+// repeat is a PATH argument naming what an earlier one named (first).
+type repeat struct {
+	path, first string
+	kind        string // "file" or "folder"
+}
+
+// givenOnce drops each PATH that names the file or folder of an earlier
+// one: the same spelling, a link to it, or another spelling (./c/../c).
+// readOnce would find them after reading, but only file by file, after
+// reading a folder given twice twice over and holding both in memory. A
+// path that cannot be resolved is kept, for the loader to name.
+func givenOnce(paths []string) ([]string, []repeat) {
+	out := make([]string, 0, len(paths))
+	var repeats []repeat
+	firsts := map[string]string{} // resolved path -> the PATH that named it first
+	for _, p := range paths {
+		if p == "-" {
+			out = append(out, p)
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			out = append(out, p)
+			continue
+		}
+		if first, ok := firsts[abs]; ok {
+			kind := "file"
+			if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+				kind = "folder"
+			}
+			repeats = append(repeats, repeat{path: p, first: first, kind: kind})
+			continue
+		}
+		firsts[abs] = p
+		out = append(out, p)
+	}
+	return out, repeats
 }
 
 // duplicate is a session read a second time: path is the later file,
