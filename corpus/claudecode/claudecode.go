@@ -85,6 +85,7 @@ type ccLoader struct {
 	tasks      []ccTask
 	unknown    jsonscan.UnknownKinds
 	times      jsonscan.Times
+	odd        jsonscan.OddKinds
 	warnings   []corpus.Warning // about the file, not one thread
 	sessionID  string
 	meta       corpus.Meta
@@ -152,6 +153,7 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 		return nil
 	}
 	l.noteMeta(&ln, n)
+	l.odd.Note(ln.odd, n)
 	if ln.typeJSON != "" {
 		l.thread(&ln, n, false) // keep a sidechain's parent chain intact
 		l.warn(n, "type is %s, not a string naming the line's type; line skipped", jsonscan.Excerpt(ln.typeJSON))

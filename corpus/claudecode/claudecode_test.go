@@ -113,6 +113,17 @@ func TestClaudeCodeBadInput(t *testing.T) {
 				"2: type is 5, not a string naming the line's type; line skipped",
 				`3: assistant line's message is "Hello, as a string", not an object; line skipped`,
 			}}},
+		// Metadata of another kind than a string (written by hand in the
+		// documented line format: no real log has one) read as absent, as
+		// before, but said once per field, with how many lines and where
+		// first: a cwd lost in silence changed which paths messages name.
+		{"odd_meta.jsonl",
+			[]sessionCounts{{"s-odd", 3, 0, 0, 0, 0, 0, 0}},
+			[][]string{{
+				"1: cwd is 5, not a string (2 lines, first at this line); read as absent",
+				"2: message.model is 7, not a string (1 line); read as absent",
+				`3: version is {"major":2}, not a string (1 line); read as absent`,
+			}}},
 		// Timestamps in another form: one warning for the file, and the
 		// lines load without a time (TestClaudeCodeBadTimestamps).
 		{"bad_timestamps.jsonl",

@@ -42,6 +42,9 @@ type ccLine struct {
 	// string and of a message that is not an object, for the warning that
 	// says so ("" otherwise).
 	typeJSON, messageJSON string
+	// odd are the metadata fields of another kind than a string, read as
+	// absent, for the file's tally (jsonscan.OddKinds).
+	odd []jsonscan.OddValue
 }
 
 type ccMessage struct {
@@ -127,6 +130,7 @@ func ccDecodeLine(b []byte, ln *ccLine, r *ccRecent) error {
 // only (the plain reading the tests hold scanContent to).
 func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 	s := &jsonscan.Scanner{B: b, Scratch: &r.scratch}
+	ln.odd = ln.odd[:0] // a line decoded again notes its odd fields once
 	s.Object(func(key []byte) bool {
 		switch string(key) {
 		case "type":
@@ -135,18 +139,19 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 			}
 			ln.Type = s.StrOrNullReusing(&r.typ)
 		case "subtype":
-			ln.Subtype = s.StrOrNullReusing(&r.subtype)
+			ln.Subtype = s.StrNoting(&r.subtype, "subtype", &ln.odd)
 		case "uuid":
-			ln.UUID = s.StrOrNullReusing(&r.uuid)
+			ln.UUID = s.StrNoting(&r.uuid, "uuid", &ln.odd)
 		case "parentUuid":
 			if s.Peek() == '"' {
 				r.parent = s.StrOrNullReusing(&r.uuid) // mostly the previous line's
 				ln.ParentUUID = &r.parent
 			} else {
-				s.Skip()
+				s.StrNoting(&r.parent, "parentUuid", &ln.odd) // null, or noted
 			}
 		case "logicalParentUuid":
-			ln.LogicalParentUUID = s.StrOrNull()
+			var last string
+			ln.LogicalParentUUID = s.StrNoting(&last, "logicalParentUuid", &ln.odd)
 		case "isSidechain":
 			ln.IsSidechain = s.Bool()
 		case "isMeta":
@@ -154,13 +159,13 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 		case "isCompactSummary":
 			ln.IsCompactSummary = s.Bool()
 		case "sessionId":
-			ln.SessionID = s.StrOrNullReusing(&r.sessionID)
+			ln.SessionID = s.StrNoting(&r.sessionID, "sessionId", &ln.odd)
 		case "agentId":
-			ln.AgentID = s.StrOrNullReusing(&r.agentID)
+			ln.AgentID = s.StrNoting(&r.agentID, "agentId", &ln.odd)
 		case "version":
-			ln.Version = s.StrOrNullReusing(&r.version)
+			ln.Version = s.StrNoting(&r.version, "version", &ln.odd)
 		case "cwd":
-			ln.Cwd = s.StrOrNullReusing(&r.cwd)
+			ln.Cwd = s.StrNoting(&r.cwd, "cwd", &ln.odd)
 		case "timestamp":
 			ln.Timestamp = s.StrOrText() // another kind: tallied as malformed
 		case "summary":
@@ -179,11 +184,11 @@ func decodeLine(b []byte, ln *ccLine, r *ccRecent, decode bool) error {
 			return s.Object(func(key []byte) bool {
 				switch string(key) {
 				case "id":
-					m.ID = s.StrOrNullReusing(&r.msgID)
+					m.ID = s.StrNoting(&r.msgID, "message.id", &ln.odd)
 				case "role":
-					m.Role = s.StrOrNullReusing(&r.role)
+					m.Role = s.StrNoting(&r.role, "message.role", &ln.odd)
 				case "model":
-					m.Model = s.StrOrNullReusing(&r.model)
+					m.Model = s.StrNoting(&r.model, "message.model", &ln.odd)
 				case "content":
 					if decode {
 						m.Content, m.content, _ = scanContent(s, true, r.blocks[:0])

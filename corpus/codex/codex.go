@@ -32,6 +32,7 @@ type loader struct {
 	s        *corpus.Session
 	unknown  jsonscan.UnknownKinds
 	times    jsonscan.Times
+	odd      jsonscan.OddKinds
 	calls    map[string]int // call_id -> line
 	callName map[string]string
 	outs     []result
@@ -104,6 +105,7 @@ func (l *loader) line(n int, b []byte, final bool) error {
 		l.warn(n, "%s payload is not an object (%v); line skipped", ln.Type, err)
 		return nil
 	}
+	l.odd.Note(p.odd, n)
 	switch ln.Type {
 	case "session_meta", "turn_context":
 		meta := &l.s.Meta
@@ -254,6 +256,7 @@ func (l *loader) finish() {
 	}
 	l.s.Warnings = append(l.s.Warnings, l.unknown.Warnings(l.path, "Codex")...)
 	l.s.Warnings = append(l.s.Warnings, l.times.Warnings(l.path)...)
+	l.s.Warnings = append(l.s.Warnings, l.odd.Warnings(l.path)...)
 
 	if len(l.s.Messages) == 0 {
 		l.warn(0, "no response_item messages in this log")

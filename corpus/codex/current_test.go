@@ -196,3 +196,31 @@ func TestCodexBadTimestamps(t *testing.T) {
 		t.Errorf("message times %q, want %q (the zero time for the malformed)", times, want)
 	}
 }
+
+// Metadata of another kind than a string (written from the documented
+// line shape: no real rollout has one) reads as absent, as before, and is
+// said once per field, with how many lines and where first; a later
+// turn_context's good value is kept.
+func TestCodexOddMetadata(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-02-10T10:00:00.000Z","type":"session_meta","payload":{"id":"odd-meta","cwd":["/work"],"cli_version":98,"model_provider":"openai"}}`,
+		`{"timestamp":"2026-02-10T10:00:01.000Z","type":"turn_context","payload":{"cwd":{"path":"/work"},"model":"gpt-5-codex"}}`,
+		`{"timestamp":"2026-02-10T10:00:02.000Z","type":"turn_context","payload":{"cwd":"/work/demo","model":"gpt-5-codex"}}`,
+		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}`,
+	}
+	ss, err := codex.Read("odd.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	want := []string{
+		`1: payload.cli_version is 98, not a string (1 line); read as absent`,
+		`1: payload.cwd is ["/work"], not a string (2 lines, first at this line); read as absent`,
+	}
+	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+	if s.ID != "odd-meta" || s.Meta.Cwd != "/work/demo" || s.Meta.AgentVersion != "" || len(s.Messages) != 1 {
+		t.Errorf("id %q, cwd %q, version %q, %d messages; want odd-meta, /work/demo, none, 1", s.ID, s.Meta.Cwd, s.Meta.AgentVersion, len(s.Messages))
+	}
+}

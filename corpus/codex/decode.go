@@ -67,6 +67,9 @@ type payload struct {
 	// turn_context records them.
 	ContextWindow int
 	CompactLimit  int
+	// odd are the fields of another kind than a string, read as absent,
+	// for the file's tally (jsonscan.OddKinds).
+	odd []jsonscan.OddValue
 }
 
 type part struct {
@@ -80,11 +83,11 @@ func decodePayload(b []byte, p *payload) error {
 	jsonscan.Loose(s, []jsonscan.Field{
 		{Name: "type", Dst: &p.Type},
 		{Name: "role", Dst: &p.Role},
-		{Name: "id", Dst: &p.ID},
-		{Name: "cwd", Dst: &p.Cwd},
-		{Name: "cli_version", Dst: &p.Version},
-		{Name: "model_provider", Dst: &p.Provider},
-		{Name: "model", Dst: &p.Model},
+		{Name: "id", Dst: jsonscan.Noting(s, &p.ID, "payload.id", &p.odd)},
+		{Name: "cwd", Dst: jsonscan.Noting(s, &p.Cwd, "payload.cwd", &p.odd)},
+		{Name: "cli_version", Dst: jsonscan.Noting(s, &p.Version, "payload.cli_version", &p.odd)},
+		{Name: "model_provider", Dst: jsonscan.Noting(s, &p.Provider, "payload.model_provider", &p.odd)},
+		{Name: "model", Dst: jsonscan.Noting(s, &p.Model, "payload.model", &p.odd)},
 		{Name: "content", Dst: jsonscan.View(s, &p.Content)},
 		{Name: "summary", Dst: func() bool {
 			if s.Peek() != '[' {
