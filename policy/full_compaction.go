@@ -85,30 +85,36 @@ func anchoredContext(h []corpus.Message, at Checkpoint, m *Meter, overhead int,
 	strategies []string, usage func(*corpus.Usage) int, withTail bool) (tokens int, recorded bool) {
 	s := at.Session
 	own := compactions(h)
-	var tail int64
 	walked := 0
 	var index *RecordedIndex // taken at the first request with usage
 	for i := len(h) - 1; i >= 0 && walked < maxAnchorWalk; i-- {
 		msg := &h[i]
-		if msg.Role == corpus.RoleAssistant {
-			walked++
-			u, k := recordedUsageAt(s, msg)
-			if u != nil && index == nil {
-				index = at.recorded()
-			}
-			if u != nil && index.before(k, strategies) == own {
-				figure := usage(u) - drift(at, s, k, m)
-				if !withTail {
-					return figure, true
-				}
-				tail += m.Message(msg)
-				return figure + m.Tokens(tail), true
-			}
-			if u == nil && !msg.Synthetic {
-				break // a request without usage: the log has none to anchor on
-			}
+		if msg.Role != corpus.RoleAssistant {
+			continue
 		}
-		tail += m.Message(msg)
+		walked++
+		u, k := recordedUsageAt(s, msg)
+		if u != nil && index == nil {
+			index = at.recorded()
+		}
+		if u != nil && index.before(k, strategies) == own {
+			figure := usage(u) - drift(at, s, k, m)
+			if !withTail {
+				return figure, true
+			}
+			// The tail is measured once its anchor is found: measured on
+			// the way back, a walk that found none (a log without usage)
+			// measured up to maxAnchorWalk requests' messages for nothing,
+			// at every request.
+			var tail int64
+			for j := i; j < len(h); j++ {
+				tail += m.Message(&h[j])
+			}
+			return figure + m.Tokens(tail), true
+		}
+		if u == nil && !msg.Synthetic {
+			break // a request without usage: the log has none to anchor on
+		}
 	}
 	return m.Tokens(at.Units) + overhead, false
 }
