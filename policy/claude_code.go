@@ -107,6 +107,7 @@ func newClaudeCode(v Values) (Policy, error) {
 		if err != nil {
 			return nil, err
 		}
+		cv.memo = v.memo
 		mc, err := newClearToolResults(cv)
 		if err != nil {
 			return nil, err

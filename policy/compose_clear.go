@@ -84,6 +84,7 @@ func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%sstub: %w", v.prefix, err)
 	}
+	vals.memo = v.v.memo
 	inner2, err := newClearToolResults(vals)
 	if err != nil {
 		return nil, err

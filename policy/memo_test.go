@@ -28,7 +28,7 @@ func TestTokenMemoShared(t *testing.T) {
 		t.Fatalf("shared memo counts %d, own memo %d", got, want)
 	}
 	for k, e := range memo.counts {
-		if e.Load() < 0 {
+		if e.o200k.Load() < 0 {
 			t.Fatalf("corpus string %v not filled in", k)
 		}
 	}
@@ -41,5 +41,41 @@ func TestTokenMemoShared(t *testing.T) {
 	}
 	if len(memo.counts) != 2 {
 		t.Fatalf("the shared memo grew to %d keys", len(memo.counts))
+	}
+}
+
+// chars4 meters sharing a TokenMemo fill in its UTF-16 lengths and count
+// like a meter without one, non-ASCII text included; a rewritten string is
+// counted afresh, not looked up by another's address.
+func TestTokenMemoSharedChars4(t *testing.T) {
+	long := strings.Repeat("    12→ the quick brown fox, 速い茶色の狐 🦊\n", 10)
+	s := &corpus.Session{Messages: []corpus.Message{{Blocks: []corpus.Block{
+		{Kind: corpus.KindText, Text: long},
+		{Kind: corpus.KindToolUse, ToolName: "Read", Args: []byte(`{"file_path": "` + strings.Repeat("a/", 40) + `"}`)},
+	}}}}
+	memo := NewTokenMemo([]*corpus.Session{s})
+	plain, _ := NewMeter(MeterChars4, MeterOptions{})
+	a, _ := NewMeter(MeterChars4, MeterOptions{Memo: memo})
+	b, _ := NewMeter(MeterChars4, MeterOptions{Memo: memo})
+	want := plain.Message(&s.Messages[0])
+	for _, m := range []*Meter{a, b, a} {
+		if got := m.Message(&s.Messages[0]); got != want {
+			t.Fatalf("shared memo counts %d, no memo %d", got, want)
+		}
+	}
+	for k, e := range memo.counts {
+		if e.utf16.Load() < 0 {
+			t.Fatalf("corpus string %v not filled in", k)
+		}
+		if e.o200k.Load() >= 0 {
+			t.Fatalf("corpus string %v has an o200k count no meter asked for", k)
+		}
+	}
+	cut := long[:len(long)-7] // a policy's cut: another string, in the same memory
+	if got, want := a.Block(&corpus.Block{Kind: corpus.KindText, Text: cut}), plain.Block(&corpus.Block{Kind: corpus.KindText, Text: cut}); got != want {
+		t.Fatalf("cut string counts %d with the memo, %d without", got, want)
+	}
+	if len(memo.counts) != 2 {
+		t.Fatalf("the shared memo holds %d keys, want 2", len(memo.counts))
 	}
 }

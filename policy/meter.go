@@ -28,29 +28,39 @@ type MeterOptions struct {
 	// (smith: 1 600 and 5 000, counted as ×4 bytes by bytes4).
 	ImageTokens    int64
 	DocumentTokens int64
-	// Memo, when set, is an o200k memo of the corpus consulted before the
-	// meter's own, so the policies built for the jobs of one sweep tokenize
-	// each corpus string once between them (Def.Build).
+	// Memo, when set, is a memo of the corpus's counts consulted before
+	// the meter's own (o200k) or before counting (chars4), so the policies
+	// built for the jobs of one sweep count each corpus string once
+	// between them (Def.Build).
 	Memo *TokenMemo
 }
 
-// TokenMemo is an o200k count memo for the strings of one loaded corpus,
-// shared by every meter that replays it. Its keys are fixed when it is
-// built, so it never grows: strings a policy rewrites (truncated results,
-// digests) go to the meter's own memo, which dies with the replay. Without
-// it, a sweep tokenizes the whole corpus once per job.
+// TokenMemo is a count memo for the strings of loaded sessions, shared by
+// every meter that replays them: each string's o200k tokens and its
+// UTF-16 length (chars4). Its keys are fixed when it is built, so it
+// never grows: strings a policy rewrites (truncated results, digests) go
+// to an o200k meter's own memo, which dies with the replay, and chars4
+// counts them afresh. Without it, a sweep tokenizes the whole corpus once
+// per job, and a chars4 sweep measured every string about three times per
+// job (a request's measure, the invariant check, the clearing plan).
 type TokenMemo struct {
-	counts map[memoKey]*atomic.Int64 // -1 until counted; read-only map
+	counts map[memoKey]*memoCounts // read-only map
 }
 
-// NewTokenMemo registers every corpus string long enough to memoize. It
-// tokenizes nothing: each count is filled by the first meter that needs it.
+// memoCounts are one string's counts, each -1 until counted.
+type memoCounts struct {
+	o200k, utf16 atomic.Int64
+}
+
+// NewTokenMemo registers every string of sessions long enough to memoize.
+// It counts nothing: each count is filled by the first meter that needs it.
 func NewTokenMemo(sessions []*corpus.Session) *TokenMemo {
-	t := &TokenMemo{counts: map[memoKey]*atomic.Int64{}}
+	t := &TokenMemo{counts: map[memoKey]*memoCounts{}}
 	add := func(s string) {
 		if len(s) >= memoMin {
-			e := &atomic.Int64{}
-			e.Store(-1)
+			e := &memoCounts{}
+			e.o200k.Store(-1)
+			e.utf16.Store(-1)
 			t.counts[memoKey{unsafe.StringData(s), len(s)}] = e
 		}
 	}
@@ -147,12 +157,30 @@ func (m *Meter) Block(b *corpus.Block) int64 {
 		return media + m.bpe.count(text) + m.bpe.count(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
 			m.bpe.count(b.ToolName) + m.bpe.count(sig)
 	case MeterChars4:
-		u := utf16Len(text) + utf16Len(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
-			utf16Len(b.ToolName) + utf16Len(sig)
+		u := m.utf16(text) + m.utf16(unsafe.String(unsafe.SliceData(b.Args), len(b.Args))) +
+			m.utf16(b.ToolName) + m.utf16(sig)
 		return media + (u+2)/4 // Math.round(u/4) for u >= 0
 	}
 	// bytes4: smith counts a media block as its token allowance × 4 bytes.
 	return media*4 + int64(len(text)+len(b.Args)+len(b.ToolName)+len(sig))
+}
+
+// utf16 is utf16Len(s), from the shared memo when s is a corpus string
+// it holds.
+func (m *Meter) utf16(s string) int64 {
+	if m.opt.Memo == nil || len(s) < memoMin {
+		return utf16Len(s)
+	}
+	e, ok := m.opt.Memo.counts[memoKey{unsafe.StringData(s), len(s)}]
+	if !ok {
+		return utf16Len(s)
+	}
+	if n := e.utf16.Load(); n >= 0 {
+		return n
+	}
+	n := utf16Len(s) // two meters may both count it: same result
+	e.utf16.Store(n)
+	return n
 }
 
 // utf16Len is the length JavaScript's String.length reports for s: one
@@ -278,11 +306,11 @@ func (c *bpeCounter) count(s string) int64 {
 	k := memoKey{unsafe.StringData(s), len(s)}
 	if c.shared != nil {
 		if e, ok := c.shared.counts[k]; ok {
-			if n := e.Load(); n >= 0 {
+			if n := e.o200k.Load(); n >= 0 {
 				return n
 			}
 			n := c.tokenize(s) // two meters may both count it: same result
-			e.Store(n)
+			e.o200k.Store(n)
 			return n
 		}
 	}

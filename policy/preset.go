@@ -65,7 +65,7 @@ func (p preset) def() Def {
 
 // build makes the composed policy from validated values.
 func (p preset) build(v Values) (Policy, error) {
-	m, err := NewMeter(v.Str("meter"), MeterOptions{})
+	m, err := NewMeter(v.Str("meter"), MeterOptions{Memo: v.memo})
 	if err != nil {
 		return nil, err
 	}

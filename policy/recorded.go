@@ -67,7 +67,7 @@ type Recorded struct {
 }
 
 func newRecorded(v Values) (Policy, error) {
-	m, err := NewMeter(v.Str("meter"), MeterOptions{ImageTokens: 1600, DocumentTokens: 5000})
+	m, err := NewMeter(v.Str("meter"), MeterOptions{ImageTokens: 1600, DocumentTokens: 5000, Memo: v.memo})
 	if err != nil {
 		return nil, err
 	}

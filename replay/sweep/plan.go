@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/calib-dev/calib/corpus"
@@ -62,16 +63,35 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, measure
 // replays with TrackLoss (a chain replays extended sessions).
 func (s Plan) indexes() bool { return s.TrackLoss && s.Rotations == 0 }
 
-// usesO200k reports whether some parameter set meters with o200k, the only
-// meter whose memo is worth sharing between jobs (it tokenizes).
-func (s Plan) usesO200k() bool {
-	if s.Fixed["meter"] == policy.MeterO200k {
-		return true
+// sharesMemo reports whether some parameter set meters with o200k (which
+// tokenizes) or chars4 (a pass over each string's non-ASCII text, about
+// three times a job), the meters whose counts are worth sharing between a
+// session's jobs; bytes4 takes a length. A policy without a meter
+// parameter is asked for its meter, built once from the fixed values.
+func (s Plan) sharesMemo() bool {
+	shared := func(m string) bool { return m == policy.MeterO200k || m == policy.MeterChars4 }
+	for _, a := range s.Grid {
+		if a.Name == "meter" {
+			return slices.ContainsFunc(a.Values, shared)
+		}
+	}
+	if m, ok := s.Fixed["meter"]; ok {
+		return shared(m)
+	}
+	set := maps.Clone(s.Fixed)
+	if set == nil {
+		set = map[string]string{}
 	}
 	for _, a := range s.Grid {
-		if a.Name == "meter" && slices.Contains(a.Values, policy.MeterO200k) {
-			return true
-		}
+		set[a.Name] = a.Values[0]
+	}
+	p, err := s.Policy.Build(set, nil)
+	if err != nil {
+		return false // the jobs fail with this error themselves
+	}
+	if m, ok := p.(policy.Metered); ok {
+		meter, _ := m.Metering()
+		return shared(meter.Name())
 	}
 	return false
 }

@@ -55,7 +55,9 @@ type Runner[T any] struct {
 	ready   readyHeap
 	running int // index builds and jobs under way
 	sealed  bool
-	memo    *policy.TokenMemo
+	// memoize says whether jobs meter with a meter whose counts are worth
+	// sharing (Plan.sharesMemo).
+	memoize bool
 	// Set by Seal: the corpus size, the results in job order and who
 	// hears of each.
 	sessions int
@@ -72,6 +74,9 @@ type Runner[T any] struct {
 type entry struct {
 	s     *corpus.Session
 	index *loss.Index
+	// memo is the session's count memo, shared by its jobs (nil when the
+	// plan's meters count nothing worth sharing).
+	memo *policy.TokenMemo
 	// next is the shard-local index of the next parameter set to start:
 	// a session's sets start in grid order.
 	next int
@@ -101,7 +106,7 @@ type task struct {
 // until sessions are added. Every Runner must end with Wait after Seal,
 // or with Stop.
 func Start[T any](ctx context.Context, p Plan, measure Measure[T]) *Runner[T] {
-	r := &Runner[T]{plan: p, measure: measure, parent: ctx, added: map[*corpus.Session]*entry{}}
+	r := &Runner[T]{plan: p, measure: measure, parent: ctx, added: map[*corpus.Session]*entry{}, memoize: p.sharesMemo()}
 	r.wake = sync.NewCond(&r.mu)
 	r.ctx, r.cancel = context.WithCancel(ctx)
 	r.stop = context.AfterFunc(r.ctx, func() {
@@ -163,12 +168,8 @@ func (r *Runner[T]) readyLocked(e *entry) {
 // every result, those already finished first, in job order, then each as
 // it finishes, from the worker that ran it.
 func (r *Runner[T]) Seal(sessions []*corpus.Session, done func(Job, T)) {
-	var memo *policy.TokenMemo
-	if r.plan.usesO200k() {
-		memo = policy.NewTokenMemo(sessions)
-	}
 	r.mu.Lock()
-	r.sealed, r.memo, r.done = true, memo, done
+	r.sealed, r.done = true, done
 	r.sessions = len(sessions)
 	r.out, r.ok = make([]T, len(r.sets)*len(sessions)), make([]bool, len(r.sets)*len(sessions))
 	for _, e := range r.added {
@@ -238,8 +239,12 @@ func (r *Runner[T]) work() {
 		}
 		if t.index {
 			ix := loss.Build(t.e.s, loss.Options{Shared: true})
+			var memo *policy.TokenMemo
+			if r.memoize {
+				memo = policy.NewTokenMemo([]*corpus.Session{t.e.s})
+			}
 			r.mu.Lock()
-			t.e.index = ix
+			t.e.index, t.e.memo = ix, memo
 			r.readyLocked(t.e)
 			r.running--
 			r.wake.Broadcast()
@@ -267,8 +272,7 @@ func (r *Runner[T]) take() (task, bool) {
 			r.running++
 			return task{e: e, index: true}, true
 		}
-		// The o200k memo covers the whole corpus: its jobs wait for Seal.
-		if len(r.ready) > 0 && (r.sealed || !r.plan.usesO200k()) {
+		if len(r.ready) > 0 {
 			e := r.ready[0]
 			k := e.next
 			e.next++
@@ -292,10 +296,8 @@ func (r *Runner[T]) take() (task, bool) {
 func (r *Runner[T]) run(e *entry, k int) (T, error) {
 	var zero T
 	set := r.sets[k]
-	r.mu.Lock()
-	memo := r.memo
-	r.mu.Unlock()
-	p, err := r.plan.Policy.Build(r.plan.Grid.Set(set, r.plan.Fixed), memo)
+	// e.memo was set before e was ready, under r.mu: its jobs see it.
+	p, err := r.plan.Policy.Build(r.plan.Grid.Set(set, r.plan.Fixed), e.memo)
 	if err != nil {
 		return zero, fmt.Errorf("parameter set %d: %w", set, err)
 	}
