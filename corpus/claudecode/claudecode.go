@@ -386,6 +386,10 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 	for _, b := range mapped {
 		if b.Kind == corpus.KindToolUse {
 			l.noteUse(t, b, mi, len(m.Blocks), n)
+			if len(b.Args) > 0 && b.Args[0] != '{' && b.Args[0] != 'n' { // null: no input, nothing to name
+				l.odd.Note([]jsonscan.OddValue{{Name: "tool_use input", JSON: string(b.Args), Want: "an object",
+					Effect: "kept as recorded, but no path, command or URL is read from it"}}, n)
+			}
 		}
 		m.Blocks = append(m.Blocks, b)
 	}

@@ -117,12 +117,15 @@ func TestClaudeCodeBadInput(t *testing.T) {
 		// documented line format: no real log has one) read as absent, as
 		// before, but said once per field, with how many lines and where
 		// first: a cwd lost in silence changed which paths messages name.
+		// A tool_use input that is not an object is kept, and said: no
+		// path or command can be read from it for the loss signals.
 		{"odd_meta.jsonl",
-			[]sessionCounts{{"s-odd", 3, 0, 0, 0, 0, 0, 0}},
+			[]sessionCounts{{"s-odd", 5, 0, 1, 1, 1, 0, 0}},
 			[][]string{{
-				"1: cwd is 5, not a string (2 lines, first at this line); read as absent",
-				"2: message.model is 7, not a string (1 line); read as absent",
-				`3: version is {"major":2}, not a string (1 line); read as absent`,
+				"1: cwd is 5, not a string (2 times, first at this line); read as absent",
+				"2: message.model is 7, not a string (once); read as absent",
+				`3: version is {"major":2}, not a string (once); read as absent`,
+				`4: tool_use input is "a.go", not an object (once); kept as recorded, but no path, command or URL is read from it`,
 			}}},
 		// Timestamps in another form: one warning for the file, and the
 		// lines load without a time (TestClaudeCodeBadTimestamps).

@@ -214,8 +214,8 @@ func TestCodexOddMetadata(t *testing.T) {
 	}
 	s := ss[0]
 	want := []string{
-		`1: payload.cli_version is 98, not a string (1 line); read as absent`,
-		`1: payload.cwd is ["/work"], not a string (2 lines, first at this line); read as absent`,
+		`1: payload.cli_version is 98, not a string (once); read as absent`,
+		`1: payload.cwd is ["/work"], not a string (2 times, first at this line); read as absent`,
 	}
 	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)

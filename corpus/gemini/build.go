@@ -44,6 +44,7 @@ func (l *loader) finish() {
 	}
 	s.Warnings = append(s.Warnings, l.unknown.Warnings(l.path, "Gemini CLI")...)
 	s.Warnings = append(s.Warnings, l.times.Warnings(l.path)...)
+	s.Warnings = append(s.Warnings, l.odd.Warnings(l.path)...)
 	if len(s.Messages) == 0 {
 		l.warn(0, "no user or gemini messages in this chat file")
 	}

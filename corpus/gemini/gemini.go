@@ -120,6 +120,7 @@ type loader struct {
 	s       *corpus.Session
 	unknown jsonscan.UnknownKinds
 	times   jsonscan.Times
+	odd     jsonscan.OddKinds
 	entries []*entry
 	pos     map[string]int // id -> index in entries
 	meta    bool           // a metadata record was seen

@@ -216,6 +216,13 @@ func TestChatBadInput(t *testing.T) {
 				`3: tool call c2 (glob) has no result (status "executing"): the session ended or was cut before it finished`,
 				"3: tokens has no output (expected a token count); the request's usage is ignored",
 			}},
+		// Arguments that are not an object are kept as recorded, and said:
+		// no path or command can be read from them for the loss signals.
+		// null (no arguments) is not said.
+		{"args of other kinds", "args.jsonl", meta + "\n" + user("u1", "hi") + "\n" +
+			`{"id":"g1","timestamp":"2026-01-05T09:00:03.000Z","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"read_file","args":"a.go","status":"success","result":[]},{"id":"c2","name":"ls","args":null,"status":"success","result":[]},{"id":"c3","name":"read_file","args":["b.go"],"status":"success","result":[]}]}` + "\n",
+			[]string{"user@2[text]", "assistant@3[tool_use,tool_use,tool_use]", "tool@3[tool_result,tool_result,tool_result]"},
+			[]string{`3: toolCalls args is "a.go", not an object (2 times, first at this line); kept as recorded, but no path, command or URL is read from it`}},
 		{"malformed timestamps", "times.jsonl", `{"sessionId":"s1","projectHash":"p1","startTime":"Jan 5 09:00","lastUpdated":"2026-01-05T09:00:00.000Z"}` + "\n" +
 			`{"id":"u1","timestamp":"2026-01-05 09:00:01","type":"user","content":"hi"}` + "\n" + user("u2", "again") + "\n",
 			[]string{"user@2[text]", "user@3[text]"},

@@ -285,6 +285,10 @@ func (l *loader) toolUses(e *entry, seen map[string]int) []corpus.Block {
 		if tc.Name == "" {
 			l.warn(e.line, "tool call %s has no name", *tc.ID)
 		}
+		if a := bytes.TrimLeft(tc.Args, " \t\r\n"); len(a) > 0 && a[0] != '{' && a[0] != 'n' {
+			l.odd.Note([]jsonscan.OddValue{{Name: "toolCalls args", JSON: string(a), Want: "an object",
+				Effect: "kept as recorded, but no path, command or URL is read from it"}}, e.line)
+		}
 		out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: *tc.ID, ToolName: tc.Name, Args: jsonscan.Unindent(tc.Args)})
 	}
 	return out

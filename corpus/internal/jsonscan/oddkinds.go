@@ -10,6 +10,9 @@ import (
 // expects (a cwd that is a number): its name and its JSON text.
 type OddValue struct {
 	Name, JSON string
+	// Want is the kind the reader expects ("a string" when empty) and
+	// Effect what it did with the value ("read as absent" when empty).
+	Want, Effect string
 }
 
 // StrNoting reads a string or null as StrOrNullReusing does; a value of
@@ -37,7 +40,7 @@ func Noting(s *Scanner, dst *string, name string, odd *[]OddValue) func() bool {
 }
 
 // OddKinds tallies a file's odd values by field, so that a reader warns
-// once per field, with how many lines and where first, not once per line
+// once per field, with how many and where first, not once per line
 // (a log written by another tool may hold the same odd field on every
 // line), as Times does for timestamps.
 type OddKinds struct {
@@ -45,19 +48,20 @@ type OddKinds struct {
 }
 
 type oddField struct {
-	name, first string
-	line, n     int
+	OddValue // the first
+	line, n  int
 }
 
-// Note tallies the odd values of one line.
+// Note tallies the odd values of one line; values under one name are
+// said with the first one's Want and Effect.
 func (o *OddKinds) Note(odd []OddValue, line int) {
 	for _, v := range odd {
 		i := 0
-		for i < len(o.fields) && o.fields[i].name != v.Name {
+		for i < len(o.fields) && o.fields[i].Name != v.Name {
 			i++
 		}
 		if i == len(o.fields) {
-			o.fields = append(o.fields, oddField{name: v.Name, first: v.JSON, line: line})
+			o.fields = append(o.fields, oddField{OddValue: v, line: line})
 		}
 		o.fields[i].n++
 	}
@@ -67,12 +71,19 @@ func (o *OddKinds) Note(odd []OddValue, line int) {
 func (o *OddKinds) Warnings(file string) []corpus.Warning {
 	var ws []corpus.Warning
 	for _, f := range o.fields {
-		lines := "1 line"
+		lines := "once"
 		if f.n > 1 {
-			lines = fmt.Sprintf("%d lines, first at this line", f.n)
+			lines = fmt.Sprintf("%d times, first at this line", f.n)
+		}
+		want, effect := f.Want, f.Effect
+		if want == "" {
+			want = "a string"
+		}
+		if effect == "" {
+			effect = "read as absent"
 		}
 		ws = append(ws, corpus.Warning{File: file, Line: f.line, Message: fmt.Sprintf(
-			"%s is %s, not a string (%s); read as absent", f.name, Excerpt(f.first), lines)})
+			"%s is %s, not %s (%s); %s", f.Name, Excerpt(f.JSON), want, lines, effect)})
 	}
 	return ws
 }
