@@ -329,3 +329,14 @@ func (c *bpeCounter) tokenize(s string) int64 {
 	}
 	return int64(n)
 }
+
+// Filled reports whether some meter filled in a count of t (for tests:
+// that the jobs given t used it).
+func (t *TokenMemo) Filled() bool {
+	for _, e := range t.counts {
+		if e.o200k.Load() >= 0 || e.utf16.Load() >= 0 {
+			return true
+		}
+	}
+	return false
+}

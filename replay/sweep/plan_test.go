@@ -43,43 +43,53 @@ func TestRunSharedMemoMatchesReplay(t *testing.T) {
 		// No meter parameter: the policy's own meter (chars4) decides.
 		{"claude-code", "mc_keep_tokens=1000,3000", map[string]string{"mc_trigger_at": "4000", "mc_min_reclaim": "0", "window_tokens": "30000"}},
 	} {
-		t.Run(tt.policy+"/"+tt.axis, func(t *testing.T) {
-			def, _ := policy.Lookup(tt.policy)
-			ax, err := ParseAxis(tt.axis)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pl := Plan{Policy: def, Grid: Grid{ax}, Fixed: tt.fixed, Workers: 2}
-			if !pl.sharesMemo() {
-				t.Fatal("sharesMemo = false")
-			}
-			jobs := pl.Jobs(len(sessions))
-			got, _, err := Run(context.Background(), pl, sessions,
-				func(_ int64, _ *corpus.Session, _ policy.Policy, tr *replay.Trace) [2]int64 {
+		for _, track := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/%s/loss=%v", tt.policy, tt.axis, track), func(t *testing.T) {
+				def, _ := policy.Lookup(tt.policy)
+				ax, err := ParseAxis(tt.axis)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pl := Plan{Policy: def, Grid: Grid{ax}, Fixed: tt.fixed, Workers: 2, TrackLoss: track}
+				if !pl.sharesMemo() {
+					t.Fatal("sharesMemo = false")
+				}
+				jobs := pl.Jobs(len(sessions))
+				r := Start(context.Background(), pl, func(_ int64, _ *corpus.Session, _ policy.Policy, tr *replay.Trace) [2]int64 {
 					return [2]int64{sent(tr), int64(len(tr.Events))}
-				}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			events := int64(0)
-			for i, j := range jobs {
-				own, err := policy.New(def.Name, pl.Grid.Set(j.Set, pl.Fixed))
+				})
+				r.Seal(sessions, nil)
+				got, _, err := r.Wait()
 				if err != nil {
 					t.Fatal(err)
 				}
-				tr, err := replay.Run(context.Background(), sessions[j.Session], own, replay.Options{})
-				if err != nil {
-					t.Fatal(err)
+				// Each session had its memo, and its jobs filled it in.
+				for _, s := range sessions {
+					e := r.added[s]
+					if e.memo == nil || !e.memo.Filled() {
+						t.Fatalf("session %s: memo %v, filled in by no job", s.ID, e.memo)
+					}
 				}
-				if want := [2]int64{sent(tr), int64(len(tr.Events))}; got[i] != want {
-					t.Errorf("set %d session %d: tokens sent and compactions %v with the shared memo, %v alone", j.Set, j.Session, got[i], want)
+				events := int64(0)
+				for i, j := range jobs {
+					own, err := policy.New(def.Name, pl.Grid.Set(j.Set, pl.Fixed))
+					if err != nil {
+						t.Fatal(err)
+					}
+					tr, err := replay.Run(context.Background(), sessions[j.Session], own, replay.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := [2]int64{sent(tr), int64(len(tr.Events))}; got[i] != want {
+						t.Errorf("set %d session %d: tokens sent and compactions %v with the shared memo, %v alone", j.Set, j.Session, got[i], want)
+					}
+					events += got[i][1]
 				}
-				events += got[i][1]
-			}
-			if events == 0 {
-				t.Error("no job compacted: the memo's counts decided nothing")
-			}
-		})
+				if events == 0 {
+					t.Error("no job compacted: the memo's counts decided nothing")
+				}
+			})
+		}
 	}
 }
 

@@ -49,8 +49,9 @@ type Runner[T any] struct {
 	wake *sync.Cond
 	// added maps each session Add or Seal saw to its state.
 	added map[*corpus.Session]*entry
-	// unindexed are the sessions waiting for their loss index.
-	unindexed []*entry
+	// unprepared are the sessions waiting for their loss index or count
+	// memo, which their jobs read.
+	unprepared []*entry
 	// ready are the sessions with jobs to start, by their next set.
 	ready   readyHeap
 	running int // index builds and jobs under way
@@ -94,12 +95,12 @@ type earlyResult[T any] struct {
 	r T
 }
 
-// task is one piece of a worker's work: a session's loss index, or the
-// job of its k-th parameter set.
+// task is one piece of a worker's work: preparing a session (its loss
+// index, its count memo), or the job of its k-th parameter set.
 type task struct {
-	e     *entry
-	k     int
-	index bool
+	e       *entry
+	k       int
+	prepare bool
 }
 
 // Start starts a sweep's workers (Plan.Workers; 0: GOMAXPROCS), idle
@@ -148,8 +149,8 @@ func (r *Runner[T]) addLocked(s *corpus.Session, order, final int) {
 		r.wg.Add(1)
 		go r.work()
 	}
-	if r.plan.indexes() {
-		r.unindexed = append(r.unindexed, e)
+	if r.plan.indexes() || r.memoize {
+		r.unprepared = append(r.unprepared, e)
 	} else {
 		r.readyLocked(e)
 	}
@@ -182,7 +183,7 @@ func (r *Runner[T]) Seal(sessions []*corpus.Session, done func(Job, T)) {
 			r.addLocked(s, i, i)
 		}
 	}
-	r.unindexed = slices.DeleteFunc(r.unindexed, func(e *entry) bool { return e.final < 0 })
+	r.unprepared = slices.DeleteFunc(r.unprepared, func(e *entry) bool { return e.final < 0 })
 	r.ready = slices.DeleteFunc(r.ready, func(e *entry) bool { return e.final < 0 })
 	heap.Init(&r.ready)
 	var flushed []Job
@@ -237,8 +238,11 @@ func (r *Runner[T]) work() {
 		if !ok {
 			return
 		}
-		if t.index {
-			ix := loss.Build(t.e.s, loss.Options{Shared: true})
+		if t.prepare {
+			var ix *loss.Index
+			if r.plan.indexes() {
+				ix = loss.Build(t.e.s, loss.Options{Shared: true})
+			}
 			var memo *policy.TokenMemo
 			if r.memoize {
 				memo = policy.NewTokenMemo([]*corpus.Session{t.e.s})
@@ -256,7 +260,7 @@ func (r *Runner[T]) work() {
 	}
 }
 
-// take waits for the next task: a loss index first (its session's jobs
+// take waits for the next task: preparing a session first (its jobs
 // wait for it), then the job of the ready session whose next set comes
 // first. It reports false when the sweep is over or cancelled.
 func (r *Runner[T]) take() (task, bool) {
@@ -266,11 +270,11 @@ func (r *Runner[T]) take() (task, bool) {
 		if r.ctx.Err() != nil {
 			return task{}, false
 		}
-		if len(r.unindexed) > 0 {
-			e := r.unindexed[0]
-			r.unindexed = r.unindexed[1:]
+		if len(r.unprepared) > 0 {
+			e := r.unprepared[0]
+			r.unprepared = r.unprepared[1:]
 			r.running++
-			return task{e: e, index: true}, true
+			return task{e: e, prepare: true}, true
 		}
 		if len(r.ready) > 0 {
 			e := r.ready[0]
