@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -144,26 +143,6 @@ func (p *ClaudeCode) Metering() (*Meter, int) { return p.meter, p.overhead }
 // context, so the second sum is 0).
 func (p *ClaudeCode) Measure(m *corpus.Message) (int64, int64, int64) { return p.mc[1].Measure(m) }
 
-// versionAtLeast compares a dotted version with min; an unknown version
-// counts as the newest.
-func versionAtLeast(v, min string) bool {
-	if v == "" {
-		return true
-	}
-	a, b := strings.Split(v, "."), strings.Split(min, ".")
-	for i := range b {
-		var x int
-		if i < len(a) {
-			x, _ = strconv.Atoi(strings.TrimFunc(a[i], func(r rune) bool { return r < '0' || r > '9' }))
-		}
-		y, _ := strconv.Atoi(b[i])
-		if x != y {
-			return x > y
-		}
-	}
-	return true
-}
-
 func sessionVersion(s *corpus.Session) string {
 	if s == nil {
 		return ""
@@ -176,7 +155,7 @@ func (p *ClaudeCode) trigger(version string) int {
 	reserve, err := strconv.Atoi(p.reserve)
 	if err != nil { // auto
 		reserve = 20000
-		if !versionAtLeast(version, "2.0") {
+		if !corpus.VersionAtLeast(version, "2.0") {
 			reserve = 32000
 		}
 	}
@@ -190,9 +169,9 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	version := sessionVersion(at.Session)
 	o := Outcome{History: h, Strategy: None, Units: at.Units, Count: at.Count, ReachedTarget: true,
 		MaxTokens: p.window, TriggerTokens: p.trigger(version), TargetTokens: p.trigger(version)}
-	if p.mcMode == "on" || p.mcMode == "auto" && versionAtLeast(version, "1.0.68") {
+	if p.mcMode == "on" || p.mcMode == "auto" && corpus.VersionAtLeast(version, "1.0.68") {
 		mc := p.mc[1]
-		if !versionAtLeast(version, "2.0.60") {
+		if !corpus.VersionAtLeast(version, "2.0.60") {
 			mc = p.mc[0]
 		}
 		o = mc.Compact(h, at)
@@ -209,7 +188,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	}
 	// The context as auto-compaction measures it, before and after what
 	// microcompact just cleared: what the request carries, for reports.
-	arriving := p.measure == "arriving" || p.measure == "auto" && !versionAtLeast(version, "2.0")
+	arriving := p.measure == "arriving" || p.measure == "auto" && !corpus.VersionAtLeast(version, "2.0")
 	usage := usageContext
 	if arriving {
 		usage = func(u *corpus.Usage) int { return u.Prompt() } // the response is measured by the meter

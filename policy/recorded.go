@@ -410,7 +410,7 @@ func (p *Recorded) marker(s *corpus.Session, id string) string {
 	}
 	if stub == StubAuto {
 		stub = StubCleared
-		if v := s.Meta.AgentVersion; s.Format == corpus.FormatClaudeCode && versionAtLeast(v, "2.1") {
+		if v := s.Meta.AgentVersion; s.Format == corpus.FormatClaudeCode && corpus.VersionAtLeast(v, "2.1") {
 			stub = StubPersisted
 		}
 	}

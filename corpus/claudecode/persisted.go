@@ -301,6 +301,30 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 	if !unplaced(ps) {
 		return // the boundaries placed every one (2.1.9+ logs)
 	}
+	t.breakClears(func(mi int, ids []string, _ bool) {
+		for _, id := range ids {
+			if i, ok := want[id]; ok && ps[i].AtMessage < 0 {
+				ps[i].AtMessage, ps[i].Placed = mi, corpus.PlacedCacheBreak
+			}
+		}
+	})
+	for i := range ps {
+		if ps[i].AtMessage < 0 {
+			ps[i].AtMessage, ps[i].Placed = t.firstAssistantAfter(ps[i].ToolCallID), corpus.PlacedArrival
+		}
+	}
+}
+
+// breakClears walks the thread's requests and calls clear at each
+// mid-turn prompt-cache break (the recorded cache read falls from above
+// breakFrom to below breakTo right after tool results) with the ids Claude
+// Code's microcompact clears there: the compactable results sent so far
+// and not cleared, but for the newest that fit in persistKeepTokens chars4
+// tokens, oldest first. fell says whether the break's recorded prompt
+// (uncached input, cache write and read) is smaller than the previous
+// request's: a clear takes results out; a cache that merely expired sends
+// everything again.
+func (t *ccThread) breakClears(clear func(mi int, ids []string, fell bool)) {
 	// A result's chars4 size is only needed when a break's keep walk
 	// reaches it, which is at most the few newest: it is computed then
 	// (tokens < 0 until), not for every result of the session.
@@ -309,15 +333,17 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 		text   string
 		tokens int
 	}
-	cacheRead := make(map[int]int, len(t.usage.list)) // assistant message -> recorded cache read
+	type recorded struct{ read, prompt int }
+	usage := make(map[int]recorded, len(t.usage.list)) // assistant message -> its request's usage
 	for _, u := range t.usage.list {
 		if u.AtMessage >= 0 {
-			cacheRead[u.AtMessage] = u.CacheReadTokens
+			usage[u.AtMessage] = recorded{u.CacheReadTokens, u.Prompt()}
 		}
 	}
 	var uncleared []live // compactable results sent so far, not cleared, in tool_use order
 	arrived := map[string]bool{}
-	prevRead := -1
+	prev := recorded{read: -1}
+	var ids []string
 	for mi := range t.msgs {
 		m := &t.msgs[mi]
 		if m.Role == corpus.RoleTool {
@@ -335,11 +361,11 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 		if m.Role != corpus.RoleAssistant {
 			continue
 		}
-		cr, ok := cacheRead[mi]
+		u, ok := usage[mi]
 		if !ok {
 			continue
 		}
-		if prevRead > breakFrom && cr < breakTo && mi > 0 && t.msgs[mi-1].Role == corpus.RoleTool {
+		if prev.read > breakFrom && u.read < breakTo && mi > 0 && t.msgs[mi-1].Role == corpus.RoleTool {
 			kept, total := 0, 0
 			for j := len(uncleared) - 1; j >= 0; j-- {
 				r := &uncleared[j]
@@ -352,19 +378,14 @@ func (t *ccThread) placePersisted(ps []corpus.Persisted) {
 				total += r.tokens
 				kept++
 			}
+			ids = ids[:0]
 			for _, r := range uncleared[:len(uncleared)-kept] {
-				if i, ok := want[r.id]; ok && ps[i].AtMessage < 0 {
-					ps[i].AtMessage, ps[i].Placed = mi, corpus.PlacedCacheBreak
-				}
+				ids = append(ids, r.id)
 			}
+			clear(mi, ids, u.prompt < prev.prompt)
 			uncleared = append(uncleared[:0], uncleared[len(uncleared)-kept:]...)
 		}
-		prevRead = cr
-	}
-	for i := range ps {
-		if ps[i].AtMessage < 0 {
-			ps[i].AtMessage, ps[i].Placed = t.firstAssistantAfter(ps[i].ToolCallID), corpus.PlacedArrival
-		}
+		prev = u
 	}
 }
 
