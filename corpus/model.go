@@ -228,7 +228,9 @@ type Recorded struct {
 // some request on; the transcript still holds the original text.
 type Persisted struct {
 	ToolCallID string
-	// File is the stored file's path (as loaded) and Bytes its size.
+	// File is the stored file's path (as loaded) and Bytes its size; File
+	// is empty for a result inferred without its folder (PlacedInferred),
+	// and Bytes is then the transcript's result.
 	File  string
 	Bytes int64
 	// Boundary is the index in Recorded.Compactions of the microcompact
@@ -265,6 +267,13 @@ const (
 	// (the log has no usage to find the break): a guess that makes the
 	// result unseen.
 	PlacedArrival = "arrival"
+	// PlacedInferred: no file at all. A 2.0.60-2.1.6 log without its
+	// tool-results folder: the result is one the keep-40k microcompact
+	// clears at a mid-turn cache break where the recorded prompt fell
+	// (File is empty). From their transcripts alone it finds the 68 files
+	// of the 4 real logs that have any, and nothing in the 3 that have
+	// none: likely.
+	PlacedInferred = "inferred"
 )
 
 // ToolCall is one tool call an agent recorded apart from its messages.

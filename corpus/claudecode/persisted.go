@@ -175,11 +175,14 @@ func IsPersistedDir(dir string) bool {
 func (l *ccLoader) readPersisted(session string) {
 	dir, shared := persistedDir(l.path, session)
 	if dir == "" {
+		l.inferPersisted(session) // piped in, or renamed: no folder to look for
 		return
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) && !shared {
+		if errors.Is(err, fs.ErrNotExist) {
+			l.inferPersisted(session)
+		} else if !shared {
 			l.warnings = append(l.warnings, corpus.Warning{File: dir, Message: "tool-results folder unreadable (" + err.Error() + "); persisted outputs ignored"})
 		}
 		return

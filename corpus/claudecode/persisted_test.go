@@ -18,9 +18,10 @@ import (
 // ccLog writes a Claude Code log line by line, in the documented record
 // shapes (the same as testdata/*.jsonl): no real log is copied.
 type ccLog struct {
-	sb   strings.Builder
-	n    int
-	prev string
+	sb      strings.Builder
+	n       int
+	prev    string
+	version string // "2.1.6" when empty
 }
 
 func (w *ccLog) line(format string, args ...any) {
@@ -30,7 +31,11 @@ func (w *ccLog) line(format string, args ...any) {
 	if w.prev != "" {
 		parent = `"` + w.prev + `"`
 	}
-	fmt.Fprintf(&w.sb, `{"parentUuid":%s,"isSidechain":false,"cwd":"/Users/u/proj","sessionId":"s-p","version":"2.1.6","uuid":"%s",`, parent, uuid)
+	version := w.version
+	if version == "" {
+		version = "2.1.6"
+	}
+	fmt.Fprintf(&w.sb, `{"parentUuid":%s,"isSidechain":false,"cwd":"/Users/u/proj","sessionId":"s-p","version":%q,"uuid":"%s",`, parent, version, uuid)
 	fmt.Fprintf(&w.sb, format, args...)
 	w.sb.WriteString("}\n")
 	w.prev = uuid
@@ -48,7 +53,12 @@ func (w *ccLog) read(id, path, result string, cacheRead int) {
 }
 
 func (w *ccLog) say(id, text string, cacheRead int) {
-	w.line(`"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%q}],"usage":{"input_tokens":3,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":5}}`, id, text, cacheRead)
+	w.sayUsage(id, text, 0, cacheRead)
+}
+
+// sayUsage is say with a cache write too.
+func (w *ccLog) sayUsage(id, text string, cacheWrite, cacheRead int) {
+	w.line(`"type":"assistant","message":{"id":"msg_%s","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%q}],"usage":{"input_tokens":3,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":5}}`, id, text, cacheWrite, cacheRead)
 }
 
 func (w *ccLog) microcompact(ids ...string) {

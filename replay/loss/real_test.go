@@ -2,6 +2,7 @@ package loss_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -191,6 +192,31 @@ func TestRecordedPolicyTarget(t *testing.T) {
 				t.Errorf("results_lost = %d for a -%s session", tr.Loss.Lost, tc.label)
 			}
 			sameHides(t, tr.Loss, recordedHides(s))
+
+			// The log alone, without its tool-results folder: its clears
+			// are inferred from its cache breaks, with the same hides and
+			// the same counts.
+			bare := filepath.Join(t.TempDir(), tc.id+".jsonl")
+			data, err := os.ReadFile(realcorpus.Dir(t, "claude-code", "projects", tc.id, tc.id+".jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(bare, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ss, err := load.Load([]string{bare}, corpus.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bs := ss[0]
+			trb, err := replay.Run(context.Background(), bs, p, replay.Options{Loss: loss.Build(bs, loss.Options{})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := trb.Loss.Counts; got != tc.want {
+				t.Errorf("without the folder: counts = %+v, want %+v", got, tc.want)
+			}
+			sameHides(t, trb.Loss, recordedHides(s))
 		})
 	}
 	for _, tc := range boundarySessions {

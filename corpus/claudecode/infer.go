@@ -1,0 +1,51 @@
+package claudecode
+
+import (
+	"github.com/calib-dev/calib/corpus"
+)
+
+// Persisted outputs inferred without their folder. Claude Code 2.0.60 to
+// 2.1.6 cleared results without writing a boundary line, so a log copied
+// without its <session>/tool-results/ folder (or whose folder was cleaned
+// up: nothing else removes those files) shows no clear at all, and a
+// replay of it sends results the model never had. The clears can be read
+// from the transcript alone: at a mid-turn prompt-cache break where the
+// recorded prompt fell, the keep-40,000 microcompact (breakClears) clears
+// what it would clear. On the real logs that finds the 68 files of the 4
+// sessions that have any, id for id and at the same requests, with their
+// folders taken away, and nothing in the 3 2.x sessions that have none
+// (they have no mid-turn break); the 1.0.53 logs' 4 mid-turn breaks, which
+// predate persisted outputs, all have a prompt that grew (a cache that
+// expired sends everything again), so the fall is what tells a clear.
+
+// inferFrom and inferBefore bound the versions that cleared results
+// without a boundary line: persisted outputs came with 2.0.60 (the stub
+// from then on is their marker), boundaries with 2.1.9. An unknown version
+// counts as the newest, so nothing is inferred for it.
+const (
+	inferFrom   = "2.0.60"
+	inferBefore = "2.1.9"
+)
+
+// inferPersisted gives each thread of a log that has no tool-results
+// folder the persisted results its clears imply (PlacedInferred).
+func (l *ccLoader) inferPersisted(session string) {
+	v := l.meta.AgentVersion
+	if !corpus.VersionAtLeast(v, inferFrom) || corpus.VersionAtLeast(v, inferBefore) {
+		return
+	}
+	for _, t := range append([]*ccThread{l.main}, l.runs...) {
+		var ps []corpus.Persisted
+		t.breakClears(func(mi int, ids []string, fell bool) {
+			if !fell {
+				return
+			}
+			for _, id := range ids {
+				text, _ := t.resultText(id)
+				ps = append(ps, corpus.Persisted{ToolCallID: id, Bytes: int64(len(text)), Boundary: -1, AtMessage: mi,
+					Placed: corpus.PlacedInferred, Marker: PersistedMarker(PersistedPath(l.meta.Cwd, session, id)), Chars: utf16Len(text)})
+			}
+		})
+		t.persisted = ps
+	}
+}
