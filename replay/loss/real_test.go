@@ -1,7 +1,6 @@
 package loss_test
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,8 +8,6 @@ import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/load"
 	"github.com/calib-dev/calib/corpus/realcorpus"
-	"github.com/calib-dev/calib/policy"
-	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/loss"
 )
 
@@ -174,24 +171,17 @@ func TestRealBoundarySessions(t *testing.T) {
 // policy hides each result at the request the recording says, and under
 // the stage of the recorded event that hid it (sameHides).
 func TestRecordedPolicyTarget(t *testing.T) {
-	p, err := policy.New("recorded", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range labelled {
 		t.Run(tc.id[:8]+"-"+tc.label, func(t *testing.T) {
 			s := loadReal(t, "projects/"+tc.id+"/"+tc.id+".jsonl")
-			tr, err := replay.Run(context.Background(), s, p, replay.Options{Loss: loss.Build(s, loss.Options{})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := tr.Loss.Counts; got != tc.want {
+			_, _, rep := replayLoss(t, s, "recorded", nil)
+			if got := rep.Counts; got != tc.want {
 				t.Errorf("recorded policy: counts = %+v, want %+v", got, tc.want)
 			}
-			if (tr.Loss.Lost > 0) != (tc.label == "bad") {
-				t.Errorf("results_lost = %d for a -%s session", tr.Loss.Lost, tc.label)
+			if (rep.Lost > 0) != (tc.label == "bad") {
+				t.Errorf("results_lost = %d for a -%s session", rep.Lost, tc.label)
 			}
-			sameHides(t, tr.Loss, recordedHides(s))
+			sameHides(t, &rep, recordedHides(s))
 
 			// The log alone, without its tool-results folder: its clears
 			// are inferred from its cache breaks, with the same hides and
@@ -208,28 +198,21 @@ func TestRecordedPolicyTarget(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			bs := ss[0]
-			trb, err := replay.Run(context.Background(), bs, p, replay.Options{Loss: loss.Build(bs, loss.Options{})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := trb.Loss.Counts; got != tc.want {
+			_, _, rep = replayLoss(t, ss[0], "recorded", nil)
+			if got := rep.Counts; got != tc.want {
 				t.Errorf("without the folder: counts = %+v, want %+v", got, tc.want)
 			}
-			sameHides(t, trb.Loss, recordedHides(s))
+			sameHides(t, &rep, recordedHides(s))
 		})
 	}
 	for _, tc := range boundarySessions {
 		t.Run(filepath.Base(tc.rel)[:8], func(t *testing.T) {
 			s := loadReal(t, tc.rel)
-			tr, err := replay.Run(context.Background(), s, p, replay.Options{Loss: loss.Build(s, loss.Options{})})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := tr.Loss.Counts; got != tc.want {
+			_, _, rep := replayLoss(t, s, "recorded", nil)
+			if got := rep.Counts; got != tc.want {
 				t.Errorf("recorded policy: counts = %+v, want %+v", got, tc.want)
 			}
-			sameHides(t, tr.Loss, boundaryHides(s))
+			sameHides(t, &rep, boundaryHides(s))
 		})
 	}
 }
