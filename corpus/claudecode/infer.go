@@ -35,6 +35,9 @@ func (l *ccLoader) inferPersisted(session string) {
 		return
 	}
 	for _, t := range append([]*ccThread{l.main}, l.runs...) {
+		if hasBoundary(t) {
+			continue // a version that writes them (2.1.7 or 2.1.8, unseen): they are the record
+		}
 		var ps []corpus.Persisted
 		t.breakClears(func(mi int, ids []string, fell bool) {
 			if !fell {
@@ -48,4 +51,14 @@ func (l *ccLoader) inferPersisted(session string) {
 		})
 		t.persisted = ps
 	}
+}
+
+// hasBoundary reports whether the thread records a microcompact boundary.
+func hasBoundary(t *ccThread) bool {
+	for _, c := range t.compactions {
+		if c.Strategy == "microcompact" {
+			return true
+		}
+	}
+	return false
 }

@@ -81,6 +81,14 @@ func TestInferredPersisted(t *testing.T) {
 			}
 		})
 	}
+	// A version in the range that writes a boundary after all (2.1.7 and
+	// 2.1.8 are unseen): the boundary is the record, nothing is inferred.
+	w := breakLog("2.1.8", 0)
+	w.microcompact("toolu_a")
+	w.say("m8", "after", 21000)
+	if got := inferred(t, w, false); got != nil {
+		t.Errorf("with a boundary: persisted = %+v, want none", got)
+	}
 	// A log read from standard input has no folder to look for.
 	ss, err := claudecode.Read("-", strings.NewReader(breakLog("2.1.6", 0).sb.String()), corpus.Options{})
 	if err != nil {
