@@ -7,7 +7,7 @@ import (
 // Persisted outputs inferred without their folder. Claude Code 2.0.60 to
 // 2.1.6 cleared results without writing a boundary line, so a log copied
 // without its <session>/tool-results/ folder (or whose folder was cleaned
-// up: nothing else removes those files) shows no clear at all, and a
+// up) shows no clear at all, and a
 // replay of it sends results the model never had. The clears can be read
 // from the transcript alone: at a mid-turn prompt-cache break where the
 // recorded prompt fell, the keep-40,000 microcompact (breakClears) clears
