@@ -241,6 +241,17 @@ func (c *clearStage) firstResult(h []corpus.Message) [2]int {
 // \v, \f, \x1c, \x1d, \x1e, \x85, \u2028 or \u2029, and a final line
 // break adds no empty line.
 func splitLines(s string) int {
+	if onlyNewlines(s) {
+		// Only \n ends lines, as in nearly every tool output: counted by
+		// the runtime's vectorised search, where the loop below took 12% of
+		// a compare of the real Claude Code logs (a stub that says how many
+		// lines it replaced is rendered as each result is marked).
+		n := strings.Count(s, "\n")
+		if s != "" && s[len(s)-1] != '\n' {
+			n++
+		}
+		return n
+	}
 	n, open := 0, false
 	for i := 0; i < len(s); i++ {
 		switch ch := s[i]; {
@@ -265,4 +276,16 @@ func splitLines(s string) int {
 		n++
 	}
 	return n
+}
+
+// onlyNewlines reports whether \n is the only Python line break in s. Each
+// rare break is looked for with the runtime's vectorised byte search: one
+// pass per byte is still faster than one pass testing every byte for all.
+func onlyNewlines(s string) bool {
+	for _, c := range []byte("\r\v\f\x1c\x1d\x1e") {
+		if strings.IndexByte(s, c) >= 0 {
+			return false
+		}
+	}
+	return !strings.Contains(s, "\u0085") && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029")
 }

@@ -158,11 +158,53 @@ func TestSWEAgentMasksAtEveryStep(t *testing.T) {
 }
 
 func TestSplitLinesCountsAsPython(t *testing.T) {
-	for s, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "a\r\nb\r\n": 2, "a\rb": 2, "\n\n": 2, "a\u2028b": 2, "a\x0bb\x0c": 2} {
+	for s, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "a\r\nb\r\n": 2, "a\rb": 2, "\n\n": 2, "a\u2028b": 2, "a\x0bb\x0c": 2,
+		"a\u0085b\n": 2, "a\u2029": 1, "\x1c\x1d\x1e": 3, "a\nb\n\nc": 4, "    1→x\n    2→y": 2, "\xc2": 1, "\xe2\x80": 1} {
 		if got := splitLines(s); got != want {
 			t.Errorf("splitLines(%q) = %d, want %d", s, got, want)
 		}
 	}
+}
+
+// FuzzSplitLines holds the \n-only fast path to the loop that handles
+// every Python line break, on any bytes.
+func FuzzSplitLines(f *testing.F) {
+	for _, s := range []string{"", "a\nb", "a\r\nb", "x\u2028y\n", "\xc2\x85", "\xe2\x80\xa9\n", "    1→a\n    2→b\n", "\xc2", "a\n\xe2\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := splitLines(s), splitLinesLoop(s); got != want {
+			t.Fatalf("splitLines(%q) = %d, the loop gives %d", s, got, want)
+		}
+	})
+}
+
+// splitLinesLoop is splitLines without its fast path (the oracle).
+func splitLinesLoop(s string) int {
+	n, open := 0, false
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				i++
+			}
+			n, open = n+1, false
+		case ch == '\n' || ch == '\v' || ch == '\f' || ch == 0x1c || ch == 0x1d || ch == 0x1e:
+			n, open = n+1, false
+		case ch == 0xc2 && i+1 < len(s) && s[i+1] == 0x85:
+			i++
+			n, open = n+1, false
+		case ch == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
+			i += 2
+			n, open = n+1, false
+		default:
+			open = true
+		}
+	}
+	if open {
+		n++
+	}
+	return n
 }
 
 func TestOpencodePruneLeavesTheNewest40000Tokens(t *testing.T) {
@@ -453,5 +495,25 @@ func TestEveryPresetBuildsWithItsDefaults(t *testing.T) {
 		if _, err := New(d.Name, nil); err != nil {
 			t.Errorf("%s: %v", d.Name, err)
 		}
+	}
+}
+
+// BenchmarkSplitLines compares the loop with the fast path on a Read
+// result (numbered lines with Claude Code's arrow).
+//
+//	go test ./policy -run '^$' -bench BenchmarkSplitLines -cpu 1 -count 3
+func BenchmarkSplitLines(b *testing.B) {
+	s := strings.Repeat("    42→\tfmt.Println(\"hello, world\") // prints a greeting\n", 500)
+	for _, v := range []struct {
+		name string
+		fn   func(string) int
+	}{{"loop", splitLinesLoop}, {"fast", splitLines}} {
+		b.Run(v.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			n := 0
+			for b.Loop() {
+				n += v.fn(s)
+			}
+		})
 	}
 }
