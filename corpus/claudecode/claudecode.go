@@ -83,9 +83,7 @@ type ccLoader struct {
 	runByAgent map[string]*ccThread // agentId -> sidechain run
 	useAt      map[string]ccUseAt   // tool_use id -> where, across threads
 	tasks      []ccTask
-	unknown    jsonscan.UnknownKinds
-	times      jsonscan.Times
-	odd        jsonscan.OddKinds
+	tally      jsonscan.Tallies
 	warnings   []corpus.Warning // about the file, not one thread
 	sessionID  string
 	meta       corpus.Meta
@@ -124,7 +122,7 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 // sessions and warnings.
 func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error) {
 	l := &ccLoader{path: p, main: newCCThread(false, 0), runOf: map[string]*ccThread{}, runByAgent: map[string]*ccThread{},
-		useAt: map[string]ccUseAt{}, unknown: jsonscan.UnknownKinds{}}
+		useAt: map[string]ccUseAt{}, tally: jsonscan.NewTallies()}
 	l.meta.Provider = "anthropic"
 	l.buffers = loadPool.Get().(*loadBuffers)
 	l.recent.scratch = l.buffers.scratch
@@ -153,7 +151,7 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 		return nil
 	}
 	l.noteMeta(&ln, n)
-	l.odd.Note(ln.odd, n)
+	l.tally.Odd.Note(ln.odd, n)
 	if ln.typeJSON != "" {
 		l.thread(&ln, n, false) // keep a sidechain's parent chain intact
 		l.warn(n, "type is %s, not a string naming the line's type; line skipped", jsonscan.Excerpt(ln.typeJSON))
@@ -201,7 +199,7 @@ func (l *ccLoader) line(n int, b []byte, final bool) error {
 			if name == "" {
 				name = "(none)"
 			}
-			l.unknown.Add("line type "+name, n)
+			l.tally.Unknown.Add("line type "+name, n)
 		}
 	}
 	return nil
@@ -218,7 +216,7 @@ func (l *ccLoader) noteMeta(ln *ccLine, n int) {
 		l.meta.Cwd = ln.Cwd
 	}
 	l.lineTime = time.Time{}
-	if ts := l.times.Parse(ln.Timestamp, n); !ts.IsZero() {
+	if ts := l.tally.Times.Parse(ln.Timestamp, n); !ts.IsZero() {
 		if l.meta.CreatedAt.IsZero() {
 			l.meta.CreatedAt = ts
 		}
@@ -387,7 +385,7 @@ func (l *ccLoader) assistant(t *ccThread, ln *ccLine, n int) {
 		if b.Kind == corpus.KindToolUse {
 			l.noteUse(t, b, mi, len(m.Blocks), n)
 			if len(b.Args) > 0 && b.Args[0] != '{' && b.Args[0] != 'n' { // null: no input, nothing to name
-				l.odd.Note([]jsonscan.OddValue{{Name: "tool_use input", JSON: string(b.Args), Want: "an object",
+				l.tally.Odd.Note([]jsonscan.OddValue{{Name: "tool_use input", JSON: string(b.Args), Want: "an object",
 					Effect: "kept as recorded, but no path, command or URL is read from it"}}, n)
 			}
 		}

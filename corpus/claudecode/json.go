@@ -361,7 +361,7 @@ func decodeContent(s *jsonscan.Scanner, nested bool, into []ccBlock) (v ccValue,
 
 // mapBlocks is ccBlocks into l.mapped: valid until the next line.
 func (l *ccLoader) mapBlocks(blocks []ccBlock, n int) ([]corpus.Block, error) {
-	mapped, err := ccBlocks(blocks, n, l.unknown, l.mapped[:0])
+	mapped, err := ccBlocks(blocks, n, l.tally.Unknown, l.mapped[:0])
 	if err == nil {
 		l.mapped = mapped
 	}

@@ -27,9 +27,7 @@ func (l *ccLoader) finish() []*corpus.Session {
 		threadWarn[t] = l.pairing(t)
 	}
 	l.readPersisted(id)
-	l.warnings = append(l.warnings, l.unknown.Warnings(l.path, "Claude Code")...)
-	l.warnings = append(l.warnings, l.times.Warnings(l.path)...)
-	l.warnings = append(l.warnings, l.odd.Warnings(l.path)...)
+	l.warnings = append(l.warnings, l.tally.Warnings(l.path, "Claude Code")...)
 
 	var out []*corpus.Session
 	emitMain := len(l.main.msgs) > 0 || len(l.main.compactions) > 0 || len(l.runs) == 0

@@ -30,9 +30,7 @@ import (
 type loader struct {
 	path     string
 	s        *corpus.Session
-	unknown  jsonscan.UnknownKinds
-	times    jsonscan.Times
-	odd      jsonscan.OddKinds
+	tally    jsonscan.Tallies
 	calls    map[string]int // call_id -> line
 	callName map[string]string
 	outs     []result
@@ -69,7 +67,7 @@ func Read(p string, r io.Reader, opts corpus.Options) ([]*corpus.Session, error)
 }
 
 func newLoader(p string) *loader {
-	return &loader{path: p, unknown: jsonscan.UnknownKinds{}, calls: map[string]int{}, callName: map[string]string{},
+	return &loader{path: p, tally: jsonscan.NewTallies(), calls: map[string]int{}, callName: map[string]string{},
 		s: &corpus.Session{Format: corpus.FormatCodex, Path: p}}
 }
 
@@ -87,7 +85,7 @@ func (l *loader) line(n int, b []byte, final bool) error {
 		}
 		return nil
 	}
-	ts := l.times.Parse(ln.Timestamp, n)
+	ts := l.tally.Times.Parse(ln.Timestamp, n)
 	if !ts.IsZero() {
 		if l.s.Meta.CreatedAt.IsZero() {
 			l.s.Meta.CreatedAt = ts
@@ -97,7 +95,7 @@ func (l *loader) line(n int, b []byte, final bool) error {
 	switch ln.Type {
 	case "session_meta", "turn_context", "response_item", "compacted", "event_msg":
 	default:
-		l.unknown.Add("line type "+ln.Type, n)
+		l.tally.Unknown.Add("line type "+ln.Type, n)
 		return nil
 	}
 	var p payload
@@ -105,7 +103,7 @@ func (l *loader) line(n int, b []byte, final bool) error {
 		l.warn(n, "%s payload is not an object (%v); line skipped", ln.Type, err)
 		return nil
 	}
-	l.odd.Note(p.odd, n)
+	l.tally.Odd.Note(p.odd, n)
 	switch ln.Type {
 	case "session_meta", "turn_context":
 		meta := &l.s.Meta
@@ -169,9 +167,9 @@ func (l *loader) compacted(p *payload, n int, ts time.Time) {
 			}
 		}
 		l.s.Warnings = append(l.s.Warnings, sub.s.Warnings...)
-		for k, t := range sub.unknown {
-			if _, ok := l.unknown[k]; !ok {
-				l.unknown[k] = t
+		for k, t := range sub.tally.Unknown {
+			if _, ok := l.tally.Unknown[k]; !ok {
+				l.tally.Unknown[k] = t
 			}
 		}
 	}
@@ -254,9 +252,7 @@ func (l *loader) finish() {
 			l.warn(ln, "tool call %s (%s) has no output", id, l.callName[id])
 		}
 	}
-	l.s.Warnings = append(l.s.Warnings, l.unknown.Warnings(l.path, "Codex")...)
-	l.s.Warnings = append(l.s.Warnings, l.times.Warnings(l.path)...)
-	l.s.Warnings = append(l.s.Warnings, l.odd.Warnings(l.path)...)
+	l.s.Warnings = append(l.s.Warnings, l.tally.Warnings(l.path, "Codex")...)
 
 	if len(l.s.Messages) == 0 {
 		l.warn(0, "no response_item messages in this log")

@@ -51,7 +51,7 @@ func (l *loader) item(it *payload, n int, ts time.Time) {
 			case "input_image":
 				blocks = append(blocks, image(p.ImageURL, ""))
 			default:
-				l.unknown.Add("message part "+p.Type, n)
+				l.tally.Unknown.Add("message part "+p.Type, n)
 			}
 		}
 		switch it.Role {
@@ -120,7 +120,7 @@ func (l *loader) item(it *payload, n int, ts time.Time) {
 			Blocks: []corpus.Block{{Kind: corpus.KindText, Signature: it.Encrypted}}, Time: ts, Line: n})
 	case ghostSnapshot:
 	default:
-		l.unknown.Add("response_item type "+it.Type, n)
+		l.tally.Unknown.Add("response_item type "+it.Type, n)
 	}
 }
 

@@ -42,9 +42,7 @@ func (l *loader) finish() {
 		}
 		// error and warning records are what the CLI showed; not history.
 	}
-	s.Warnings = append(s.Warnings, l.unknown.Warnings(l.path, "Gemini CLI")...)
-	s.Warnings = append(s.Warnings, l.times.Warnings(l.path)...)
-	s.Warnings = append(s.Warnings, l.odd.Warnings(l.path)...)
+	s.Warnings = append(s.Warnings, l.tally.Warnings(l.path, "Gemini CLI")...)
 	if len(s.Messages) == 0 {
 		l.warn(0, "no user or gemini messages in this chat file")
 	}
@@ -84,7 +82,7 @@ func (l *loader) stamp(e *entry) time.Time {
 		return time.Time{}
 	}
 	s := &jsonscan.Scanner{B: raw}
-	return l.times.Parse(s.StrOrText(), e.line)
+	return l.tally.Times.Parse(s.StrOrText(), e.line)
 }
 
 // readTokens decodes e's tokens, if it has any; tokens that are not an

@@ -118,9 +118,7 @@ type entry struct {
 type loader struct {
 	path    string
 	s       *corpus.Session
-	unknown jsonscan.UnknownKinds
-	times   jsonscan.Times
-	odd     jsonscan.OddKinds
+	tally   jsonscan.Tallies
 	entries []*entry
 	pos     map[string]int // id -> index in entries
 	meta    bool           // a metadata record was seen
@@ -135,7 +133,7 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 // A JSONL file is streamed (only the latest version of each message is
 // kept); a legacy .json is one document and is read whole.
 func Read(p string, r io.Reader, _ corpus.Options) ([]*corpus.Session, error) {
-	l := &loader{path: p, unknown: jsonscan.UnknownKinds{}, pos: map[string]int{},
+	l := &loader{path: p, tally: jsonscan.NewTallies(), pos: map[string]int{},
 		s: &corpus.Session{Format: corpus.FormatGemini, Path: p}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	first, n, cut, err := firstLine(br)
@@ -308,7 +306,7 @@ func (l *loader) record(r *record, b []byte, n int) {
 		l.meta = true
 		l.setMeta(&r.sessionMeta, n)
 	default:
-		l.unknown.Add("record (no id, $set, $rewindTo or sessionId and projectHash)", n)
+		l.tally.Unknown.Add("record (no id, $set, $rewindTo or sessionId and projectHash)", n)
 	}
 }
 
@@ -318,10 +316,10 @@ func (l *loader) setMeta(m *sessionMeta, n int) {
 	if m.SessionID != nil && *m.SessionID != "" {
 		l.s.ID = *m.SessionID
 	}
-	if t := l.times.Parse(m.StartTime, n); !t.IsZero() {
+	if t := l.tally.Times.Parse(m.StartTime, n); !t.IsZero() {
 		l.s.Meta.CreatedAt = t
 	}
-	if t := l.times.Parse(m.LastUpdated, n); !t.IsZero() {
+	if t := l.tally.Times.Parse(m.LastUpdated, n); !t.IsZero() {
 		l.s.Meta.UpdatedAt = t
 	}
 	if m.Summary != "" {
@@ -365,7 +363,7 @@ func (l *loader) decode() {
 			l.warn(e.line, "message %s has no type (expected user, gemini, info, error or warning); record skipped", e.id)
 			continue
 		case !knownTypes[*e.m.Type]:
-			l.unknown.Add("message type "+*e.m.Type, e.line)
+			l.tally.Unknown.Add("message type "+*e.m.Type, e.line)
 			continue
 		}
 		kept = append(kept, e)

@@ -135,7 +135,7 @@ func (l *loader) blocks(raw json.RawMessage, n int) []corpus.Block {
 			out = append(out, corpus.Block{Kind: corpus.KindText, Text: *p.Text})
 		default:
 			e := element(raw, i)
-			l.unknown.Add("content part "+keys(e), n)
+			l.tally.Unknown.Add("content part "+keys(e), n)
 			out = append(out, corpus.Block{Kind: corpus.KindUnknown, Payload: e})
 		}
 	}
@@ -249,7 +249,7 @@ func (l *loader) toolResults(e *entry) []corpus.Block {
 			case p.Text != nil:
 				texts = append(texts, *p.Text)
 			default:
-				l.unknown.Add("tool result part "+keys(element(res, i)), e.line)
+				l.tally.Unknown.Add("tool result part "+keys(element(res, i)), e.line)
 			}
 		}
 		if res0 == nil {
@@ -286,7 +286,7 @@ func (l *loader) toolUses(e *entry, seen map[string]int) []corpus.Block {
 			l.warn(e.line, "tool call %s has no name", *tc.ID)
 		}
 		if a := bytes.TrimLeft(tc.Args, " \t\r\n"); len(a) > 0 && a[0] != '{' && a[0] != 'n' {
-			l.odd.Note([]jsonscan.OddValue{{Name: "toolCalls args", JSON: string(a), Want: "an object",
+			l.tally.Odd.Note([]jsonscan.OddValue{{Name: "toolCalls args", JSON: string(a), Want: "an object",
 				Effect: "kept as recorded, but no path, command or URL is read from it"}}, e.line)
 		}
 		out = append(out, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: *tc.ID, ToolName: tc.Name, Args: jsonscan.Unindent(tc.Args)})
