@@ -43,7 +43,14 @@ func (l *ccLoader) inferPersisted(session string) {
 			if !fell {
 				return
 			}
+			// A full compaction also makes the prompt fall and the cache
+			// break: the results before it were summarized away, not
+			// persisted (at its own request, that is all of them).
+			last := t.lastFullCompaction(mi)
 			for _, id := range ids {
+				if last >= 0 && t.useList[t.uses[id]].msg < last {
+					continue
+				}
 				text, _ := t.resultText(id)
 				ps = append(ps, corpus.Persisted{ToolCallID: id, Bytes: int64(len(text)), Boundary: -1, AtMessage: mi,
 					Placed: corpus.PlacedInferred, Marker: PersistedMarker(PersistedPath(l.meta.Cwd, session, id)), Chars: utf16Len(text)})
@@ -61,4 +68,17 @@ func hasBoundary(t *ccThread) bool {
 		}
 	}
 	return false
+}
+
+// lastFullCompaction is the message at which the last recorded full
+// compaction (compact_boundary, or a summary without one) took effect at
+// or before message mi; -1 if none did.
+func (t *ccThread) lastFullCompaction(mi int) int {
+	last := -1
+	for _, c := range t.compactions {
+		if c.Strategy != "microcompact" && c.AtMessage >= 0 && c.AtMessage <= mi {
+			last = max(last, c.AtMessage)
+		}
+	}
+	return last
 }

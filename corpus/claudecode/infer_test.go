@@ -133,3 +133,43 @@ func TestInferredPersistedNeedsAFall(t *testing.T) {
 		}
 	}
 }
+
+// A full compaction makes the prompt fall and the cache break too: its own
+// request infers nothing, and a later break does not infer the results
+// from before it, which were summarized away (written from the documented
+// record shapes: no real 2.x log compacts).
+func TestInferredPersistedNotAtACompaction(t *testing.T) {
+	big := strings.Repeat("x", 100000)
+	// A boundary without its summary line (a log cut there, say): the
+	// request after it follows the tool results, as a clear's does.
+	compact := func(w *ccLog) {
+		w.line(`"type":"system","subtype":"compact_boundary","content":"Conversation compacted","compactMetadata":{"trigger":"auto","preTokens":100000}`)
+	}
+	// breakLog's reads, then a compaction and its request.
+	w := &ccLog{version: "2.1.6"}
+	w.user("review")
+	w.read("toolu_a", "/Users/u/proj/a.md", big, 0)
+	w.read("toolu_b", "/Users/u/proj/b.md", big, 70000)
+	w.read("toolu_c", "/Users/u/proj/c.md", "small c", 80000)
+	w.read("toolu_d", "/Users/u/proj/d.md", "small d", 90000)
+	compact(w)
+	w.say("m5", "after the summary", 18000)
+	if got := inferred(t, w, false); got != nil {
+		t.Errorf("at the compaction's request: persisted = %+v, want none", got)
+	}
+	// Four more reads and a break that clears e: a to d, from before the
+	// compaction, are not inferred.
+	w.read("toolu_e", "/Users/u/proj/e.md", big, 20000)
+	w.read("toolu_f", "/Users/u/proj/f.md", big, 70000)
+	w.read("toolu_g", "/Users/u/proj/g.md", "small g", 80000)
+	w.read("toolu_h", "/Users/u/proj/h.md", "small h", 90000)
+	w.say("m10", "cache broke", 18000)
+	got := inferred(t, w, false)
+	var ids []string
+	for _, p := range got {
+		ids = append(ids, p.ToolCallID)
+	}
+	if !slices.Equal(ids, []string{"toolu_e"}) {
+		t.Errorf("after the compaction: inferred %v, want [toolu_e]", ids)
+	}
+}
