@@ -426,6 +426,10 @@ func (b *builder) tool(p *part, r *row) (*corpus.Block, []corpus.Block) {
 	}
 	b.uses[p.CallID] = r
 	st := p.State
+	if in := bytes.TrimLeft(st.Input, " \t\r\n"); len(in) > 0 && in[0] != '{' && in[0] != 'n' {
+		b.warn(r, "%s: tool call %s (%s) input is %s, not an object; kept as recorded, but no path, command or URL is read from it",
+			r.where("part"), p.CallID, p.Tool, jsonscan.Excerpt(string(in)))
+	}
 	use := &corpus.Block{Kind: corpus.KindToolUse, ToolCallID: p.CallID, ToolName: p.Tool, Args: jsonscan.Unindent(st.Input)}
 	res := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: p.CallID}
 	var media []corpus.Block

@@ -288,6 +288,9 @@ func TestDatabaseBadInput(t *testing.T) {
 			'{"role":"assistant","time":"yesterday","modelID":"m","providerID":"p","cost":"free","tokens":{"input":"many","output":1,"reasoning":0,"cache":{"read":0,"write":0}},"finish":"stop"}')`,
 		`INSERT INTO part VALUES ('prt_x7', 'msg_0013', 's', 0, 0, '{"type":"text","text":"kept"}')`,
 		`INSERT INTO part VALUES ('prt_x8', 'msg_0013', 's', 0, 0, '{"type":"tool","callID":"c10","tool":"bash","state":{"status":"completed","input":{"command":"ls"},"output":"a","time":{"start":"soon","end":2}}}')`,
+		// An input that is not an object is kept, and said: no path or
+		// command can be read from it for the loss signals.
+		`INSERT INTO part VALUES ('prt_x9', 'msg_0013', 's', 0, 0, '{"type":"tool","callID":"c11","tool":"read","state":{"status":"completed","input":"a.go","output":"b"}}')`,
 	)
 	ss, err := load.Load([]string{p}, corpus.Options{})
 	if err != nil {
@@ -295,7 +298,7 @@ func TestDatabaseBadInput(t *testing.T) {
 	}
 	s := ss[0]
 	want := append(slices.Clone(wantShape), "assistant@msg_0012[tool_use]", "tool@msg_0012/results[tool_result]",
-		"assistant@msg_0013[text,tool_use]", "tool@msg_0013/results[tool_result]")
+		"assistant@msg_0013[text,tool_use,tool_use]", "tool@msg_0013/results[tool_result,tool_result]")
 	if got := shape(s); !slices.Equal(got, want) {
 		t.Errorf("messages:\n got %v\nwant %v", got, want)
 	}
@@ -322,6 +325,7 @@ func TestDatabaseBadInput(t *testing.T) {
 		"29: part prt_x5 (table part, row 29): text is a JSON number, not what opencode writes; part skipped",
 		`30: part prt_x6 (table part, row 30) belongs to message "msg_missing", which is not in the message table (or was skipped); part skipped`,
 		"32: part prt_x8 (table part, row 32): state.time.start is a JSON string, not what opencode writes; read without it",
+		`33: part prt_x9 (table part, row 33): tool call c11 (read) input is "a.go", not an object; kept as recorded, but no path, command or URL is read from it`,
 	}
 	if !slices.Equal(got, wantW) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, wantW)
