@@ -207,6 +207,10 @@ func TestCodexOddMetadata(t *testing.T) {
 		`{"timestamp":"2026-02-10T10:00:01.000Z","type":"turn_context","payload":{"cwd":{"path":"/work"},"model":"gpt-5-codex"}}`,
 		`{"timestamp":"2026-02-10T10:00:02.000Z","type":"turn_context","payload":{"cwd":"/work/demo","model":"gpt-5-codex"}}`,
 		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}`,
+		// Arguments are JSON in a string: these are not, so no path or
+		// command can be read from them. They are kept as recorded.
+		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"ls -la","call_id":"c1"}}`,
+		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a"}}`,
 	}
 	ss, err := codex.Read("odd.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
 	if err != nil {
@@ -216,11 +220,15 @@ func TestCodexOddMetadata(t *testing.T) {
 	want := []string{
 		`1: payload.cli_version is 98, not a string (once); read as absent`,
 		`1: payload.cwd is ["/work"], not a string (2 times, first at this line); read as absent`,
+		`5: function_call arguments is "ls -la", not a JSON object (once); kept as recorded, but no path, command or URL is read from it`,
 	}
 	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
 	}
-	if s.ID != "odd-meta" || s.Meta.Cwd != "/work/demo" || s.Meta.AgentVersion != "" || len(s.Messages) != 1 {
-		t.Errorf("id %q, cwd %q, version %q, %d messages; want odd-meta, /work/demo, none, 1", s.ID, s.Meta.Cwd, s.Meta.AgentVersion, len(s.Messages))
+	if s.ID != "odd-meta" || s.Meta.Cwd != "/work/demo" || s.Meta.AgentVersion != "" || len(s.Messages) != 3 {
+		t.Errorf("id %q, cwd %q, version %q, %d messages; want odd-meta, /work/demo, none, 3", s.ID, s.Meta.Cwd, s.Meta.AgentVersion, len(s.Messages))
+	}
+	if args := string(s.Messages[1].Blocks[0].Args); args != "ls -la" {
+		t.Errorf("arguments kept as %q, want them as recorded", args)
 	}
 }

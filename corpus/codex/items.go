@@ -1,10 +1,12 @@
 package codex
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 )
 
 // response_item payloads, mapped to blocks:
@@ -84,6 +86,10 @@ func (l *loader) item(it *payload, n int, ts time.Time) {
 		switch {
 		case it.HasArgs:
 			args = []byte(it.Arguments)
+			if a := strings.TrimLeft(it.Arguments, " \t\r\n"); a != "" && a[0] != '{' {
+				l.tally.Odd.Note([]jsonscan.OddValue{{Name: it.Type + " arguments", JSON: strconv.Quote(it.Arguments), Want: "a JSON object",
+					Effect: "kept as recorded, but no path, command or URL is read from it"}}, n)
+			}
 		case it.HasInput:
 			args = []byte(it.Input)
 		default:
