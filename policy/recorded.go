@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/claudecode"
@@ -60,10 +59,6 @@ type Recorded struct {
 	stub     string
 	overhead int
 	meter    *Meter
-	// events caches each session's recorded events by position, built at
-	// its first checkpoint: a replay asks at every request, and smith's
-	// written-at position costs a scan of the session.
-	events sync.Map // *corpus.Session -> []recordedEvent
 }
 
 func newRecorded(v Values) (Policy, error) {
@@ -104,13 +99,7 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		return o
 	}
 	lo := previousRequest(s, at.Next)
-	var evs []recordedEvent
-	if v, ok := p.events.Load(s); ok {
-		evs = v.([]recordedEvent)
-	} else {
-		evs = recordedEvents(s)
-		p.events.Store(s, evs)
-	}
+	evs := at.recorded().eventsOf(s)
 	i := sort.Search(len(evs), func(i int) bool { return evs[i].at > lo })
 	out, units := h, at.Units
 	strategy := None

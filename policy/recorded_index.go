@@ -26,6 +26,22 @@ type RecordedIndex struct {
 	// fullAt are, per strategy, the messages at which the recorded
 	// compactions of that strategy took effect, ascending.
 	fullAt map[string][]int
+	// events are the recorded policy's events of eventsFor, by position,
+	// listed at its first checkpoint (eventsOf). They are kept per walk:
+	// kept in the policy, keyed by session, they kept every session a
+	// replay had let go of reachable, with its compactions.
+	events    []recordedEvent
+	eventsFor *corpus.Session
+}
+
+// eventsOf is recordedEvents(s), listed once per walk: a replay asks at
+// every request, and smith's written-at position costs a scan of the
+// session.
+func (x *RecordedIndex) eventsOf(s *corpus.Session) []recordedEvent {
+	if x.eventsFor != s {
+		x.events, x.eventsFor = recordedEvents(s), s
+	}
+	return x.events
 }
 
 // NewRecordedIndex indexes s's recorded compactions and persisted

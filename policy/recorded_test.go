@@ -1,8 +1,10 @@
 package policy
 
 import (
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/claudecode"
@@ -191,4 +193,45 @@ func TestPersistedPath(t *testing.T) {
 	if got, want := stub.render("toolu_1", s), claudecode.PersistedMarker(claudecode.PersistedPath("/home/ann/my_proj.v2", "main", "toolu_1")); got != want {
 		t.Errorf("clear-tool-results stub %q, want the reader's marker %q", got, want)
 	}
+}
+
+// The policy keeps nothing of a session it replayed. calib replay lets go
+// of each session once replayed; the policy kept each one's events, keyed
+// by the session, and so every session reachable (with its compactions)
+// for as long as the policy lived. The events now live in the walk's
+// RecordedIndex.
+func TestRecordedKeepsNoSession(t *testing.T) {
+	pol, err := New("recorded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	collected := make(chan struct{})
+	func() {
+		s := &corpus.Session{ID: "s1", Format: corpus.FormatClaudeCode, Meta: corpus.Meta{AgentVersion: "2.1.14"},
+			Messages: []corpus.Message{
+				recMsg("u1", corpus.RoleUser, recText("go")),
+				recMsg("a1", corpus.RoleAssistant, recUse("t1")),
+				recMsg("r1", corpus.RoleTool, recResult("t1", "body")),
+				recMsg("a2", corpus.RoleAssistant, recText("done")),
+			},
+			Recorded: corpus.Recorded{Compactions: []corpus.Compaction{{Strategy: "microcompact", AtMessage: 3, ClearedIDs: []string{"t1"}}}},
+		}
+		runtime.SetFinalizer(s, func(*corpus.Session) { close(collected) })
+		ix := NewRecordedIndex(s)
+		h := s.Messages[:3]
+		if out := pol.Compact(h, Checkpoint{Request: 1, Session: s, Recorded: ix, Next: 3}); out.Strategy == None {
+			t.Fatal("the recorded clear was not applied: the events were never read")
+		}
+	}()
+	// The policy lives on, as it does across a replay's sessions.
+	defer runtime.KeepAlive(pol)
+	for range 50 {
+		runtime.GC()
+		select {
+		case <-collected:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatal("the session is still reachable after its replay: the policy keeps it")
 }
