@@ -340,3 +340,21 @@ func (t *TokenMemo) Filled() bool {
 	}
 	return false
 }
+
+// MeterOf is the name of the meter p counts with ("" when it has none:
+// clai-rotation counts bytes of its own).
+func MeterOf(p Policy) string {
+	if m, ok := p.(Metered); ok {
+		meter, _ := m.Metering()
+		return meter.Name()
+	}
+	return p.Params().Get("meter")
+}
+
+// SharesCounts reports whether p meters with o200k or chars4, the meters
+// whose counts a TokenMemo holds: jobs that share one count each string
+// once between them (bytes4 only takes a length).
+func SharesCounts(p Policy) bool {
+	m := MeterOf(p)
+	return m == MeterO200k || m == MeterChars4
+}

@@ -128,10 +128,18 @@ func compareSets(flags []string) (map[string]map[string]string, error) {
 	return out, nil
 }
 
+// comparedPolicy is one compared policy, built with its --set values;
+// def and set build it again for a session (sessionPolicy).
+type comparedPolicy struct {
+	def policy.Def
+	set map[string]string
+	p   policy.Policy
+}
+
 // comparePolicies resolves --policies (default: every policy that models
 // an agent) and builds each at its defaults, or with its --set values,
 // validated against its own parameters.
-func comparePolicies(names []string, sets map[string]map[string]string) ([]policy.Def, []policy.Policy, error) {
+func comparePolicies(names []string, sets map[string]map[string]string) ([]policy.Def, []comparedPolicy, error) {
 	var defs []policy.Def
 	if len(names) == 0 {
 		for _, d := range policy.Defs() {
@@ -154,13 +162,13 @@ func comparePolicies(names []string, sets map[string]map[string]string) ([]polic
 		seen[d.Name] = true
 		defs = append(defs, d)
 	}
-	pols := make([]policy.Policy, len(defs))
+	pols := make([]comparedPolicy, len(defs))
 	for i, d := range defs {
 		p, err := d.Build(sets[d.Name], nil)
 		if err != nil {
 			return nil, nil, usageErrorf("--set %s: %w", d.Name, err)
 		}
-		pols[i] = p
+		pols[i] = comparedPolicy{def: d, set: sets[d.Name], p: p}
 		delete(sets, d.Name)
 	}
 	for _, name := range slices.Sorted(maps.Keys(sets)) {
@@ -237,7 +245,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		m["sessions"] = float64(len(byPolicy[pi]))
 		violations += int(m["violations"])
 		slices.Sort(unpriced[pi])
-		out.Policies = append(out.Policies, comparePolicyJSON{Name: d.Name, Agent: d.Agent, Params: pols[pi].Params(), Metrics: m, UnpricedModels: unpriced[pi]})
+		out.Policies = append(out.Policies, comparePolicyJSON{Name: d.Name, Agent: d.Agent, Params: pols[pi].p.Params(), Metrics: m, UnpricedModels: unpriced[pi]})
 	}
 	for _, k := range skipOrder {
 		out.Skipped = append(out.Skipped, compareSkipJSON{Policy: k[0], Format: k[1], Sessions: skipped[k]})

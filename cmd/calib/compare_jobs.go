@@ -29,7 +29,7 @@ type compareRun struct {
 // apply). At most jobs replays run at once over all the sessions in flight,
 // a session's policies side by side, as the policy × session jobs did when
 // compare loaded everything first. stages[i] is defs[i]'s StageOrder.
-func compareSessions(ctx context.Context, a *app, jobs int, defs []policy.Def, pols []policy.Policy, stages [][]string,
+func compareSessions(ctx context.Context, a *app, jobs int, defs []policy.Def, pols []comparedPolicy, stages [][]string,
 	cs *costSetup, args []string) (runs [][]compareRun, l *loaded, err error) {
 	if jobs <= 0 {
 		jobs = runtime.GOMAXPROCS(0)
@@ -77,7 +77,11 @@ func compareSessions(ctx context.Context, a *app, jobs int, defs []policy.Def, p
 		lossIx := ix[0]
 		return mapSlots(ctx, slots, len(applies), func(ctx context.Context, k int) (compareRun, error) {
 			pi := applies[k]
-			t, err := replay.Run(ctx, s, pols[pi], replay.Options{KeepFinal: true, Loss: lossIx})
+			p, err := sessionPolicy(pols[pi].def, pols[pi].set, pols[pi].p, s)
+			if err != nil {
+				return compareRun{}, err
+			}
+			t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true, Loss: lossIx})
 			if err != nil {
 				return compareRun{}, err
 			}

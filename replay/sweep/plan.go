@@ -63,20 +63,16 @@ func Run[T any](ctx context.Context, s Plan, sessions []*corpus.Session, measure
 // replays with TrackLoss (a chain replays extended sessions).
 func (s Plan) indexes() bool { return s.TrackLoss && s.Rotations == 0 }
 
-// sharesMemo reports whether some parameter set meters with o200k (which
-// tokenizes) or chars4 (a pass over each string's non-ASCII text, about
-// three times a job), the meters whose counts are worth sharing between a
-// session's jobs; bytes4 takes a length. A policy without a meter
-// parameter is asked for its meter, built once from the fixed values.
+// sharesMemo reports whether some parameter set meters with o200k or
+// chars4 (policy.SharesCounts): the meters whose counts are worth sharing
+// between a session's jobs. A grid of meters is asked value by value; any
+// other plan through one policy built from the fixed values and the first
+// of each axis.
 func (s Plan) sharesMemo() bool {
-	shared := func(m string) bool { return m == policy.MeterO200k || m == policy.MeterChars4 }
 	for _, a := range s.Grid {
 		if a.Name == "meter" {
-			return slices.ContainsFunc(a.Values, shared)
+			return slices.ContainsFunc(a.Values, func(m string) bool { return m == policy.MeterO200k || m == policy.MeterChars4 })
 		}
-	}
-	if m, ok := s.Fixed["meter"]; ok {
-		return shared(m)
 	}
 	set := maps.Clone(s.Fixed)
 	if set == nil {
@@ -89,9 +85,5 @@ func (s Plan) sharesMemo() bool {
 	if err != nil {
 		return false // the jobs fail with this error themselves
 	}
-	if m, ok := p.(policy.Metered); ok {
-		meter, _ := m.Metering()
-		return shared(meter.Name())
-	}
-	return false
+	return policy.SharesCounts(p)
 }
