@@ -167,7 +167,7 @@ func TestSplitLinesCountsAsPython(t *testing.T) {
 }
 
 // FuzzSplitLines holds the \n-only fast path to the loop that handles
-// every Python line break, on any bytes.
+// every Python line break (splitLinesLoop), on any bytes.
 func FuzzSplitLines(f *testing.F) {
 	for _, s := range []string{"", "a\nb", "a\r\nb", "x\u2028y\n", "\xc2\x85", "\xe2\x80\xa9\n", "    1→a\n    2→b\n", "\xc2", "a\n\xe2\x80"} {
 		f.Add(s)
@@ -177,34 +177,6 @@ func FuzzSplitLines(f *testing.F) {
 			t.Fatalf("splitLines(%q) = %d, the loop gives %d", s, got, want)
 		}
 	})
-}
-
-// splitLinesLoop is splitLines without its fast path (the oracle).
-func splitLinesLoop(s string) int {
-	n, open := 0, false
-	for i := 0; i < len(s); i++ {
-		switch ch := s[i]; {
-		case ch == '\r':
-			if i+1 < len(s) && s[i+1] == '\n' {
-				i++
-			}
-			n, open = n+1, false
-		case ch == '\n' || ch == '\v' || ch == '\f' || ch == 0x1c || ch == 0x1d || ch == 0x1e:
-			n, open = n+1, false
-		case ch == 0xc2 && i+1 < len(s) && s[i+1] == 0x85:
-			i++
-			n, open = n+1, false
-		case ch == 0xe2 && i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9):
-			i += 2
-			n, open = n+1, false
-		default:
-			open = true
-		}
-	}
-	if open {
-		n++
-	}
-	return n
 }
 
 func TestOpencodePruneLeavesTheNewest40000Tokens(t *testing.T) {
