@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -45,18 +46,35 @@ func chatSession(turns int) *corpus.Session {
 
 func extendChat(s *corpus.Session, turns int) *corpus.Session {
 	c := *s
-	c.Messages = append([]corpus.Message(nil), s.Messages...)
-	for i := range turns {
-		c.Messages = append(c.Messages,
+	c.Messages = append(append([]corpus.Message(nil), s.Messages...), chatTurns(0, turns)...)
+	return &c
+}
+
+// chatTurns are the chat's turns from, from+1, ... (a user and an
+// assistant message each).
+func chatTurns(from, turns int) []corpus.Message {
+	var msgs []corpus.Message
+	for i := from; i < from+turns; i++ {
+		msgs = append(msgs,
 			corpus.Message{ID: fmt.Sprintf("x%du", i), Role: corpus.RoleUser, Blocks: text(strings.Repeat("u", 100))},
 			corpus.Message{ID: fmt.Sprintf("x%da", i), Role: corpus.RoleAssistant, Blocks: text(strings.Repeat("a", 300))})
 	}
-	return &c
+	return msgs
+}
+
+// chatExtension is extendChat as a stream (an Extender): its batches,
+// concatenated, are the messages extendChat appends.
+func chatExtension(*corpus.Session) func(int) []corpus.Message {
+	done := 0
+	return func(turns int) []corpus.Message {
+		done += turns
+		return chatTurns(done-turns, turns)
+	}
 }
 
 func TestChainExtendsToTheAskedRotations(t *testing.T) {
 	s := chatSession(3)
-	tr, err := Chain(context.Background(), s, rotator{limit: 2000}, 7, extendChat, Options{})
+	tr, err := Chain(context.Background(), s, rotator{limit: 2000}, 7, chatExtension, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,14 +92,60 @@ func TestChainExtendsToTheAskedRotations(t *testing.T) {
 		t.Fatalf("requests after the last rotation were not cut: %d, last rotation at %d", len(tr.Requests), last.Request)
 	}
 	// Deterministic: the same call gives the same trace.
-	again, _ := Chain(context.Background(), s, rotator{limit: 2000}, 7, extendChat, Options{})
+	again, _ := Chain(context.Background(), s, rotator{limit: 2000}, 7, chatExtension, Options{})
 	if fmt.Sprint(again.Requests) != fmt.Sprint(tr.Requests) {
 		t.Fatal("Chain is not deterministic")
 	}
 }
 
+// A chain holds one batch of its extension, not the extension: a chain of
+// 200 rotations over 40 KB turns (about 1,000 turns, 40 MB) has no more
+// than a few MB live at its 100th rotation. It held the whole extension
+// before (digest-growth --variants fixed: 0.42 GB at 200 rotations of the
+// demo with one job, 0.73 GB at 400).
+func TestChainHoldsOneBatch(t *testing.T) {
+	big := func(*corpus.Session) func(int) []corpus.Message {
+		done := 0
+		return func(turns int) []corpus.Message {
+			var msgs []corpus.Message
+			for i := done; i < done+turns; i++ {
+				msgs = append(msgs,
+					corpus.Message{ID: fmt.Sprintf("b%du", i), Role: corpus.RoleUser, Blocks: text(strings.Repeat("u", 100))},
+					corpus.Message{ID: fmt.Sprintf("b%da", i), Role: corpus.RoleAssistant, Blocks: text(strings.Repeat("a", 40_000))})
+			}
+			done += turns
+			return msgs
+		}
+	}
+	var before, at100 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	rots := 0
+	opts := Options{Observe: func(_ Request, e *Event) {
+		if e != nil && e.Outcome.Digest != nil {
+			if rots++; rots == 100 {
+				runtime.GC()
+				runtime.ReadMemStats(&at100)
+			}
+		}
+	}}
+	tr, err := Chain(context.Background(), chatSession(3), rotator{limit: 200_000}, 200, big, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rotations(tr); got != 200 {
+		t.Fatalf("rotations = %d, want 200", got)
+	}
+	if tr.Messages < 1_500 {
+		t.Fatalf("the chain walked %d messages: too few for the extension to weigh", tr.Messages)
+	}
+	if grew := int64(at100.HeapAlloc) - int64(before.HeapAlloc); grew > 8<<20 {
+		t.Fatalf("%.1f MB live at the 100th rotation: the chain holds more than a batch of its extension", float64(grew)/(1<<20))
+	}
+}
+
 func TestChainGivesUpOnAPolicyThatNeverRotates(t *testing.T) {
-	_, err := Chain(context.Background(), chatSession(3), rotator{limit: 1 << 60}, 2, extendChat, Options{})
+	_, err := Chain(context.Background(), chatSession(3), rotator{limit: 1 << 60}, 2, chatExtension, Options{})
 	if err == nil || !strings.Contains(err.Error(), "only 0 of 2 rotations") {
 		t.Fatalf("err = %v", err)
 	}
@@ -107,7 +171,7 @@ func rotations(t *Trace) int {
 func TestChainEqualsOneReplayOfTheExtendedSession(t *testing.T) {
 	s := chatSession(3)
 	p := rotator{limit: 2000}
-	tr, err := Chain(context.Background(), s, p, 7, extendChat, Options{})
+	tr, err := Chain(context.Background(), s, p, 7, chatExtension, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +224,7 @@ func TestObserveSeesEveryRequest(t *testing.T) {
 			rots++
 		}
 	}}
-	tr, err := Chain(context.Background(), chatSession(3), rotator{limit: 2000}, 7, extendChat, opts)
+	tr, err := Chain(context.Background(), chatSession(3), rotator{limit: 2000}, 7, chatExtension, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +241,8 @@ func TestCheckRotations(t *testing.T) {
 		{0, ""},
 		{500, ""},
 		{-1, "expected 0 (as recorded) or more"},
-		{1000, "at most 500; a chain holds the synthetic turns it adds, so its memory grows with its length, and a legacy digest grows with every rotation, so its time grows with the square (the demo, both variants: 7.8 s and 0.78 GB at 200 rotations; 1000 would take about 3 min and 3.9 GB)"},
-		{100000, "at most 500; a chain holds the synthetic turns it adds, so its memory grows with its length, and a legacy digest grows with every rotation, so its time grows with the square (the demo, both variants: 7.8 s and 0.78 GB at 200 rotations; 100000 would take about 23 days and 390.0 GB)"},
+		{1000, "at most 500; a legacy digest grows by its predecessor every rotation, so a chain's memory grows with its length and its time with the square (the demo, both variants: 5.9 s and 0.15 GB at 200 rotations; 1000 would take about 2 min and 0.8 GB)"},
+		{100000, "at most 500; a legacy digest grows by its predecessor every rotation, so a chain's memory grows with its length and its time with the square (the demo, both variants: 5.9 s and 0.15 GB at 200 rotations; 100000 would take about 17 days and 75.0 GB)"},
 	} {
 		err := CheckRotations(c.n)
 		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {

@@ -60,7 +60,7 @@ func TestCostOfAChainBillsTheExtension(t *testing.T) {
 	// rotator's checkpoints sit before each user message (100 bytes: 25
 	// tokens), the message each request produces.
 	s := chatSession(3)
-	tr, err := Chain(context.Background(), s, rotator{limit: 2000}, 3, extendChat, Options{})
+	tr, err := Chain(context.Background(), s, rotator{limit: 2000}, 3, chatExtension, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -340,7 +340,7 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	}
 	sw := sweep.Plan{Policy: pl.def, Grid: pl.grid, Fixed: pl.fixed, Shard: pl.shard, Workers: o.jobs,
 		Options: replay.Options{KeepFinal: true}, Rotations: o.rotations, TrackLoss: true,
-		Extend: func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }}
+		Extend: func(s *corpus.Session) func(int) []corpus.Message { return synth.NewExtension(s, o.seed).Turns }}
 	stages := metrics.StageOrder(pl.def.Name)
 	measure := func(set int64, s *corpus.Session, p policy.Policy, t *replay.Trace) sweep.Row {
 		var agree *replay.Agreement

@@ -34,7 +34,7 @@ func growthChains(ctx context.Context, a *app, o *growthOptions, runs []growthRu
 	slots := make(replaySlots, jobs)
 	bar := a.growingProgress("digest-growth")
 	defer func() { _ = bar.Finish() }()
-	extend := func(s *corpus.Session, turns int) *corpus.Session { return synth.Extend(s, turns, o.seed) }
+	extend := func(s *corpus.Session) func(int) []corpus.Message { return synth.NewExtension(s, o.seed).Turns }
 	chains := newSessionJobs(ctx, jobs, func(ctx context.Context, s *corpus.Session) ([]growthChain, error) {
 		bar.grow(len(runs) * max(o.rotations, 1))
 		return mapSlots(ctx, slots, len(runs), func(ctx context.Context, k int) (growthChain, error) {

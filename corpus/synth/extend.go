@@ -17,21 +17,42 @@ import (
 // modified; the copy shares s's messages and strings.
 func Extend(s *corpus.Session, turns int, seed uint64) *corpus.Session {
 	out := *s
-	out.Messages = make([]corpus.Message, len(s.Messages), len(s.Messages)+turns*8)
+	out.Messages = make([]corpus.Message, len(s.Messages), len(s.Messages)+max(turns, 0)*8)
 	copy(out.Messages, s.Messages)
 	out.Recorded.Compactions = append([]corpus.Compaction(nil), s.Recorded.Compactions...)
 	out.Warnings = append([]corpus.Warning(nil), s.Warnings...)
 	if turns <= 0 {
 		return &out
 	}
-	g := extender{r: newRand(seed), p: measureShape(s)}
-	if n := len(s.Messages); n > 0 {
-		g.at = s.Messages[n-1].Time
-	}
-	for range turns {
-		out.Messages = g.turn(out.Messages)
-	}
+	out.Messages = NewExtension(s, seed).append(out.Messages, turns)
 	return &out
+}
+
+// Extension is the stream of turns Extend appends to a session, given a
+// few turns at a time: a chain of rotations walks each batch and lets go
+// of it, so it never holds the whole extension (replay.Chain). Successive
+// Turns calls give, concatenated, what Extend appends for their sum.
+type Extension struct{ g extender }
+
+// NewExtension starts s's extension; s is only read.
+func NewExtension(s *corpus.Session, seed uint64) *Extension {
+	e := &Extension{g: extender{r: newRand(seed), p: measureShape(s)}}
+	if n := len(s.Messages); n > 0 {
+		e.g.at = s.Messages[n-1].Time
+	}
+	return e
+}
+
+// Turns returns the messages of the next n turns, in a new slice.
+func (e *Extension) Turns(n int) []corpus.Message {
+	return e.append(make([]corpus.Message, 0, max(n, 0)*8), n)
+}
+
+func (e *Extension) append(dst []corpus.Message, n int) []corpus.Message {
+	for range n {
+		dst = e.g.turn(dst)
+	}
+	return dst
 }
 
 // shape is a session's profile: mean sizes in bytes and mean counts per

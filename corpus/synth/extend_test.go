@@ -141,3 +141,22 @@ func TestExtendIsDeterministic(t *testing.T) {
 		t.Errorf("an empty session extends with default turns")
 	}
 }
+
+// An Extension's batches, however they are split, are what Extend appends
+// for their sum.
+func TestExtensionBatchesAreExtend(t *testing.T) {
+	for _, cli := range []bool{false, true} {
+		s := extendFixture(4, cli)
+		want := Extend(s, 30, 7).Messages[len(s.Messages):]
+		for _, split := range [][]int{{30}, {1, 29}, {7, 7, 7, 9}, {0, 30, 0}} {
+			e := NewExtension(s, 7)
+			var got []corpus.Message
+			for _, n := range split {
+				got = append(got, e.Turns(n)...)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("cli=%v, batches %v: %d messages differ from Extend's %d", cli, split, len(got), len(want))
+			}
+		}
+	}
+}
