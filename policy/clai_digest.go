@@ -228,18 +228,31 @@ func claiIsSummary(m *corpus.Message) bool {
 // "[{role} message {id}]\n{body}". With strip, a compaction summary's
 // preambles are removed first (the PR #154 fix).
 func claiRenderMessage(m *corpus.Message, callMax, resultMax int, strip bool) string {
+	return claiRenderParts(m, callMax, resultMax, strip).String()
+}
+
+// claiPiece is one rendered message, header + body, kept as its two
+// parts until the digest is written: a chained legacy digest is message 0's
+// body, megabytes, and joining the parts copied it once more per rotation.
+type claiPiece struct{ header, body string }
+
+func (r claiPiece) len() int { return len(r.header) + len(r.body) }
+
+func (r claiPiece) String() string { return r.header + r.body }
+
+func claiRenderParts(m *corpus.Message, callMax, resultMax int, strip bool) claiPiece {
 	body := claiRenderContentParts(m.Blocks, callMax, resultMax)
 	if strip && claiIsSummary(m) {
 		body = claiStripCompactionPreambles(body)
 	}
-	return "[" + string(m.Role) + " message " + m.ID + "]\n" + body
+	return claiPiece{header: "[" + string(m.Role) + " message " + m.ID + "]\n", body: body}
 }
 
-// claiRenderMessages is render_messages: one string per message.
-func claiRenderMessages(msgs []corpus.Message, callMax, resultMax int, strip bool) []string {
-	out := make([]string, len(msgs))
+// claiRenderMessages is render_messages: one rendered message per message.
+func claiRenderMessages(msgs []corpus.Message, callMax, resultMax int, strip bool) []claiPiece {
+	out := make([]claiPiece, len(msgs))
 	for i := range msgs {
-		out[i] = claiRenderMessage(&msgs[i], callMax, resultMax, strip)
+		out[i] = claiRenderParts(&msgs[i], callMax, resultMax, strip)
 	}
 	return out
 }
@@ -357,7 +370,7 @@ func claiFallbackSummary(window []corpus.Message, o ClaiDigestOptions) string {
 	return b.String()
 }
 
-func (o ClaiDigestOptions) selection(rendered []string) claiSelection {
+func (o ClaiDigestOptions) selection(rendered []claiPiece) claiSelection {
 	return claiSelect(rendered, o.Budget, o.headBudget(), o.Clamp)
 }
 
@@ -368,7 +381,7 @@ func (o ClaiDigestOptions) selection(rendered []string) claiSelection {
 func ClaiDigestText(window []corpus.Message, o ClaiDigestOptions) (text string, msg0 int) {
 	rendered := claiRenderMessages(window, o.ToolCallCap, o.ToolResultCap, o.Strip)
 	if len(rendered) > 0 {
-		msg0 = len(rendered[0])
+		msg0 = rendered[0].len()
 	}
 	sel := o.selection(rendered)
 	var b strings.Builder

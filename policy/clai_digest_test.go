@@ -142,7 +142,7 @@ func TestClaiSelectHeadAndTailHoles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := claiSelect(tt.rendered, 96_000, 32_000, tt.clamp).String()
+			got := claiSelect(claiBodies(tt.rendered), 96_000, 32_000, tt.clamp).String()
 			// A clamp note is sized for the digits of the message's
 			// length, so a clamped slice may come out a byte short.
 			if len(got) > tt.wantLen || (!tt.clamp && len(got) != tt.wantLen) || len(got) < tt.wantLen-2 {
@@ -167,7 +167,7 @@ func TestClaiSelectHeadAndTailHoles(t *testing.T) {
 func TestClaiClampKeepsHeadStartAndTailEnd(t *testing.T) {
 	m0 := "[user message u0]\nORIGINAL GOAL " + strings.Repeat("h", 500_000)
 	m1 := "[assistant message a1]\n" + strings.Repeat("t", 500_000) + " MOST RECENT"
-	got := claiSelect([]string{m0, m1}, 4000, 4000/3, true).String()
+	got := claiSelect(claiBodies([]string{m0, m1}), 4000, 4000/3, true).String()
 	if len(got) > 4000 {
 		t.Fatalf("clamped output is %d bytes, over the 4000-byte budget", len(got))
 	}

@@ -434,11 +434,27 @@ func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		CLIHeadPreambleBytes: claiPreambleBytes(text, len(head)),
 		OverBudget:           len(text) > p.Budget+claiDigestOverhead,
 		Budget:               p.Budget,
-		Bytes:                len(text), SHA256: sha256.Sum256([]byte(text))}
+		Bytes:                len(text), SHA256: sha256String(text)}
 	return Outcome{History: hist, Strategy: Rotated,
 		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
 		BeforeTokens: before, AfterTokens: c.charged(hist, units),
 		Removed: len(h) - (len(hist) - 1), Units: units, Count: counted, Digest: d, Summarizer: "digest"}
+}
+
+// sha256String is sha256.Sum256([]byte(s)) without the copy of s: a legacy
+// chain's digest reaches tens of MB, and the copy was a third of what a
+// rotation allocated.
+func sha256String(s string) [sha256.Size]byte {
+	h := sha256.New()
+	buf := make([]byte, min(len(s), 32<<10))
+	for len(s) > 0 {
+		n := copy(buf, s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // charged is the request cost in tokens, as bytes/4 (clai itself counts no

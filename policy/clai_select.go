@@ -31,7 +31,7 @@ func (o ClaiDigestOptions) headBudget() int { return o.Budget * o.HeadNum / o.He
 // the digest can be written into one buffer: pieces joined by "\n\n", with
 // the omission marker for omitted messages before pieces[markerAt].
 type claiSelection struct {
-	pieces   []string
+	pieces   []claiPiece
 	markerAt int // -1: no marker
 	omitted  int
 }
@@ -39,7 +39,7 @@ type claiSelection struct {
 func (s claiSelection) len() int {
 	n := 0
 	for _, p := range s.pieces {
-		n += len(p)
+		n += p.len()
 	}
 	if len(s.pieces) > 1 {
 		n += claiSep * (len(s.pieces) - 1)
@@ -59,7 +59,8 @@ func (s claiSelection) writeTo(b *strings.Builder) {
 		if i > 0 {
 			b.WriteString("\n\n")
 		}
-		b.WriteString(p)
+		b.WriteString(p.header)
+		b.WriteString(p.body)
 	}
 }
 
@@ -75,36 +76,45 @@ func (s claiSelection) String() string {
 // (line 456), the newest message too (line 470), and when head and tail
 // meet everything is returned with no budget check (lines 478-480).
 func claiSelectHeadAndTail(rendered []string, budget int) string {
-	return claiSelect(rendered, budget, budget/3, false).String()
+	return claiSelect(claiBodies(rendered), budget, budget/3, false).String()
+}
+
+// claiBodies are rendered messages given whole, as bodies.
+func claiBodies(rendered []string) []claiPiece {
+	out := make([]claiPiece, len(rendered))
+	for i, r := range rendered {
+		out[i].body = r
+	}
+	return out
 }
 
 // claiSelect is select_head_and_tail with the head slice given, and with
 // clamp the fix: a message that alone exceeds the slice it lands in is cut
 // to fit it (the head keeps its start, the tail its end, each with a note),
 // so the result never exceeds budget plus the omission marker.
-func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelection {
+func claiSelect(rendered []claiPiece, budget, headBudget int, clamp bool) claiSelection {
 	total := 0
 	for _, r := range rendered {
-		total += len(r) + claiSep
+		total += r.len() + claiSep
 	}
 	if total <= budget {
 		return claiSelection{pieces: rendered, markerAt: -1}
 	}
 	tailBudget := budget - headBudget
 	n := len(rendered)
-	var first, last string // clamped versions of message 0 and n-1
+	var first, last claiPiece // clamped versions of message 0 and n-1
 	var clampedFirst, clampedLast bool
 	headEnd, acc := 0, 0
 	for headEnd < n {
 		r := rendered[headEnd]
-		next := acc + len(r) + claiSep
+		next := acc + r.len() + claiSep
 		if next > headBudget {
 			if headEnd > 0 {
 				break
 			}
 			if clamp {
-				first, clampedFirst = claiClampMessage(r, headBudget-claiSep, true), true
-				next = len(first) + claiSep
+				first, clampedFirst = claiPiece{body: claiClampMessage(r.String(), headBudget-claiSep, true)}, true
+				next = first.len() + claiSep
 			}
 		}
 		acc = next
@@ -114,14 +124,14 @@ func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelec
 	acc = 0
 	for tailStart > headEnd {
 		r := rendered[tailStart-1]
-		next := acc + len(r) + claiSep
+		next := acc + r.len() + claiSep
 		if next > tailBudget {
 			if tailStart < n {
 				break
 			}
 			if clamp {
-				last, clampedLast = claiClampMessage(r, tailBudget-claiSep, false), true
-				next = len(last) + claiSep
+				last, clampedLast = claiPiece{body: claiClampMessage(r.String(), tailBudget-claiSep, false)}, true
+				next = last.len() + claiSep
 			}
 		}
 		acc = next
@@ -129,7 +139,7 @@ func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelec
 	}
 	pieces := rendered
 	if clampedFirst || clampedLast {
-		pieces = append([]string(nil), rendered...)
+		pieces = append([]claiPiece(nil), rendered...)
 		if clampedFirst {
 			pieces[0] = first
 		}
@@ -140,7 +150,7 @@ func claiSelect(rendered []string, budget, headBudget int, clamp bool) claiSelec
 	if tailStart <= headEnd {
 		return claiSelection{pieces: pieces, markerAt: -1}
 	}
-	kept := make([]string, 0, headEnd+n-tailStart)
+	kept := make([]claiPiece, 0, headEnd+n-tailStart)
 	kept = append(kept, pieces[:headEnd]...)
 	kept = append(kept, pieces[tailStart:]...)
 	return claiSelection{pieces: kept, markerAt: headEnd, omitted: tailStart - headEnd}
