@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -99,9 +100,17 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		return o
 	}
 	lo := previousRequest(s, at.Next)
-	evs := at.recorded().eventsOf(s)
+	x := at.recorded()
+	evs := x.eventsOf(s)
 	i := sort.Search(len(evs), func(i int) bool { return evs[i].at > lo })
 	out, units := h, at.Units
+	// Lent the history (at.Owned), clears rewrite its messages in place
+	// and w keeps what they replaced; an event that makes a new history
+	// puts h back first.
+	var w *overwrite
+	if at.Owned {
+		w = &overwrite{}
+	}
 	strategy := None
 	var reports stageReports
 	for ; i < len(evs) && evs[i].at <= at.Next; i++ {
@@ -109,9 +118,13 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		t0 := p.meter.Tokens(units) + p.overhead
 		var st Strategy
 		var eff effect
-		out, units, st, eff = p.apply(s, e, out, units, at.Next)
+		out, units, st, eff = p.apply(s, x, e, out, units, at.Next, w)
 		if st == None {
 			continue
+		}
+		if w != nil && !sameSlice(out, h) {
+			w.undo(h)
+			w = nil
 		}
 		if strategy == None || st == Summarized {
 			strategy = st
@@ -121,7 +134,12 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if strategy == None {
 		return o
 	}
-	o.History, o.Strategy, o.Units, o.Stages = out, strategy, units, reports.list()
+	// Every history Compact returns is its own: h rewritten in place, or
+	// a new array.
+	o.History, o.Strategy, o.Units, o.Stages, o.Owned = out, strategy, units, reports.list(), true
+	if w != nil {
+		o.Overwrote, o.OverwroteAt = w.over, w.at
+	}
 	o.AfterTokens = p.meter.Tokens(units) + p.overhead
 	o.Removed = max(0, len(h)-len(out))
 	if strategy == Summarized {
@@ -133,6 +151,30 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		}
 	}
 	return o
+}
+
+// overwrite keeps the messages of a lent history that clears replaced in
+// place: one contiguous run from at (Outcome.Overwrote).
+type overwrite struct {
+	over []corpus.Message
+	at   int
+}
+
+// save keeps h[i] before it is replaced.
+func (w *overwrite) save(h []corpus.Message, i int) {
+	switch end := w.at + len(w.over); {
+	case w.over == nil:
+		w.over, w.at = []corpus.Message{h[i]}, i
+	case i < w.at:
+		w.over, w.at = append(slices.Clone(h[i:w.at]), w.over...), i
+	case i >= end:
+		w.over = append(w.over, h[end:i+1]...)
+	}
+}
+
+// undo puts back what was replaced.
+func (w *overwrite) undo(h []corpus.Message) {
+	copy(h[w.at:], w.over)
 }
 
 // recordedEvent is one recorded change of the working history, taking
@@ -232,13 +274,13 @@ func hasMain(s *corpus.Session) bool {
 
 // apply performs one event on h; units is kept as the meter's sum over h.
 // The effect is what the event did, for its stage report.
-func (p *Recorded) apply(s *corpus.Session, e recordedEvent, h []corpus.Message, units int64, next int) ([]corpus.Message, int64, Strategy, effect) {
+func (p *Recorded) apply(s *corpus.Session, x *RecordedIndex, e recordedEvent, h []corpus.Message, units int64, next int, w *overwrite) ([]corpus.Message, int64, Strategy, effect) {
 	tail := tailSince(s, e.at, next, len(h))
 	switch {
 	case e.c == nil:
 		return p.replace(h, tail, s.Recorded.History, units)
 	case e.c.Clearing():
-		out, u, eff := p.clear(s, h, e.c.ClearedIDs, units)
+		out, u, eff := p.clear(s, x, h, e.c.ClearedIDs, units, w)
 		if u == units && len(out) == len(h) {
 			return h, units, None, effect{}
 		}
@@ -341,15 +383,18 @@ func (p *Recorded) codexCompacted(s *corpus.Session, c *corpus.Compaction, h []c
 
 // clear replaces the named tool results by the agent's marker (new block
 // slices: the loaded session is never written to); the effect lists the
-// results it changed.
-func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, units int64) ([]corpus.Message, int64, effect) {
+// results it changed. With w (h lent, and still the history) it replaces
+// h's messages in place, keeping the old ones in w; otherwise it copies h
+// once. It reads only the messages holding the results when the index
+// finds them (RecordedIndex.holders), all of h otherwise.
+func (p *Recorded) clear(s *corpus.Session, x *RecordedIndex, h []corpus.Message, ids []string, units int64, w *overwrite) ([]corpus.Message, int64, effect) {
 	set := make(map[string]bool, len(ids))
 	for _, id := range ids {
 		set[id] = true
 	}
 	var out []corpus.Message
 	var eff effect
-	for i := range h {
+	visit := func(i int) {
 		m := &h[i]
 		var nb []corpus.Block
 		for j := range m.Blocks {
@@ -357,7 +402,7 @@ func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, un
 			if b.Kind != corpus.KindToolResult || !set[b.ToolCallID] {
 				continue
 			}
-			stub := p.marker(s, b.ToolCallID)
+			stub := p.marker(s, x, b.ToolCallID)
 			if b.Text == stub {
 				continue
 			}
@@ -370,14 +415,32 @@ func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, un
 			eff.hid = append(eff.hid, b.ToolCallID)
 		}
 		if nb == nil {
-			continue
-		}
-		if out == nil {
-			out = append([]corpus.Message(nil), h...)
+			return
 		}
 		units -= p.meter.Message(m)
-		out[i].Blocks = nb
-		units += p.meter.Message(&out[i])
+		nm := *m
+		nm.Blocks = nb
+		units += p.meter.Message(&nm)
+		switch {
+		case w != nil:
+			w.save(h, i)
+			h[i] = nm
+			out = h
+		case out == nil:
+			out = append([]corpus.Message(nil), h...)
+			fallthrough
+		default:
+			out[i] = nm
+		}
+	}
+	if at, ok := holdersOf(s, x, h, ids); ok {
+		for _, i := range at {
+			visit(i)
+		}
+	} else {
+		for i := range h {
+			visit(i)
+		}
 	}
 	if out == nil {
 		return h, units, eff
@@ -385,16 +448,25 @@ func (p *Recorded) clear(s *corpus.Session, h []corpus.Message, ids []string, un
 	return out, units, eff
 }
 
+// holdersOf is x.holders for a session that keeps no recorded history of
+// its own (smith's session.json, whose messages may repeat the
+// transcript's results).
+func holdersOf(s *corpus.Session, x *RecordedIndex, h []corpus.Message, ids []string) ([]int, bool) {
+	if len(s.Recorded.History) > 0 {
+		return nil, false
+	}
+	return x.holders(s, h, ids)
+}
+
 // marker is the text a cleared result becomes.
-func (p *Recorded) marker(s *corpus.Session, id string) string {
+func (p *Recorded) marker(s *corpus.Session, x *RecordedIndex, id string) string {
 	stub := p.stub
 	if stub != StubCleared {
 		// A result the agent persisted was replaced by the marker that
 		// names its file, whatever the version.
-		for _, ps := range s.Recorded.Persisted {
-			if ps.ToolCallID == id {
-				return ps.Marker
-			}
+		x.locate(s)
+		if m, ok := x.markers[id]; ok {
+			return m
 		}
 	}
 	if stub == StubAuto {

@@ -32,6 +32,81 @@ type RecordedIndex struct {
 	// replay had let go of reachable, with its compactions.
 	events    []recordedEvent
 	eventsFor *corpus.Session
+	// lineOf is, for each tool call id that one result block of eventsFor
+	// holds, the line of the message holding it, and markers the persisted
+	// outputs' markers by id (the first listed): a recorded clear finds its
+	// results by them (holders, marker) instead of reading the history and
+	// the persisted list, which made a log with a clear at every request
+	// quadratic. Built with the first clear (located).
+	lineOf  map[string]int
+	markers map[string]string
+	located bool
+}
+
+// locate builds lineOf and markers for s, once per walk.
+func (x *RecordedIndex) locate(s *corpus.Session) {
+	if x.located {
+		return
+	}
+	x.located = true
+	x.lineOf, x.markers = map[string]int{}, map[string]string{}
+	held := map[string]int{}
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		for j := range m.Blocks {
+			if b := &m.Blocks[j]; b.Kind == corpus.KindToolResult {
+				held[b.ToolCallID]++
+				x.lineOf[b.ToolCallID] = m.Line
+			}
+		}
+	}
+	for id, n := range held {
+		if n > 1 || x.lineOf[id] <= 0 {
+			delete(x.lineOf, id) // found by reading the history
+		}
+	}
+	for i := range s.Recorded.Persisted {
+		ps := &s.Recorded.Persisted[i]
+		if _, seen := x.markers[ps.ToolCallID]; !seen {
+			x.markers[ps.ToolCallID] = ps.Marker
+		}
+	}
+}
+
+// holders are the positions in h, ascending, of the messages holding the
+// results ids names, found by line (h keeps the session's order, and a
+// message its line); ok is false when some id is not found so, and the
+// caller reads the whole history. The session's own results are unique by
+// lineOf, and h holds no result that is not the session's (s keeps no
+// recorded history of its own, which holders is not asked about).
+func (x *RecordedIndex) holders(s *corpus.Session, h []corpus.Message, ids []string) (at []int, ok bool) {
+	x.locate(s)
+	for _, id := range ids {
+		line, known := x.lineOf[id]
+		if !known {
+			return nil, false
+		}
+		i := sort.Search(len(h), func(i int) bool { return h[i].Line >= line })
+		found := false
+		for ; i < len(h) && h[i].Line == line && !found; i++ {
+			found = holds(&h[i], id)
+		}
+		if !found {
+			return nil, false
+		}
+		at = append(at, i-1)
+	}
+	slices.Sort(at)
+	return slices.Compact(at), true
+}
+
+func holds(m *corpus.Message, id string) bool {
+	for j := range m.Blocks {
+		if m.Blocks[j].Kind == corpus.KindToolResult && m.Blocks[j].ToolCallID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // eventsOf is recordedEvents(s), listed once per walk: a replay asks at

@@ -94,3 +94,53 @@ func scanBefore(s *corpus.Session, at int, strategies []string) int {
 	}
 	return n
 }
+
+// holders finds a recorded clear's results by their lines, and gives up
+// (the clear then reads the whole history) on an id it cannot place for
+// sure: no result holds it, two do, its message has no line, or it is not
+// in the history at that line.
+func TestRecordedHolders(t *testing.T) {
+	result := func(line int, ids ...string) corpus.Message {
+		m := corpus.Message{Role: corpus.RoleUser, Line: line}
+		for _, id := range ids {
+			m.Blocks = append(m.Blocks, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Text: "out " + id})
+		}
+		return m
+	}
+	text := func(line int) corpus.Message {
+		return corpus.Message{Role: corpus.RoleAssistant, Line: line, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "t"}}}
+	}
+	s := &corpus.Session{Messages: []corpus.Message{
+		text(1), result(2, "a", "b"), text(3), result(3, "c"), result(4, "dup"), result(5, "dup"),
+		result(0, "noline"), text(6), result(7, "d"),
+	}}
+	s.Recorded.Persisted = []corpus.Persisted{{ToolCallID: "a", Marker: "first"}, {ToolCallID: "a", Marker: "second"}}
+	full := s.Messages
+	// A history whose front was summarized away: result 2 is gone.
+	cut := append([]corpus.Message{text(3)}, s.Messages[3:]...)
+	for _, tt := range []struct {
+		name string
+		h    []corpus.Message
+		ids  []string
+		want []int // nil: not placed
+	}{
+		{"one", full, []string{"c"}, []int{3}},
+		{"two in one message, and one more", full, []string{"d", "b", "a"}, []int{1, 8}},
+		{"a line shared by two messages", full, []string{"c", "a"}, []int{1, 3}},
+		{"the same line after a cut", cut, []string{"c", "d"}, []int{1, 6}},
+		{"no result holds it", full, []string{"zz"}, nil},
+		{"two results hold it", full, []string{"dup"}, nil},
+		{"no line", full, []string{"noline"}, nil},
+		{"cut away", cut, []string{"a"}, nil},
+		{"one of two cut away", cut, []string{"c", "b"}, nil},
+	} {
+		x := NewRecordedIndex(s)
+		at, ok := x.holders(s, tt.h, tt.ids)
+		if ok != (tt.want != nil) || fmt.Sprint(at) != fmt.Sprint(tt.want) {
+			t.Errorf("%s: holders = %v, %v; want %v", tt.name, at, ok, tt.want)
+		}
+		if x.markers["a"] != "first" {
+			t.Errorf("%s: marker of a = %q, want the first listed", tt.name, x.markers["a"])
+		}
+	}
+}

@@ -31,6 +31,43 @@ func (l *lending) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outco
 	return o
 }
 
+// lendingRecording is lending for the recorded policy, which the replay
+// must still know as replaying the recording (policy.Recording).
+type lendingRecording struct{ *lending }
+
+func (lendingRecording) ReplaysRecording() {}
+
+// TestInPlaceRecordedMatchesCopy is TestInPlaceMatchesCopy for the
+// recorded policy's clears: lent, it writes the results each recorded
+// clear names in place, found by their lines (RecordedIndex.holders); not
+// lent, it copies the history. On a synthetic log with a clear after every
+// third message, every clear must be in place; on the real Claude Code
+// sessions that cleared (microcompact boundaries, persisted outputs), so
+// must some (9 sessions).
+func TestInPlaceRecordedMatchesCopy(t *testing.T) {
+	s := manyClears(1500)
+	inPlace, tr := lentMatchesCopy(t, s, "recorded", nil)
+	if len(tr.Events) < 400 || inPlace != len(tr.Events) {
+		t.Fatalf("%d of %d clears in place, want all of at least 400", inPlace, len(tr.Events))
+	}
+	cleared := 0
+	for _, s := range realClaudeCodeSessions(t) {
+		if !s.HasClearing() && len(s.Recorded.Persisted) == 0 {
+			continue
+		}
+		t.Run(s.ID, func(t *testing.T) {
+			inPlace, tr := lentMatchesCopy(t, s, "recorded", nil)
+			if inPlace == 0 {
+				t.Fatalf("none of %d compactions in place", len(tr.Events))
+			}
+			cleared++
+		})
+	}
+	if cleared != 9 {
+		t.Fatalf("%d real sessions cleared, want 9 (the 2.1.x logs with boundaries or persisted outputs)", cleared)
+	}
+}
+
 // TestInPlaceMatchesCopy replays anthropic-context-editing, loss tracked,
 // with the walker's history lent to the policy (a drop of thinking, or a
 // clear, then rewrites the messages it changes in place,
@@ -118,7 +155,11 @@ func lentMatchesCopy(t *testing.T, s *corpus.Session, preset string, set map[str
 			t.Fatal(err)
 		}
 		l := &lending{Policy: p, copy: copying}
-		r, err := Run(context.Background(), s, l, Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{})})
+		var lent policy.Policy = l
+		if _, ok := p.(policy.Recording); ok {
+			lent = lendingRecording{l}
+		}
+		r, err := Run(context.Background(), s, lent, Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{})})
 		if err != nil {
 			t.Fatal(err)
 		}
