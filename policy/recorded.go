@@ -99,9 +99,9 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if s == nil || at.Next < 0 || at.Next > len(s.Messages) {
 		return o
 	}
-	lo := previousRequest(s, at.Next)
 	x := at.recorded()
 	evs := x.eventsOf(s)
+	lo := previousRequest(s, at.Next, x.main)
 	i := sort.Search(len(evs), func(i int) bool { return evs[i].at > lo })
 	out, units := h, at.Units
 	// Lent the history (at.Owned), clears rewrite its messages in place
@@ -252,8 +252,8 @@ func smithWrittenAt(s *corpus.Session) int {
 
 // previousRequest is the index of the assistant message before next that
 // was a checkpoint (-1 if none): events after it and up to next apply now.
-func previousRequest(s *corpus.Session, next int) int {
-	side := hasMain(s)
+// side says that s has a main thread, whose checkpoints skip sidechains.
+func previousRequest(s *corpus.Session, next int, side bool) int {
 	for i := next - 1; i >= 0; i-- {
 		m := &s.Messages[i]
 		if m.Role == corpus.RoleAssistant && !(m.Sidechain && side) {
@@ -275,7 +275,7 @@ func hasMain(s *corpus.Session) bool {
 // apply performs one event on h; units is kept as the meter's sum over h.
 // The effect is what the event did, for its stage report.
 func (p *Recorded) apply(s *corpus.Session, x *RecordedIndex, e recordedEvent, h []corpus.Message, units int64, next int, w *overwrite) ([]corpus.Message, int64, Strategy, effect) {
-	tail := tailSince(s, e.at, next, len(h))
+	tail := tailSince(s, e.at, next, len(h), x.main)
 	switch {
 	case e.c == nil:
 		return p.replace(h, tail, s.Recorded.History, units)
@@ -310,8 +310,7 @@ func (p *Recorded) replace(h []corpus.Message, tail int, head []corpus.Message, 
 
 // tailSince counts the messages of h appended after position at (those
 // between the event and the checkpoint, which follow the summary).
-func tailSince(s *corpus.Session, at, next, hlen int) int {
-	side := hasMain(s)
+func tailSince(s *corpus.Session, at, next, hlen int, side bool) int {
 	n := 0
 	for i := max(at, 0); i < next && i < len(s.Messages); i++ {
 		m := &s.Messages[i]

@@ -32,6 +32,10 @@ type RecordedIndex struct {
 	// replay had let go of reachable, with its compactions.
 	events    []recordedEvent
 	eventsFor *corpus.Session
+	// main says that eventsFor has a main thread (hasMain: a subagent's
+	// log is all sidechain), found once with the events: asked at every
+	// request, a log of sidechain messages was read whole each time.
+	main bool
 	// lineOf is, for each tool call id that one result block of eventsFor
 	// holds, the line of the message holding it, and markers the persisted
 	// outputs' markers by id (the first listed): a recorded clear finds its
@@ -114,7 +118,7 @@ func holds(m *corpus.Message, id string) bool {
 // session.
 func (x *RecordedIndex) eventsOf(s *corpus.Session) []recordedEvent {
 	if x.eventsFor != s {
-		x.events, x.eventsFor = recordedEvents(s), s
+		x.events, x.eventsFor, x.main = recordedEvents(s), s, hasMain(s)
 	}
 	return x.events
 }

@@ -178,24 +178,38 @@ func BenchmarkReplayManyBoundaries(b *testing.B) {
 // BenchmarkReplayRecordedManyClears: the recorded policy over tool-heavy
 // Claude Code-like sessions where the agent cleared the newest tool result
 // after every third message (a hostile log: the real ones hold one to
-// three clears). Each clear costs the messages it rewrites, not the
+// three clears), as a main thread and as a subagent's log (every message
+// a sidechain). Each clear costs the messages it rewrites, not the
 // history: ns/msg stays flat from 4,000 to 16,000 messages.
 func BenchmarkReplayRecordedManyClears(b *testing.B) {
-	for _, n := range []int{4_000, 8_000, 16_000} {
-		s := manyClears(n)
-		p, err := policy.New("recorded", nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
-			for b.Loop() {
-				if _, err := Run(context.Background(), s, p, Options{}); err != nil {
-					b.Fatal(err)
+	for _, side := range []bool{false, true} {
+		for _, n := range []int{4_000, 8_000, 16_000} {
+			s := manyClears(n)
+			name := fmt.Sprintf("messages=%d", n)
+			if side {
+				for i := range s.Messages {
+					s.Messages[i].Sidechain = true
 				}
+				name += "/sidechain"
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
-		})
+			benchRecorded(b, name, s, n)
+		}
 	}
+}
+
+func benchRecorded(b *testing.B, name string, s *corpus.Session, n int) {
+	p, err := policy.New("recorded", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run(name, func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(context.Background(), s, p, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
+	})
 }
 
 // manyClears is a tool-heavy session of n messages, read as a Claude Code
