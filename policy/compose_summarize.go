@@ -65,7 +65,13 @@ func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
 		head, cut := 0, 0
 		switch s.tail {
 		case TailChars:
-			cut = charsSplit(h, 1-s.value)
+			// replace clamps the cut to the turn in progress: when that
+			// turn starts the history, nothing can be summarized, and the
+			// split (a pass over the history) is not looked for. One turn
+			// of 10,000 tool calls looked for it at every request.
+			if st.nthLastTurn(1) > 0 {
+				cut = charsSplit(h, 1-s.value)
+			}
 		case TailEvents:
 			head = min(s.keepFirst, len(h))
 			cut = max(head, len(h)-(int(s.value)/2-head-1))
