@@ -57,6 +57,14 @@ type summarizeStage struct {
 }
 
 func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
+	// replace clamps every cut to the turn in progress: when that turn
+	// starts the history, nothing can be summarized, and the cut (Gemini's
+	// split, Aider's walk back to an assistant message: each a pass over
+	// the history) is not looked for. One turn of 10,000 tool calls looked
+	// for it at every request.
+	if st.nthLastTurn(1) == 0 {
+		return nil
+	}
 	r := &StageReport{BeforeTokens: st.tokens()}
 	if s.tail == TailTokens {
 		s.aider(st, at, r)
@@ -65,13 +73,7 @@ func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
 		head, cut := 0, 0
 		switch s.tail {
 		case TailChars:
-			// replace clamps the cut to the turn in progress: when that
-			// turn starts the history, nothing can be summarized, and the
-			// split (a pass over the history) is not looked for. One turn
-			// of 10,000 tool calls looked for it at every request.
-			if st.nthLastTurn(1) > 0 {
-				cut = charsSplit(h, 1-s.value)
-			}
+			cut = charsSplit(h, 1-s.value)
 		case TailEvents:
 			head = min(s.keepFirst, len(h))
 			cut = max(head, len(h)-(int(s.value)/2-head-1))

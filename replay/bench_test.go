@@ -237,12 +237,13 @@ func manyClears(n int) *corpus.Session {
 
 // BenchmarkReplayOneTurn: one real turn of n tool calls with 2 KB results,
 // far over every trigger, so that a policy is asked to compact at every
-// request and can cut nothing before the turn in progress. cline and
-// gemini-cli see that in O(1) (ns/msg flat from 2,000 to 8,000 calls);
+// request and can cut nothing before the turn in progress. cline,
+// gemini-cli and aider see that in O(1) (ns/msg flat from 2,000 to 8,000
+// calls);
 // smith-staged re-runs its stages over the history at every request, as
 // smith does, and grows with n.
 func BenchmarkReplayOneTurn(b *testing.B) {
-	for _, preset := range []string{"cline", "gemini-cli", "smith-staged"} {
+	for _, preset := range []string{"cline", "gemini-cli", "aider", "smith-staged"} {
 		for _, n := range []int{2_000, 4_000, 8_000} {
 			s := oneTurn(n)
 			p, err := policy.New(preset, nil)
