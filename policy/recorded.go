@@ -281,7 +281,7 @@ func (p *Recorded) apply(s *corpus.Session, x *RecordedIndex, e recordedEvent, h
 		return p.replace(h, tail, s.Recorded.History, units)
 	case e.c.Clearing():
 		out, u, eff := p.clear(s, x, h, e.c.ClearedIDs, units, w)
-		if u == units && len(out) == len(h) {
+		if eff.touched == 0 {
 			return h, units, None, effect{}
 		}
 		return out, u, Truncated, eff

@@ -235,3 +235,28 @@ func TestRecordedKeepsNoSession(t *testing.T) {
 	}
 	t.Fatal("the session is still reachable after its replay: the policy keeps it")
 }
+
+// A recorded clear whose marker weighs what the result did in the meter
+// (33 bytes each: 9 bytes4 tokens) still clears it. It was judged by the
+// history's size, and dropped as a clear that did nothing.
+func TestRecordedClearOfTheMarkersSize(t *testing.T) {
+	same := strings.Repeat("y", len(ClaudeCodeStub))
+	s := &corpus.Session{ID: "s1", Format: corpus.FormatClaudeCode, Meta: corpus.Meta{AgentVersion: "2.0.60"},
+		Messages: []corpus.Message{
+			recMsg("u1", corpus.RoleUser, recText("go")),
+			recMsg("a1", corpus.RoleAssistant, recUse("t1")),
+			recMsg("r1", corpus.RoleTool, recResult("t1", same)),
+			recMsg("a2", corpus.RoleAssistant, recText("done")),
+		},
+		Recorded: corpus.Recorded{Compactions: []corpus.Compaction{{Strategy: "microcompact", AtMessage: 3, ClearedIDs: []string{"t1"}}}},
+	}
+	for _, meter := range []string{MeterBytes4, MeterChars4} {
+		sent, outs := replayRecorded(t, s, map[string]string{"meter": meter})
+		if len(sent) != 2 || sent[1][2].Blocks[0].Text != ClaudeCodeStub {
+			t.Fatalf("%s: request 2 sends %q, want the stub", meter, sent[len(sent)-1][2].Blocks[0].Text)
+		}
+		if o := outs[1]; o.Strategy != Truncated || o.BeforeTokens != o.AfterTokens {
+			t.Errorf("%s: outcome %s, %d -> %d tokens; want truncated, the same size", meter, o.Strategy, o.BeforeTokens, o.AfterTokens)
+		}
+	}
+}
