@@ -13,7 +13,8 @@ import (
 // strategy had happened (before). Built once per walk
 // (Checkpoint.Recorded), it answers each in O(log n); read from the
 // recording at every checkpoint, they made a replay quadratic in a log
-// with many boundaries (20,000 took 5 s). Safe for concurrent reads.
+// with many boundaries (20,000 took 5 s). One walk's own: eventsOf and
+// locate fill it as the walk first asks, so it is not for concurrent use.
 type RecordedIndex struct {
 	// clearAt are the messages at which a microcompact boundary took
 	// effect, ascending, and clearSum[i] the tokens saved by the first i.
