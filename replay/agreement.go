@@ -74,7 +74,9 @@ type EventAgreement struct {
 
 // Agree judges a policy against every recorded clearing event of a
 // session. The scan is linear in the session plus the work of the policy's
-// own decisions (O(1) at a checkpoint where it does not trigger).
+// own decisions (O(1) at a checkpoint where it does not trigger), and each
+// recorded event is judged over the whole history (judge), so a log with
+// thousands of clears makes it quadratic; real logs hold a few.
 func Agree(s *corpus.Session, p policy.Policy) Agreement {
 	a := Agreement{Session: s.ID, Policy: p.Name(), Params: p.Params()}
 	stub := policy.ClaudeCodeStub
