@@ -77,7 +77,7 @@ func TestClaiLegacyGrowthWithShortIDs(t *testing.T) {
 		w = append(w, rest)
 		cur, _ := ClaiDigestText(w, claiLegacyDigest())
 		if prev != "" {
-			restLen := len(claiRenderMessage(&rest, 200, 400, false))
+			restLen := claiRenderParts(&rest, 200, 400, false).len()
 			if got := len(cur) - len(prev) - 2 - restLen; got != 1028 {
 				t.Errorf("rotation %d: %d bytes of boilerplate, want 1 028", k+1, got)
 			}

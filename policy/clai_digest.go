@@ -224,13 +224,6 @@ func claiIsSummary(m *corpus.Message) bool {
 	return m.Source == claiCompactionSource || m.Summary
 }
 
-// claiRenderMessage renders one message as render_messages does:
-// "[{role} message {id}]\n{body}". With strip, a compaction summary's
-// preambles are removed first (the PR #154 fix).
-func claiRenderMessage(m *corpus.Message, callMax, resultMax int, strip bool) string {
-	return claiRenderParts(m, callMax, resultMax, strip).String()
-}
-
 // claiPiece is one rendered message, header + body, kept as its two
 // parts until the digest is written: a chained legacy digest is message 0's
 // body, megabytes, and joining the parts copied it once more per rotation.
@@ -240,6 +233,9 @@ func (r claiPiece) len() int { return len(r.header) + len(r.body) }
 
 func (r claiPiece) String() string { return r.header + r.body }
 
+// claiRenderParts renders one message as render_messages does:
+// "[{role} message {id}]\n{body}", header and body apart. With strip, a
+// compaction summary's preambles are removed first (the PR #154 fix).
 func claiRenderParts(m *corpus.Message, callMax, resultMax int, strip bool) claiPiece {
 	body := claiRenderContentParts(m.Blocks, callMax, resultMax)
 	if strip && claiIsSummary(m) {
