@@ -235,6 +235,11 @@ func (c *claiRotation) Config() ClaiParams { return c.p }
 // Variant is the variant the policy models (Varianted).
 func (c *claiRotation) Variant() string { return c.p.Variant }
 
+// BoundedDigest says that the clamp is on (Bounded): every message is cut
+// to the slice it lands in, so a digest stays within its budget plus its
+// preambles and marker, however long the chain.
+func (c *claiRotation) BoundedDigest() bool { return c.p.Clamp }
+
 // RederiveParams are the parameters clai's stored digests are checked
 // against (Rederiver).
 func (c *claiRotation) RederiveParams() ClaiParams { return c.p }

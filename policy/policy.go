@@ -299,6 +299,14 @@ type Varianted interface {
 	Variant() string
 }
 
+// Bounded is implemented by rotation policies that know whether their
+// digest stays within a fixed size (clai-rotation with its clamp on): a
+// chain of them costs time linear in its length and flat memory, so
+// replay.CheckRotations lets it run longer.
+type Bounded interface {
+	BoundedDigest() bool
+}
+
 // Rederiver is implemented by policies whose agent stores digests that can
 // be derived again from the recording (clai-rotation): RederiveParams are
 // the parameters to render them with.

@@ -235,18 +235,26 @@ func TestObserveSeesEveryRequest(t *testing.T) {
 
 func TestCheckRotations(t *testing.T) {
 	for _, c := range []struct {
-		n    int
-		want string // "" for no error
+		n       int
+		bounded bool
+		want    string // "" for no error
 	}{
-		{0, ""},
-		{500, ""},
-		{-1, "expected 0 (as recorded) or more"},
-		{1000, "at most 500; a legacy digest grows by its predecessor every rotation, so a chain's memory grows with its length and its time with the square (the demo, both variants: 5.9 s and 0.15 GB at 200 rotations; 1000 would take about 2 min and 0.8 GB)"},
-		{100000, "at most 500; a legacy digest grows by its predecessor every rotation, so a chain's memory grows with its length and its time with the square (the demo, both variants: 5.9 s and 0.15 GB at 200 rotations; 100000 would take about 17 days and 75.0 GB)"},
+		{0, false, ""},
+		{500, false, ""},
+		{-1, false, "expected 0 (as recorded) or more"},
+		{-1, true, "expected 0 (as recorded) or more"},
+		{1000, false, "at most 500; a legacy digest grows by its predecessor every rotation, so a chain's memory grows with its length and its time with the square (the demo, both variants: 5.9 s and 0.15 GB at 200 rotations; 1000 would take about 2 min and 0.8 GB)"},
+		{100000, false, "at most 500; a legacy digest grows by its predecessor every rotation, so a chain's memory grows with its length and its time with the square (the demo, both variants: 5.9 s and 0.15 GB at 200 rotations; 100000 would take about 17 days and 75.0 GB)"},
+		// A bounded digest's chain grows linearly, so it may run ten
+		// times as long.
+		{1000, true, ""},
+		{5000, true, ""},
+		{20000, true, "at most 5000 for a bounded digest; a chain's time grows with its length (the demo, fixed: 11.5 s and 0.14 GB at 5,000 rotations; 20000 would take about 46 s and 0.6 GB)"},
+		{1000000, true, "at most 5000 for a bounded digest; a chain's time grows with its length (the demo, fixed: 11.5 s and 0.14 GB at 5,000 rotations; 1000000 would take about 38 min and 28.0 GB)"},
 	} {
-		err := CheckRotations(c.n)
+		err := CheckRotations(c.n, c.bounded)
 		if got := fmt.Sprint(err); (err == nil) != (c.want == "") || err != nil && got != c.want {
-			t.Errorf("CheckRotations(%d) = %v, want %q", c.n, err, c.want)
+			t.Errorf("CheckRotations(%d, %v) = %v, want %q", c.n, c.bounded, err, c.want)
 		}
 	}
 	for secs, want := range map[float64]string{30: "30 s", 90: "2 min", 7200: "2 h", 2 * 86400: "2 days"} {

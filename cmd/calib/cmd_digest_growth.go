@@ -283,12 +283,28 @@ func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, b
 // false with everything, so a NaN gate could never fail.
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
+// checkGrowthRotations refuses, before any work, more rotations than the
+// runs' chains can honour: a bounded digest (every run's policy says so,
+// policy.Bounded) may run longer than one that grows.
+func checkGrowthRotations(n int, runs []growthRun) error {
+	bounded := len(runs) > 0
+	for _, r := range runs {
+		b, ok := r.p.(policy.Bounded)
+		bounded = bounded && ok && b.BoundedDigest()
+	}
+	err := replay.CheckRotations(n, bounded)
+	switch {
+	case err == nil:
+		return nil
+	case !bounded && n > 0 && n <= replay.MaxBoundedRotations:
+		return usageErrorf("--rotations %d: %v; chains whose digest is bounded (the fixed variant alone) may run %d", n, err, replay.MaxBoundedRotations)
+	}
+	return usageErrorf("--rotations %d: %v", n, err)
+}
+
 // checkGrowthFlags refuses values no gate or chain can honour, before any
 // work.
 func checkGrowthFlags(o *growthOptions) error {
-	if err := replay.CheckRotations(o.rotations); err != nil {
-		return usageErrorf("--rotations %d: %v", o.rotations, err)
-	}
 	switch {
 	case o.gates.MaxDigestBytes < 0:
 		return usageErrorf("--max-digest-bytes %d: expected a size in bytes (0: off)", o.gates.MaxDigestBytes)
@@ -308,6 +324,9 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	}
 	runs, err := growthRuns(o)
 	if err != nil {
+		return err
+	}
+	if err := checkGrowthRotations(o.rotations, runs); err != nil {
 		return err
 	}
 	var baseline *baselineRows
