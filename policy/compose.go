@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -155,11 +154,10 @@ type compState struct {
 	in     []corpus.Message // the history Compact was handed
 	// owned says that h's array may be written in place: it is in, which
 	// the caller owns (Checkpoint.Owned), or one this compaction made.
-	// over holds in's messages from overAt on that a stage replaced in
-	// place (Outcome.Overwrote), while h is in.
+	// over keeps in's messages that a stage replaced in place
+	// (Outcome.Overwrote), while h is in.
 	owned  bool
-	over   []corpus.Message
-	overAt int
+	over   overwrite
 	stages []StageReport
 	// strategy is set by a stage that summarizes or drops (Truncated
 	// otherwise); removed and summ go to the outcome.
@@ -184,40 +182,26 @@ func (st *compState) set(out []corpus.Message, units int64) {
 // replaced there in place go back: out was built from them (a copy), and
 // the caller reads the history it handed as it was.
 func (st *compState) setCounted(out []corpus.Message, units, count, thinking int64) {
-	if st.over != nil && !sameSlice(out, st.in) {
-		copy(st.in[st.overAt:], st.over)
-		st.over = nil
+	if !sameSlice(out, st.in) {
+		st.over.undo(st.in)
 	}
 	st.h, st.units, st.count, st.thinking = out, units, count, thinking
 }
 
 // asHanded reports whether h is still the history Compact was handed,
 // unchanged: no stage copied it nor wrote in it in place.
-func (st *compState) asHanded() bool { return st.over == nil && sameSlice(st.h, st.in) }
+func (st *compState) asHanded() bool { return st.over.msgs == nil && sameSlice(st.h, st.in) }
 
 // writable reports whether a stage may replace messages of h[lo:hi] in
 // place (h[i] = a new message): h is owned (st.owned). When h is the
-// history the caller lent, the messages there that no stage replaced yet
-// join what st.over keeps, which stays one contiguous run of the messages
-// as handed from st.overAt to the last one written: a stage writing near
-// the end of the history keeps a short run, and the checkpoint costs what
-// it writes. Otherwise the stage copies the history.
+// history the caller lent, those messages join what st.over keeps first
+// (overwrite.keep). Otherwise the stage copies the history.
 func (st *compState) writable(lo, hi int) bool {
-	switch {
-	case !st.owned:
+	if !st.owned {
 		return false
-	case !sameSlice(st.h, st.in):
-		return true // an array this compaction made
-	case st.over == nil:
-		st.over, st.overAt = slices.Clone(st.h[lo:hi]), lo
-	default:
-		// Outside the run every message is as handed.
-		if lo < st.overAt {
-			st.over, st.overAt = append(slices.Clone(st.h[lo:st.overAt]), st.over...), lo
-		}
-		if end := st.overAt + len(st.over); hi > end {
-			st.over = append(st.over, st.h[end:hi]...)
-		}
+	}
+	if sameSlice(st.h, st.in) { // else an array this compaction made
+		st.over.keep(st.h, lo, hi)
 	}
 	return true
 }
@@ -335,7 +319,7 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		o.Strategy = Truncated
 	}
 	o.Removed, o.Summarizer = st.removed, st.summ
-	o.Overwrote, o.OverwroteAt, o.Owned = st.over, st.overAt, st.owned
+	o.Overwrote, o.OverwroteAt, o.Owned = st.over.msgs, st.over.at, st.owned
 	o.Exhausted = o.AfterTokens > p.g.window
 	o.ReachedTarget = p.minTrig == 0 || o.AfterTokens < p.minTrig
 	return o
@@ -463,6 +447,13 @@ func safeCut(h []corpus.Message, i int) bool {
 	}
 	return !hasKind(&h[i], corpus.KindToolResult) && !hasKind(&h[i-1], corpus.KindToolUse)
 }
+
+// onlyTurnInProgress reports whether the turn in progress starts the
+// history, in O(1): a stage that only touches what precedes that turn (a
+// summary, cline's dedupe and dropped range) then has nothing to do, and
+// need not read the history to find out at every request of a long turn
+// (one turn of 10,000 tool calls made that quadratic).
+func (st *compState) onlyTurnInProgress() bool { return st.nthLastTurn(1) == 0 }
 
 // nthLastTurn is nthLast(st.h, n, RealTurn): the start of the n-th last
 // real turn, 0 when there are fewer, len(st.h) when n <= 0. It reads the

@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,7 +137,7 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	// a new array.
 	o.History, o.Strategy, o.Units, o.Stages, o.Owned = out, strategy, units, reports.list(), true
 	if w != nil {
-		o.Overwrote, o.OverwroteAt = w.over, w.at
+		o.Overwrote, o.OverwroteAt = w.msgs, w.at
 	}
 	o.AfterTokens = p.meter.Tokens(units) + p.overhead
 	o.Removed = max(0, len(h)-len(out))
@@ -151,30 +150,6 @@ func (p *Recorded) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		}
 	}
 	return o
-}
-
-// overwrite keeps the messages of a lent history that clears replaced in
-// place: one contiguous run from at (Outcome.Overwrote).
-type overwrite struct {
-	over []corpus.Message
-	at   int
-}
-
-// save keeps h[i] before it is replaced.
-func (w *overwrite) save(h []corpus.Message, i int) {
-	switch end := w.at + len(w.over); {
-	case w.over == nil:
-		w.over, w.at = []corpus.Message{h[i]}, i
-	case i < w.at:
-		w.over, w.at = append(slices.Clone(h[i:w.at]), w.over...), i
-	case i >= end:
-		w.over = append(w.over, h[end:i+1]...)
-	}
-}
-
-// undo puts back what was replaced.
-func (w *overwrite) undo(h []corpus.Message) {
-	copy(h[w.at:], w.over)
 }
 
 // recordedEvent is one recorded change of the working history, taking
@@ -422,7 +397,7 @@ func (p *Recorded) clear(s *corpus.Session, x *RecordedIndex, h []corpus.Message
 		units += p.meter.Message(&nm)
 		switch {
 		case w != nil:
-			w.save(h, i)
+			w.keep(h, i, i+1)
 			h[i] = nm
 			out = h
 		case out == nil:
