@@ -57,12 +57,9 @@ type dropStage struct {
 }
 
 func (d *dropStage) run(st *compState, at Checkpoint) *StageReport {
-	// Both steps touch only what precedes the turn in progress (dedupe
-	// rewrites reads before it, the range dropped ends before it): when
-	// that turn starts the history, there is nothing to do, and measuring
-	// the history to find that out at every request made one turn of
-	// 10,000 tool calls quadratic.
-	if st.nthLastTurn(1) == 0 {
+	// Both steps touch only what precedes the turn in progress: dedupe
+	// rewrites reads before it, the range dropped ends before it.
+	if st.onlyTurnInProgress() {
 		return nil
 	}
 	r := &StageReport{BeforeTokens: st.tokens()}

@@ -57,12 +57,10 @@ type summarizeStage struct {
 }
 
 func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
-	// replace clamps every cut to the turn in progress: when that turn
-	// starts the history, nothing can be summarized, and the cut (Gemini's
-	// split, Aider's walk back to an assistant message: each a pass over
-	// the history) is not looked for. One turn of 10,000 tool calls looked
-	// for it at every request.
-	if st.nthLastTurn(1) == 0 {
+	// replace clamps every cut to the turn in progress, so the cut
+	// (Gemini's split, Aider's walk back to an assistant message: each a
+	// pass over the history) is not looked for when nothing precedes it.
+	if st.onlyTurnInProgress() {
 		return nil
 	}
 	r := &StageReport{BeforeTokens: st.tokens()}
