@@ -7,16 +7,19 @@ import (
 	"github.com/calib-dev/calib/corpus"
 )
 
+// memoFixture is a session of one message, the text long and then second,
+// and the TokenMemo built over it.
+func memoFixture(long string, second corpus.Block) (*corpus.Session, *TokenMemo) {
+	s := &corpus.Session{Messages: []corpus.Message{{Blocks: []corpus.Block{{Kind: corpus.KindText, Text: long}, second}}}}
+	return s, NewTokenMemo([]*corpus.Session{s})
+}
+
 // Meters sharing a TokenMemo count like a meter with its own memo; the
 // shared memo fills in the corpus strings and never takes in others (a
 // rewritten string stays in the meter's own memo), so it cannot grow.
 func TestTokenMemoShared(t *testing.T) {
 	long := strings.Repeat("the quick brown fox jumps over the lazy dog ", 10)
-	s := &corpus.Session{Messages: []corpus.Message{{Blocks: []corpus.Block{
-		{Kind: corpus.KindText, Text: long},
-		{Kind: corpus.KindToolResult, Text: "short", Args: []byte(`{"path": "` + strings.Repeat("a/", 40) + `"}`)},
-	}}}}
-	memo := NewTokenMemo([]*corpus.Session{s})
+	s, memo := memoFixture(long, corpus.Block{Kind: corpus.KindToolResult, Text: "short", Args: []byte(`{"path": "` + strings.Repeat("a/", 40) + `"}`)})
 	if len(memo.counts) != 2 { // the long text and the long args; "short" is under memoMin
 		t.Fatalf("memo keys = %d, want 2", len(memo.counts))
 	}
@@ -49,11 +52,7 @@ func TestTokenMemoShared(t *testing.T) {
 // counted afresh, not looked up by another's address.
 func TestTokenMemoSharedChars4(t *testing.T) {
 	long := strings.Repeat("    12→ the quick brown fox, 速い茶色の狐 🦊\n", 10)
-	s := &corpus.Session{Messages: []corpus.Message{{Blocks: []corpus.Block{
-		{Kind: corpus.KindText, Text: long},
-		{Kind: corpus.KindToolUse, ToolName: "Read", Args: []byte(`{"file_path": "` + strings.Repeat("a/", 40) + `"}`)},
-	}}}}
-	memo := NewTokenMemo([]*corpus.Session{s})
+	s, memo := memoFixture(long, corpus.Block{Kind: corpus.KindToolUse, ToolName: "Read", Args: []byte(`{"file_path": "` + strings.Repeat("a/", 40) + `"}`)})
 	plain, _ := NewMeter(MeterChars4, MeterOptions{})
 	a, _ := NewMeter(MeterChars4, MeterOptions{Memo: memo})
 	b, _ := NewMeter(MeterChars4, MeterOptions{Memo: memo})
