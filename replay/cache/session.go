@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"fmt"
 	"math"
 	"slices"
 
@@ -137,8 +136,34 @@ type CompactionCost struct {
 // Cost prices a replayed session's requests through the cache model. It
 // is linear in the session.
 func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
-	// The rows are sized once (a request skipped below leaves some room):
-	// one per request and per summarizer call, one per compaction.
+	sc := newSessionCost(s, reqs, o)
+	usage := usageByMessage(s)
+	fam := FamilyOf(s.Meta.AgentVersion)
+	if s.Format != corpus.FormatClaudeCode {
+		fam = FamilyUnknown
+	}
+	recorded := sc.calibrate(s, reqs, usage, o)
+	if sc.Calibration.Recorded {
+		reqs = withoutOverhead(reqs)
+	}
+	p, err := newPricer(s, sc, reqs, usage, recorded, fam, o)
+	if err != nil {
+		return nil, err
+	}
+	for k, r := range reqs {
+		p.request(k, r)
+	}
+	p.close()
+	if fam == Family219 && sc.Agreement != nil {
+		sc.Notes = append(sc.Notes, "Claude Code 2.1.9+ records output_tokens at stream start (1–10 per request): output is estimated from the response's content")
+	}
+	return sc, nil
+}
+
+// newSessionCost sizes a session's rows once (a request skipped later
+// leaves some room): one per request and per summarizer call, one per
+// compaction.
+func newSessionCost(s *corpus.Session, reqs []Sent, o Options) *SessionCost {
 	calls, compactions := 0, 0
 	for _, r := range reqs {
 		switch r.Strategy {
@@ -155,18 +180,26 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	if compactions > 0 {
 		sc.Compactions = make([]CompactionCost, 0, compactions)
 	}
+	return sc
+}
+
+// usageByMessage is the session's recorded usage of single requests, by
+// the message each produced.
+func usageByMessage(s *corpus.Session) map[int]*corpus.Usage {
 	usage := make(map[int]*corpus.Usage, len(s.Recorded.Usage))
 	for i := range s.Recorded.Usage {
 		if u := &s.Recorded.Usage[i]; u.AtMessage >= 0 && u.Requests == 1 {
 			usage[u.AtMessage] = u
 		}
 	}
-	fam := FamilyOf(s.Meta.AgentVersion)
-	if s.Format != corpus.FormatClaudeCode {
-		fam = FamilyUnknown
-	}
+	return usage
+}
 
-	// Calibration: recorded prompts against the policy's own figures.
+// calibrate sets sc.Calibration from the recorded prompts against the
+// policy's own figures and returns each request's recorded prompt (0 where
+// none is comparable). Unless the replay is faithful, only the requests
+// before the first compaction, the policy's or the agent's, compare.
+func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*corpus.Usage, o Options) []int {
 	diverged := len(reqs)
 	if !o.Faithful {
 		for k, r := range reqs {
@@ -190,186 +223,11 @@ func Cost(s *corpus.Session, reqs []Sent, o Options) (*SessionCost, error) {
 	}
 	cal := Calibrate(samples, o.DefaultScale)
 	cal = o.Params.apply(cal, samples)
-	if !cal.Recorded {
-		if o.Params.Overhead.Mode == SettingRecorded && o.Params.Scale.Mode == SettingRecorded {
-			sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
-		}
+	if !cal.Recorded && o.Params.Overhead.Mode == SettingRecorded && o.Params.Scale.Mode == SettingRecorded {
+		sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
 	}
 	sc.Calibration = cal
-	if cal.Recorded {
-		reqs = withoutOverhead(reqs)
-	}
-
-	// The session's cache: first read and head.
-	first := 0
-	if len(reqs) > 0 {
-		if u := usage[reqs[0].Next]; u != nil {
-			first = u.CacheReadTokens
-		}
-	}
-	head := o.Params.Head
-	if head == 0 {
-		// Claude Code's head is its system prompt and tools, which no log
-		// records before its first break; elsewhere the calibrated
-		// overhead is the part of the prompt outside the messages.
-		head = cal.Overhead
-		if s.Format == corpus.FormatClaudeCode {
-			head = EstimateHead(fam)
-		}
-	}
-	m := New(o.Params, Session{FirstRead: first, Head: head})
-
-	model := ModelOf(s, o.Model)
-	sc.Model = model
-	price, priced := o.Prices.Lookup(model)
-	if !priced && o.PriceFile != "" {
-		return nil, &MissingPriceError{Model: model, File: o.PriceFile}
-	}
-	sc.Priced = priced
-	if !priced {
-		// Tables show such a usd as "-", JSON as 0 with the session
-		// counted in unpriced_sessions: "usd is 0" read as a price.
-		if model == "" {
-			sc.Notes = append(sc.Notes, "the log names no model: usd not counted"+hint("price it with", o.Hints.Model))
-		} else {
-			sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd not counted", model)+hint("give one with", o.Hints.Prices))
-		}
-	}
-	var pp *Price
-	if priced {
-		pp = &price
-	}
-
-	scale := func(n int) int { return int(math.Round(cal.Scale * float64(n))) }
-	thinkingSeen, stopHookSeen := false, false
-	prevP, prevNext := 0, -1
-	// hidden is content the log does not hold that the provider counted
-	// in the message region (a skill's text, files restored after a
-	// compaction): where a comparable request's recorded prompt exceeds
-	// the prediction by more than hiddenMin and by more than the visible
-	// growth, the excess is carried to later requests; a summary drops it.
-	hidden, prevTokens := 0, 0
-	hiddenOK := o.Hidden && cal.Recorded && cal.Anchor >= 0
-	rates := RatesFor(o.Params.Provider)
-	summaryBilled := 0.0
-	var recTok, predTok []Tokens
-	var predSteps []Step
-	var lines []int
-	for k, r := range reqs {
-		var resp *corpus.Message
-		if r.Next >= 0 && r.Next < len(s.Messages) {
-			resp = &s.Messages[r.Next]
-		}
-		u := usage[r.Next]
-		if resp != nil && resp.Synthetic && u == nil {
-			prevNext = r.Next
-			continue // not an API request (Claude Code's "Prompt is too long")
-		}
-		if r.Strategy == policy.Summarized || r.Strategy == policy.Rotated {
-			hidden = 0
-		}
-		P := cal.Prompt(k, r.Tokens, recorded[k])
-		if hiddenOK && k > cal.Anchor {
-			P += hidden
-			if rec := recorded[k]; rec > 0 {
-				if ex := rec - P; ex > hiddenMin && ex > scale(r.Tokens-prevTokens) {
-					hidden += ex
-					P = rec
-					sc.Calibration.HiddenEvents++
-					sc.Calibration.HiddenTokens += ex
-				}
-			}
-		}
-		prevTokens = r.Tokens
-		// Kept (BreakPrefix only): an append-only request keeps the whole
-		// previous prompt; after a rewrite only the overhead is known to
-		// be unchanged (the trace does not hold per-message sizes), which
-		// is exact for a summary and low for a late clear.
-		req := Request{Model: model, Prompt: P, Kept: prevP}
-		if u != nil {
-			req.Send, req.Done = u.Sent, u.Done
-			if o.Model == "" && u.Model != "" {
-				req.Model = u.Model
-			}
-		} else if resp != nil {
-			req.Done = resp.Time
-			if r.Next > 0 {
-				req.Send = s.Messages[r.Next-1].Time
-			}
-		}
-		switch r.Strategy {
-		case policy.Truncated, policy.Dropped:
-			req.Cause |= Rewrite
-			req.Kept = cal.Overhead
-		case policy.Summarized, policy.Rotated:
-			req.Cause |= Summary
-			req.Kept = cal.Overhead
-		}
-		if !thinkingSeen && r.Thinking {
-			thinkingSeen = true
-			if k > 0 {
-				req.Cause |= Thinking
-			}
-		}
-		if u != nil && u.AfterStopHook && !stopHookSeen {
-			stopHookSeen = true
-			req.Cause |= TurnEnd
-		}
-		if u != nil && u.Breakpoint != "" && P > prevP {
-			req.Tail = tailTokens(s, prevNext, r.Next, u.Breakpoint, P-prevP)
-		}
-		// Output in provider tokens: bytes/4 of the response, scaled
-		// (recorded output_tokens is not final in 2.1.9+; bytes, not UTF-16
-		// units, keep this O(blocks)). The replay recorded the response it
-		// fed, which a chain's synthetic turns have too, past the end of s.
-		req.Output = scale(r.Response / 4)
-		if r.Strategy == policy.Summarized && r.Before > 0 {
-			// The summarizer call: the history as it stood plus the
-			// summarizer's instructions, uncached; the summary comes back.
-			in := cal.Prompt(k, r.Before, 0)
-			st := m.Step(Request{Summarizer: true, Prompt: in + o.SummaryPrompt, Output: scale(r.Summary)})
-			sc.add(RequestCost{Step: st, Request: -1, Prompt: st.Prompt()}, pp)
-			summaryBilled = st.Billed
-		}
-		st := m.Step(req)
-		if req.Cause&(Rewrite|Summary) != 0 {
-			if n := len(sc.Compactions); n > 0 {
-				sc.Compactions[n-1].finish(sc.Totals.Requests-sc.Totals.SummaryCalls, rates)
-			}
-			saved := 0
-			if r.Before > r.Tokens {
-				saved = scale(r.Before - r.Tokens)
-			}
-			sc.Compactions = append(sc.Compactions, CompactionCost{Request: k, first: sc.Totals.Requests - sc.Totals.SummaryCalls, RewriteTokens: st.Write(),
-				RewriteBilled: round2(st.Billed - rates.Read*float64(st.Prompt())), SummaryBilled: round2(summaryBilled), SavedTokens: saved})
-		}
-		summaryBilled = 0
-		rc := RequestCost{Step: st, Request: k, Prompt: P}
-		if resp != nil {
-			rc.Line = resp.Line
-		}
-		if u != nil {
-			t := Tokens{Uncached: u.InputTokens, Write5m: u.CacheWrite5m, Write1h: u.CacheWrite1h, Read: u.CacheReadTokens, Output: u.OutputTokens}
-			rc.Recorded = &t
-			recTok = append(recTok, t)
-			predTok = append(predTok, st.Tokens)
-			predSteps = append(predSteps, st)
-			lines = append(lines, rc.Line)
-		}
-		sc.add(rc, pp)
-		prevP, prevNext = P, r.Next
-	}
-	if n := len(sc.Compactions); n > 0 {
-		sc.Compactions[n-1].finish(sc.Totals.Requests-sc.Totals.SummaryCalls, rates)
-	}
-	if len(recTok) > 0 {
-		a := Compare(s.ID, RatesFor(o.Params.Provider), lines, recTok, predSteps)
-		sc.Agreement = &a
-	}
-	if fam == Family219 && len(recTok) > 0 {
-		sc.Notes = append(sc.Notes, "Claude Code 2.1.9+ records output_tokens at stream start (1–10 per request): output is estimated from the response's content")
-	}
-	return sc, nil
+	return recorded
 }
 
 // finish closes a compaction's account once end agent requests have been
@@ -381,50 +239,16 @@ func (c *CompactionCost) finish(end int, r Rates) {
 	c.NetBilled = round2(c.SavedBilled - c.RewriteBilled - c.SummaryBilled)
 }
 
+// agentRequests is the agent's requests priced so far (summarizer calls
+// are not the agent's).
+func (sc *SessionCost) agentRequests() int { return sc.Totals.Requests - sc.Totals.SummaryCalls }
+
 func (sc *SessionCost) add(rc RequestCost, p *Price) {
 	if p != nil {
 		rc.USD = p.USD(rc.Tokens)
 	}
 	sc.Requests = append(sc.Requests, rc)
 	sc.Totals.Add(rc.Step, p)
-}
-
-// tailTokens is the uncached tail of a request whose breakpoint is the
-// result bp (the last-completed one): the share of the new tokens dP that
-// the results after bp in tool_use order hold, by bytes (0.23–0.37 tokens
-// per byte on the real logs, so a byte share is a token share).
-func tailTokens(s *corpus.Session, prevNext, next int, bp string, dP int) int {
-	if next <= 0 || next > len(s.Messages) {
-		return 0
-	}
-	tm := &s.Messages[next-1]
-	if tm.Role != corpus.RoleTool {
-		return 0
-	}
-	after, found := 0, false
-	for i := range tm.Blocks {
-		b := &tm.Blocks[i]
-		if b.Kind != corpus.KindToolResult {
-			continue
-		}
-		if found {
-			after += len(b.Text) + len(b.Payload)
-		}
-		if b.ToolCallID == bp {
-			found = true
-		}
-	}
-	if !found || after == 0 {
-		return 0
-	}
-	all := 0
-	for i := max(prevNext, 0); i < next; i++ {
-		all += s.Messages[i].Bytes()
-	}
-	if all == 0 {
-		return 0
-	}
-	return int(math.Round(float64(dP) * float64(after) / float64(all)))
 }
 
 // firstRecordedEvent is the first request at or after a recorded

@@ -137,6 +137,9 @@ var boundarySessions = []struct {
 	{"projects/9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f/9a91e9d0-b627-4bcb-b8f6-4e5d7c63118f.jsonl", loss.Counts{6, 0, 5, 1, 4, 7093}},
 	{"projects/d9add9a6-f2cd-42f6-8ae9-135bf8af37ec/d9add9a6-f2cd-42f6-8ae9-135bf8af37ec.jsonl", loss.Counts{6, 0, 5, 1, 4, 7093}},
 	{"projects/b151f674-388c-48f0-9b04-0384f5a0bfb1/b151f674-388c-48f0-9b04-0384f5a0bfb1.jsonl", loss.Counts{6, 0, 0, 0, 0, 0}},
+	// No boundary line and no persisted output: nothing is hidden (an
+	// unlabelled folder).
+	{"projects/03aa9bb5-a3e8-4390-8f41-00dda0d7f947/03aa9bb5-a3e8-4390-8f41-00dda0d7f947.jsonl", loss.Counts{}},
 	{"b3533c53-3dba-422e-8f02-d0d42214ade0.jsonl", loss.Counts{11, 0, 0, 5, 0, 40450}},
 	// Four needs by base name the prototype missed: a review citing
 	// `module-alpha.md` and three other specs never read back.
