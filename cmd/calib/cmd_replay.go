@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/cache"
-	"github.com/calib-dev/calib/replay/loss"
 	"github.com/calib-dev/calib/report"
 )
 
@@ -121,17 +119,6 @@ func sessionPolicy(def policy.Def, set map[string]string, p policy.Policy, s *co
 	return def.Build(set, policy.NewTokenMemo([]*corpus.Session{s}))
 }
 
-// replayResult is one session's replay, reduced to what the report needs.
-type replayResult struct {
-	trace       *replay.Trace
-	cost        *cache.SessionCost
-	agreement   *replay.Agreement
-	compactions []replay.CompactionAgreement
-	events      []metrics.EventRow
-	session     replaySessionJSON
-	losses      []metrics.LossDetail
-}
-
 // autoPolicies lists which policy --policy auto gives each format, from
 // the policies' own Def.Formats, so help follows the registry.
 func autoPolicies() string {
@@ -195,14 +182,6 @@ compaction was claimed that did not happen).`,
 }
 
 func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) error {
-	res, err := newPolicyResolver(o.policy, o.set)
-	if err != nil {
-		return err
-	}
-	cs, err := newCostSetup(o.cost, res.cost)
-	if err != nil {
-		return err
-	}
 	cols, err := o.columns.resolve(nil, nil)
 	if err != nil {
 		return err
@@ -219,70 +198,11 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	if err := producedColumns(cols, have); err != nil {
 		return err
 	}
-	// A policy's stage order (metrics.StageOrder) builds every policy's
-	// declaration, 0.1 ms and 136 KB: once per policy, not per session.
-	var stagesMu sync.Mutex
-	stages := map[string][]string{}
-	stageOrder := func(name string) []string {
-		stagesMu.Lock()
-		defer stagesMu.Unlock()
-		if _, ok := stages[name]; !ok {
-			stages[name] = metrics.StageOrder(name)
-		}
-		return stages[name]
+	job, err := newReplayJob(o, a.plotsWanted())
+	if err != nil {
+		return err
 	}
-	// Each running job takes a loss scratch (loss.Scratch, one report at
-	// a time) and gives it back: the report of one session reuses the
-	// tables the one before grew. At most one per job slot is ever made,
-	// so giving one back never blocks.
-	jobs := o.jobs
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
-	scratches := make(chan *loss.Scratch, jobs)
-	plots := a.plotsWanted()
-	replays := newSessionJobs(ctx, jobs, func(ctx context.Context, s *corpus.Session) (replayResult, error) {
-		p, err := res.forSession(s)
-		if err != nil {
-			return replayResult{}, err
-		}
-		var scratch *loss.Scratch
-		select {
-		case scratch = <-scratches:
-		default:
-			scratch = new(loss.Scratch)
-		}
-		t, err := replay.Run(ctx, s, p, replay.Options{KeepFinal: true, Loss: loss.Build(s, loss.Options{Scratch: scratch})})
-		scratches <- scratch
-		if err != nil {
-			return replayResult{}, err
-		}
-		sc, err := cs.cost(t)
-		if err != nil {
-			return replayResult{}, err
-		}
-		r := replayResult{trace: t, cost: sc, events: metrics.Events(t), losses: metrics.LossDetails(t),
-			session: replaySessionJSON{SessionRow: metrics.Session(t), Policy: p.Name(), Params: p.Params(), Path: s.Path}}
-		if o.compareRecorded && s.Recorded.History != nil {
-			d := replay.CompareHistory(t.Final, s.Recorded.History)
-			r.session.Compare = &d
-		}
-		if o.compareRecorded && s.HasClearing() {
-			a := replay.Agree(s, p)
-			r.agreement = &a
-		}
-		if o.compareRecorded {
-			r.compactions = replay.AgreeCompactions(s, p, t)
-			r.session.Rederived = replay.Rederive(s, p)
-		}
-		r.session.Metrics = metrics.RowMetrics(r.session.SessionRow, t, stageOrder(p.Name()), r.agreement, r.compactions)
-		if o.compareRecorded {
-			r.session.recorded = recordedNote(s, r.session.Compactions, r.agreement, p.Name())
-		}
-		r.trace = plotTrace(t, plots)
-		r.detach()
-		return r, nil
-	})
+	replays := newSessionJobs(ctx, job.jobs, job.run)
 	defer replays.close()
 	l, err := a.loadSessionsEach(ctx, args, replays.add)
 	if err != nil {
@@ -292,78 +212,23 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	if err != nil {
 		return err
 	}
+	rep := assembleReplay(results, l.Sessions, o, job.res)
 
-	// The lists are sized once: a large replay's report holds tens of
-	// thousands of losses, and growing out.Losses by appending cost four
-	// times its size in memory.
-	nEvents, nLosses := 0, 0
-	for _, r := range results {
-		nEvents += len(r.events)
-		nLosses += len(r.losses)
-	}
-	out := replayJSON{Events: make([]metrics.EventRow, 0, nEvents), eventPaths: make([]string, 0, nEvents),
-		Sessions: make([]replaySessionJSON, 0, len(results)), Losses: make([]metrics.LossDetail, 0, nLosses),
-		Cost: make([]costSessionJSON, 0, len(results))}
-	if o.policy == "auto" {
-		out.Policy = policyRef{Name: "auto", Params: policy.Params{}}
-		if names := distinctPolicies(results); len(names) == 1 {
-			p, _ := res.get(names[0])
-			out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
-		}
-	} else {
-		p, _ := res.get(o.policy)
-		out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
-	}
-	var violations []string
-	var violationFiles []string
-	var agreements []replay.Agreement
-	var compactions []replay.CompactionAgreement
-	costs := make([]*cache.SessionCost, 0, len(results))
-	var costAgree []cache.SessionAgreement
-	for i, r := range results {
-		costs = append(costs, r.cost)
-		out.Cost = append(out.Cost, costSession(r.cost))
-		if r.cost.Agreement != nil {
-			costAgree = append(costAgree, *r.cost.Agreement)
-		}
-		if r.agreement != nil {
-			agreements = append(agreements, *r.agreement)
-		}
-		compactions = append(compactions, r.compactions...)
-		out.Events = append(out.Events, r.events...)
-		for range r.events {
-			out.eventPaths = append(out.eventPaths, r.session.Path)
-		}
-		out.Sessions = append(out.Sessions, r.session)
-		out.Losses = append(out.Losses, r.losses...)
-		for _, v := range r.session.ViolationList {
-			violations = append(violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
-			violationFiles = append(violationFiles, l.Sessions[i].Path)
-		}
-	}
-	if len(agreements) > 0 || len(compactions) > 0 {
-		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
-			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
-	}
-	if o.compareRecorded {
-		ca := cache.Summarize(costAgree)
-		out.CostAgreement = &ca
-	}
-	doc := report.Doc{JSON: out}
+	doc := report.Doc{JSON: rep.out}
 	// JSON carries everything the tables show: they are built only for
 	// the other formats (a replay of 201 MB of sessions spent 20 ms and
 	// 5 MB on tables nobody read).
 	if a.Format != report.JSON {
-		doc.Tables = append(replayTables(out, o.compareRecorded, csvUSDColumns(cols, a.Format)), costTables(costs)...)
-		if o.compareRecorded && len(costAgree) > 0 {
-			doc.Tables = append(doc.Tables, costAgreementTables(*out.CostAgreement)...)
+		doc.Tables = append(replayTables(rep.out, o.compareRecorded, csvUSDColumns(cols, a.Format)), costTables(rep.costs)...)
+		if o.compareRecorded && len(rep.out.CostAgreement.Sessions) > 0 {
+			doc.Tables = append(doc.Tables, costAgreementTables(*rep.out.CostAgreement)...)
 		}
 		if o.lossDetail {
-			doc.Tables = append(doc.Tables, lossDetailTable(out.Losses))
+			doc.Tables = append(doc.Tables, lossDetailTable(rep.out.Losses))
 		}
 	}
-	for i, v := range violations {
-		doc.Annotations = append(doc.Annotations, sessionError(violationFiles[i], "invariant violated", v))
+	for i, v := range rep.violations {
+		doc.Annotations = append(doc.Annotations, sessionError(rep.violationFiles[i], "invariant violated", v))
 	}
 	err = a.writeWithPlots(doc, func() ([]report.Figure, error) {
 		var figs []report.Figure
@@ -384,10 +249,80 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	if len(violations) > 0 {
-		return gateFailed("%d invariant violation(s); first: %s", len(violations), violations[0])
+	if len(rep.violations) > 0 {
+		return gateFailed("%d invariant violation(s); first: %s", len(rep.violations), rep.violations[0])
 	}
 	return l.Err()
+}
+
+// replayReport is a replay's results put together for the report.
+type replayReport struct {
+	out   replayJSON
+	costs []*cache.SessionCost
+	// violations are the invariant violations, each with its session's
+	// file in violationFiles.
+	violations, violationFiles []string
+}
+
+// assembleReplay puts the sessions' results, in the order of sessions,
+// into one report.
+func assembleReplay(results []replayResult, sessions []*corpus.Session, o *replayOptions, res *policyResolver) replayReport {
+	// The lists are sized once: a large replay's report holds tens of
+	// thousands of losses, and growing out.Losses by appending cost four
+	// times its size in memory.
+	nEvents, nLosses := 0, 0
+	for _, r := range results {
+		nEvents += len(r.events)
+		nLosses += len(r.losses)
+	}
+	rep := replayReport{costs: make([]*cache.SessionCost, 0, len(results))}
+	out := &rep.out
+	*out = replayJSON{Events: make([]metrics.EventRow, 0, nEvents), eventPaths: make([]string, 0, nEvents),
+		Sessions: make([]replaySessionJSON, 0, len(results)), Losses: make([]metrics.LossDetail, 0, nLosses),
+		Cost: make([]costSessionJSON, 0, len(results))}
+	if o.policy == "auto" {
+		out.Policy = policyRef{Name: "auto", Params: policy.Params{}}
+		if names := distinctPolicies(results); len(names) == 1 {
+			p, _ := res.get(names[0])
+			out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
+		}
+	} else {
+		p, _ := res.get(o.policy)
+		out.Policy = policyRef{Name: p.Name(), Params: p.Params()}
+	}
+	var agreements []replay.Agreement
+	var compactions []replay.CompactionAgreement
+	var costAgree []cache.SessionAgreement
+	for i, r := range results {
+		rep.costs = append(rep.costs, r.cost)
+		out.Cost = append(out.Cost, costSession(r.cost))
+		if r.cost.Agreement != nil {
+			costAgree = append(costAgree, *r.cost.Agreement)
+		}
+		if r.agreement != nil {
+			agreements = append(agreements, *r.agreement)
+		}
+		compactions = append(compactions, r.compactions...)
+		out.Events = append(out.Events, r.events...)
+		for range r.events {
+			out.eventPaths = append(out.eventPaths, r.session.Path)
+		}
+		out.Sessions = append(out.Sessions, r.session)
+		out.Losses = append(out.Losses, r.losses...)
+		for _, v := range r.session.ViolationList {
+			rep.violations = append(rep.violations, fmt.Sprintf("session %s, request %d: %s: %s", r.session.ID, v.Request, v.Rule, v.Detail))
+			rep.violationFiles = append(rep.violationFiles, sessions[i].Path)
+		}
+	}
+	if len(agreements) > 0 || len(compactions) > 0 {
+		out.Agreement = &agreementJSON{Summary: metrics.SummarizeAgreement(agreements), Events: metrics.AgreementRows(agreements),
+			Compactions: compactions, CompactionsSummary: metrics.SummarizeCompactions(compactions)}
+	}
+	if o.compareRecorded {
+		ca := cache.Summarize(costAgree)
+		out.CostAgreement = &ca
+	}
+	return rep
 }
 
 func distinctPolicies(rs []replayResult) []string {
