@@ -84,12 +84,7 @@ type LineChart struct {
 func (c LineChart) Plot() (Chart, error) {
 	p := newPlot(c.Title, c.XLabel, c.YLabel)
 	lg := newLegend()
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	see := func(x, y float64) {
-		xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
-		ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-	}
-	n := len(c.Series)
+	b := newBounds()
 	for i, s := range c.Series {
 		if err := s.check(); err != nil {
 			return Chart{}, err
@@ -97,77 +92,105 @@ func (c LineChart) Plot() (Chart, error) {
 		if len(s.X) == 0 {
 			continue
 		}
-		var thumbs []plot.Thumbnailer
-		col := seriesColor(i)
-		if s.Low != nil {
-			band, err := bandPolygon(s)
-			if err != nil {
-				return Chart{}, err
-			}
-			band.Color = color.NRGBA{col.R, col.G, col.B, 0x40}
-			band.LineStyle.Width = 0
-			p.Add(band)
-			thumbs = append(thumbs, band)
-			for j := range s.X {
-				see(s.X[j], s.Low[j])
-				see(s.X[j], s.High[j])
-			}
-		}
-		// Points on a categorical axis are not joined: a line would
-		// suggest values between the categories.
-		if len(c.Categories) == 0 {
-			l, err := plotter.NewLine(xys(s.X, s.Y))
-			if err != nil {
-				return Chart{}, fmt.Errorf("series %q: %w", s.Name, err)
-			}
-			l.LineStyle.Color = col
-			l.LineStyle.Dashes = seriesDashes(i)
-			l.LineStyle.Width = vg.Points(1.5)
-			if n <= 4 {
-				l.LineStyle.Width = vg.Points(1.5 + 0.75*float64(n-1-i))
-			}
-			p.Add(l)
-			thumbs = append(thumbs, l)
-		}
-		// A lone point has no line to draw: it gets a glyph, or the chart
-		// would be blank.
-		if c.Markers || len(c.Categories) > 0 || len(s.X) == 1 {
-			sc, err := plotter.NewScatter(xys(s.X, s.Y))
-			if err != nil {
-				return Chart{}, err
-			}
-			sc.GlyphStyle.Color = col
-			sc.GlyphStyle.Shape = plotutil.Shape(i)
-			sc.GlyphStyle.Radius = vg.Points(math.Max(2, 3.5-0.5*float64(i)))
-			if len(c.Categories) > 0 {
-				// Few, unjoined points: large filled glyphs with their
-				// values written beside them.
-				sc.GlyphStyle.Shape = filledShapes[i%len(filledShapes)]
-				sc.GlyphStyle.Radius = vg.Points(5)
-				texts := make([]string, len(s.Y))
-				for j, y := range s.Y {
-					texts[j] = formatNumber(y, 3)
-				}
-				lb, err := labels(xys(s.X, s.Y), texts, vg.Points(9), draw.XLeft, draw.YCenter)
-				if err != nil {
-					return Chart{}, err
-				}
-				lb.Offset = vg.Point{X: vg.Points(9)}
-				p.Add(lb)
-			}
-			p.Add(sc)
-			thumbs = append(thumbs, sc)
-		}
-		for j := range s.X {
-			see(s.X[j], s.Y[j])
+		thumbs, err := c.addSeries(p, i, s, &b)
+		if err != nil {
+			return Chart{}, err
 		}
 		if s.Name != "" {
 			lg.add(s.Name, thumbs...)
 		}
 	}
-	if math.IsInf(xmin, 0) {
+	if math.IsInf(b.xmin, 0) {
 		return Chart{}, errors.New("line chart: no points")
 	}
+	ymin, ymax := c.setAxes(p, b)
+	if err := addRefs(p, lg, c.Refs, p.X.Min, p.X.Max); err != nil {
+		return Chart{}, err
+	}
+	if err := addEvents(p, lg, c.EventName, c.Events, ymin, ymax, p.X.Max-p.X.Min); err != nil {
+		return Chart{}, err
+	}
+	ch := Chart{plot: p}
+	lg.attach(&ch)
+	return ch, nil
+}
+
+// addSeries draws series i (its band, line and glyphs) and returns what
+// its legend entry shows.
+func (c LineChart) addSeries(p *plot.Plot, i int, s Series, b *bounds) ([]plot.Thumbnailer, error) {
+	var thumbs []plot.Thumbnailer
+	col := seriesColor(i)
+	if s.Low != nil {
+		band, err := bandPolygon(s)
+		if err != nil {
+			return nil, err
+		}
+		band.Color = color.NRGBA{col.R, col.G, col.B, 0x40}
+		band.LineStyle.Width = 0
+		p.Add(band)
+		thumbs = append(thumbs, band)
+		for j := range s.X {
+			b.see(s.X[j], s.Low[j])
+			b.see(s.X[j], s.High[j])
+		}
+	}
+	// Points on a categorical axis are not joined: a line would suggest
+	// values between the categories.
+	if len(c.Categories) == 0 {
+		l, err := plotter.NewLine(xys(s.X, s.Y))
+		if err != nil {
+			return nil, fmt.Errorf("series %q: %w", s.Name, err)
+		}
+		l.LineStyle.Color = col
+		l.LineStyle.Dashes = seriesDashes(i)
+		l.LineStyle.Width = vg.Points(1.5)
+		if n := len(c.Series); n <= 4 {
+			l.LineStyle.Width = vg.Points(1.5 + 0.75*float64(n-1-i))
+		}
+		p.Add(l)
+		thumbs = append(thumbs, l)
+	}
+	// A lone point has no line to draw: it gets a glyph, or the chart
+	// would be blank.
+	if c.Markers || len(c.Categories) > 0 || len(s.X) == 1 {
+		sc, err := plotter.NewScatter(xys(s.X, s.Y))
+		if err != nil {
+			return nil, err
+		}
+		sc.GlyphStyle.Color = col
+		sc.GlyphStyle.Shape = plotutil.Shape(i)
+		sc.GlyphStyle.Radius = vg.Points(math.Max(2, 3.5-0.5*float64(i)))
+		if len(c.Categories) > 0 {
+			// Few, unjoined points: large filled glyphs with their values
+			// written beside them.
+			sc.GlyphStyle.Shape = filledShapes[i%len(filledShapes)]
+			sc.GlyphStyle.Radius = vg.Points(5)
+			texts := make([]string, len(s.Y))
+			for j, y := range s.Y {
+				texts[j] = formatNumber(y, 3)
+			}
+			lb, err := labels(xys(s.X, s.Y), texts, vg.Points(9), draw.XLeft, draw.YCenter)
+			if err != nil {
+				return nil, err
+			}
+			lb.Offset = vg.Point{X: vg.Points(9)}
+			p.Add(lb)
+		}
+		p.Add(sc)
+		thumbs = append(thumbs, sc)
+	}
+	for j := range s.X {
+		b.see(s.X[j], s.Y[j])
+	}
+	return thumbs, nil
+}
+
+// setAxes sets the axes' ranges and ticks from the points' bounds, the
+// reference lines, and room for event labels and glyphs; it returns the
+// vertical range the data and references span.
+func (c LineChart) setAxes(p *plot.Plot, b bounds) (ymin, ymax float64) {
+	xmin, xmax := b.xmin, b.xmax
+	ymin, ymax = b.ymin, b.ymax
 	for _, lv := range c.Refs {
 		ymin, ymax = math.Min(ymin, lv.Y), math.Max(ymax, lv.Y)
 	}
@@ -195,26 +218,18 @@ func (c LineChart) Plot() (Chart, error) {
 	if len(c.Categories) > 0 {
 		p.X.Tick.Marker = categoryTicks(c.Categories)
 		p.X.Min, p.X.Max = -0.5, float64(len(c.Categories))-0.5
-	} else {
-		p.X.Tick.Marker = roundTicks{integer: c.IntegerX}
-		pad := 0.0
-		if c.Markers || len(c.Events) > 0 {
-			pad = 0.02 * math.Max(xmax-xmin, 1)
-		}
-		p.X.Min, p.X.Max = xmin-pad, xmax+pad
-		if xmax == xmin {
-			p.X.Min, p.X.Max = xmin-1, xmax+1
-		}
+		return ymin, ymax
 	}
-	if err := addRefs(p, lg, c.Refs, p.X.Min, p.X.Max); err != nil {
-		return Chart{}, err
+	p.X.Tick.Marker = roundTicks{integer: c.IntegerX}
+	pad := 0.0
+	if c.Markers || len(c.Events) > 0 {
+		pad = 0.02 * math.Max(xmax-xmin, 1)
 	}
-	if err := addEvents(p, lg, c.EventName, c.Events, ymin, ymax, p.X.Max-p.X.Min); err != nil {
-		return Chart{}, err
+	p.X.Min, p.X.Max = xmin-pad, xmax+pad
+	if xmax == xmin {
+		p.X.Min, p.X.Max = xmin-1, xmax+1
 	}
-	ch := Chart{plot: p}
-	lg.attach(&ch)
-	return ch, nil
+	return ymin, ymax
 }
 
 // filledShapes mark the series on a categorical axis.

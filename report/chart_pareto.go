@@ -73,10 +73,9 @@ func (c Pareto) Plot() (Chart, error) {
 	var rest, front plotter.XYs
 	var frontLabels []string
 	at := map[plotter.XY]int{}
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	b := newBounds()
 	for _, pt := range c.Points {
-		xmin, xmax = math.Min(xmin, pt.X), math.Max(xmax, pt.X)
-		ymin, ymax = math.Min(ymin, pt.Y), math.Max(ymax, pt.Y)
+		b.see(pt.X, pt.Y)
 		if pt.Front {
 			// Sets with the same two metrics share a point and one label.
 			if k, ok := at[plotter.XY{X: pt.X, Y: pt.Y}]; ok {
@@ -104,6 +103,7 @@ func (c Pareto) Plot() (Chart, error) {
 		}
 		lg.add(fmt.Sprintf("%s (%s)", rn, FormatInt(int64(len(rest)))), sc)
 	}
+	xmin, xmax, ymin, ymax := b.xmin, b.xmax, b.ymin, b.ymax
 	xspan, yspan := xmax-xmin, ymax-ymin
 	if xspan == 0 {
 		xspan = flatSpan(xmax)

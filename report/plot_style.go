@@ -338,3 +338,16 @@ func ShortIDs(ids []string) []string {
 }
 
 func isHex(s string) bool { return strings.Trim(s, "0123456789abcdefABCDEF") == "" }
+
+// bounds are the extremes of the points a chart draws; newBounds holds
+// none (its minima +Inf), so the first point seen sets all four.
+type bounds struct{ xmin, xmax, ymin, ymax float64 }
+
+func newBounds() bounds {
+	return bounds{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
+}
+
+func (b *bounds) see(x, y float64) {
+	b.xmin, b.xmax = math.Min(b.xmin, x), math.Max(b.xmax, x)
+	b.ymin, b.ymax = math.Min(b.ymin, y), math.Max(b.ymax, y)
+}

@@ -152,6 +152,47 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	if _, err := policy.Resolve(def.Name, def.Specs, fixed); err != nil {
 		return nil, &usageError{err}
 	}
+	g, err := sweepGrid(o, def, fixed)
+	if err != nil {
+		return nil, err
+	}
+	var sh sweep.Shard
+	if o.shard != "" {
+		if sh, err = sweep.ParseShard(o.shard); err != nil {
+			return nil, usageErrorf("--shard %w", err)
+		}
+	}
+	view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
+	have := func(n metrics.Needs) bool {
+		return n == metrics.NeedsCompare && o.compare || n == metrics.NeedsRotation && def.Rotates
+	}
+	cols, err := checkView(view, o.plotMetric, o.columns, have)
+	if err != nil {
+		return nil, err
+	}
+	stages := metrics.StageOrder(def.Name)
+	for _, n := range cols {
+		if m, _ := metrics.Lookup(n); m.Family && !slices.Contains(stages, strings.TrimPrefix(n, m.Name)) {
+			return nil, usageErrorf("--columns %s: policy %s has no such stage (its stages: %s)", n, def.Name, strings.Join(stages, ", "))
+		}
+	}
+	// Every set of the shard is built once here, so a combination the
+	// policy rejects (compact_to not below compact_at) stops the sweep
+	// before the corpus is even loaded.
+	for i := range g.Points() {
+		if sh.Has(i) {
+			if _, err := def.Build(g.Set(i, fixed), nil); err != nil {
+				return nil, usageErrorf("parameter set %d (%s): %v", i, sweptParams(g, i), err)
+			}
+		}
+	}
+	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols}, nil
+}
+
+// sweepGrid is the grid of --grid-file and the --grid flags, each axis
+// checked against the policy def and the fixed parameters, and its size
+// against the limits, before any set is built.
+func sweepGrid(o *sweepOptions, def policy.Def, fixed map[string]string) (sweep.Grid, error) {
 	var g sweep.Grid
 	if o.gridFile != "" {
 		data, err := readFlagFile("grid-file", o.gridFile, sweep.MaxGridFileBytes,
@@ -229,37 +270,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 		}
 		return nil, &usageError{err}
 	}
-	var sh sweep.Shard
-	if o.shard != "" {
-		if sh, err = sweep.ParseShard(o.shard); err != nil {
-			return nil, usageErrorf("--shard %w", err)
-		}
-	}
-	view := sweep.View{Sort: o.sort, Top: o.top, Pareto: o.pareto}
-	have := func(n metrics.Needs) bool {
-		return n == metrics.NeedsCompare && o.compare || n == metrics.NeedsRotation && def.Rotates
-	}
-	cols, err := checkView(view, o.plotMetric, o.columns, have)
-	if err != nil {
-		return nil, err
-	}
-	stages := metrics.StageOrder(def.Name)
-	for _, n := range cols {
-		if m, _ := metrics.Lookup(n); m.Family && !slices.Contains(stages, strings.TrimPrefix(n, m.Name)) {
-			return nil, usageErrorf("--columns %s: policy %s has no such stage (its stages: %s)", n, def.Name, strings.Join(stages, ", "))
-		}
-	}
-	// Every set of the shard is built once here, so a combination the
-	// policy rejects (compact_to not below compact_at) stops the sweep
-	// before the corpus is even loaded.
-	for i := range g.Points() {
-		if sh.Has(i) {
-			if _, err := def.Build(g.Set(i, fixed), nil); err != nil {
-				return nil, usageErrorf("parameter set %d (%s): %v", i, sweptParams(g, i), err)
-			}
-		}
-	}
-	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols}, nil
+	return g, nil
 }
 
 // sweptAndFixed refuses a parameter both swept and given a fixed value
