@@ -73,44 +73,14 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 	}
 	paths, rel := args, func(p string) string { return p }
 	if a.flags.demo {
-		tmp, err := os.MkdirTemp("", "calib-demo-")
+		tmp, demoPaths, demoRel, err := writeDemo()
 		if err != nil {
-			return nil, fmt.Errorf("writing the demo corpus: %w", err)
+			return nil, err
 		}
 		defer os.RemoveAll(tmp)
-		demoPaths, err := synth.WriteDemo(filepath.Join(tmp, "demo"), synth.DemoOptions{Compact: demoCompact})
-		if err != nil {
-			return nil, fmt.Errorf("writing the demo corpus: %w", err)
-		}
-		paths = demoPaths
-		// Report demo sessions as demo/... so output does not depend on
-		// the temporary directory and is byte-identical across runs.
-		prefix := tmp + string(filepath.Separator)
-		rel = func(p string) string {
-			if r, ok := strings.CutPrefix(p, prefix); ok {
-				return filepath.ToSlash(r)
-			}
-			return p
-		}
+		paths, rel = demoPaths, demoRel
 	}
-	paths, stdinRepeats := readStdinOnce(paths)
-	if stdinRepeats > 0 && !a.flags.quiet {
-		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
-	}
-	paths, repeats := givenOnce(paths)
-	if !a.flags.quiet {
-		said := map[string]bool{}
-		for _, r := range repeats {
-			if r.path == r.first {
-				if !said[r.path] {
-					fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: given more than once; read once\n", rel(r.path))
-				}
-				said[r.path] = true
-				continue
-			}
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same %s as %s, read once\n", rel(r.path), r.kind, rel(r.first))
-		}
-	}
+	paths = a.readEachOnce(paths, rel)
 	var handOver func([]*corpus.Session)
 	size := sizeOf
 	if each != nil {
@@ -142,31 +112,14 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 	}
 	sessions, dups := readOnce(sessions, size)
 	if !a.flags.quiet {
-		for _, d := range dups {
-			if d.copied {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), report.EscapeControls(d.id), rel(d.first))
-				continue
-			}
-			if rel(d.path) == rel(d.first) {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: reached by two of the PATHs given; read once\n", rel(d.path))
-				continue
-			}
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
-		}
+		a.sayDuplicates(dups, rel)
 	}
 	l := &loaded{Sessions: sessions}
 	a.corpus = l
 	for _, s := range sessions {
 		relSession(s, rel)
-		if a.flags.quiet {
-			continue
-		}
-		shown, more := shownWarnings(s.Warnings)
-		for _, w := range shown {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), report.EscapeControls(w.Message))
-		}
-		if more > 0 {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", s.Path, moreWarnings(s, more))
+		if !a.flags.quiet {
+			a.sayWarnings(s)
 		}
 	}
 	for _, e := range splitErrors(err) {
@@ -190,6 +143,83 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 		return nil, l.Err()
 	}
 	return l, nil
+}
+
+// writeDemo writes the demo corpus to a new temporary folder tmp (the
+// caller removes it) and returns its paths, and rel, which names them
+// demo/... so that output does not depend on the temporary folder and is
+// byte-identical across runs.
+func writeDemo() (tmp string, paths []string, rel func(string) string, err error) {
+	tmp, err = os.MkdirTemp("", "calib-demo-")
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("writing the demo corpus: %w", err)
+	}
+	paths, err = synth.WriteDemo(filepath.Join(tmp, "demo"), synth.DemoOptions{Compact: demoCompact})
+	if err != nil {
+		os.RemoveAll(tmp)
+		return "", nil, nil, fmt.Errorf("writing the demo corpus: %w", err)
+	}
+	prefix := tmp + string(filepath.Separator)
+	rel = func(p string) string {
+		if r, ok := strings.CutPrefix(p, prefix); ok {
+			return filepath.ToSlash(r)
+		}
+		return p
+	}
+	return tmp, paths, rel, nil
+}
+
+// readEachOnce is paths with standard input and every path given more
+// than once (or reaching the same file) kept once, saying so unless quiet.
+func (a *app) readEachOnce(paths []string, rel func(string) string) []string {
+	paths, stdinRepeats := readStdinOnce(paths)
+	if stdinRepeats > 0 && !a.flags.quiet {
+		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
+	}
+	paths, repeats := givenOnce(paths)
+	if a.flags.quiet {
+		return paths
+	}
+	said := map[string]bool{}
+	for _, r := range repeats {
+		if r.path == r.first {
+			if !said[r.path] {
+				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: given more than once; read once\n", rel(r.path))
+			}
+			said[r.path] = true
+			continue
+		}
+		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same %s as %s, read once\n", rel(r.path), r.kind, rel(r.first))
+	}
+	return paths
+}
+
+// sayDuplicates warns of each session read twice: a copy of another file's
+// session, or one file reached by two paths.
+func (a *app) sayDuplicates(dups []duplicate, rel func(string) string) {
+	for _, d := range dups {
+		if d.copied {
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), report.EscapeControls(d.id), rel(d.first))
+			continue
+		}
+		if rel(d.path) == rel(d.first) {
+			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: reached by two of the PATHs given; read once\n", rel(d.path))
+			continue
+		}
+		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
+	}
+}
+
+// sayWarnings prints a session's first maxWarningsShown warnings and a
+// line counting the rest.
+func (a *app) sayWarnings(s *corpus.Session) {
+	shown, more := shownWarnings(s.Warnings)
+	for _, w := range shown {
+		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), report.EscapeControls(w.Message))
+	}
+	if more > 0 {
+		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", s.Path, moreWarnings(s, more))
+	}
 }
 
 // relSession reports s's path and its warnings' files as rel gives them,
