@@ -24,13 +24,17 @@ type resultRef struct {
 // compactable results are kept by the keep rule, the rest are cleared.
 func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 	var pl clearPlan
-	lastAsst, turnStart := -1, 0
-	for i := range h {
+	// The last assistant message and the last real turn's start, read
+	// from the end: in a long history both are near it.
+	lastAsst, turnStart, turnFound := -1, 0, false
+	for i := len(h) - 1; i >= 0 && (lastAsst < 0 || !turnFound); i-- {
 		switch m := &h[i]; {
 		case m.Role == corpus.RoleAssistant:
-			lastAsst = i
-		case m.RealTurn():
-			turnStart = i
+			if lastAsst < 0 {
+				lastAsst = i
+			}
+		case !turnFound && m.RealTurn():
+			turnStart, turnFound = i, true
 		}
 	}
 	// A result's tool, for compactable_tools and exempt_tools, is that of

@@ -174,19 +174,43 @@ func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
 	if f.restoreFiles <= 0 {
 		return nil
 	}
-	results := map[string]string{}
-	for i := range h {
-		for j := range h[i].Blocks {
-			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolResult && !b.IsError {
-				results[b.ToolCallID] = b.Content()
+	// A call's result is the last one in h with its id that is not an
+	// error. The walk back meets results before their calls, so it notes
+	// them as it goes (later: the newest of each id from the walk's
+	// message on) and reads only as far back as the files it restores; a
+	// call whose result is not there (an error, none, or one logged before
+	// its call) has the results before its message read, once (before).
+	later := map[string]*corpus.Block{}
+	var before map[string]*corpus.Block
+	resultOf := func(i int, id string) (*corpus.Block, bool) {
+		if b, ok := later[id]; ok {
+			return b, true
+		}
+		if before == nil {
+			before = map[string]*corpus.Block{}
+			for k := range h[:i] {
+				for j := range h[k].Blocks {
+					if b := &h[k].Blocks[j]; b.Kind == corpus.KindToolResult && !b.IsError {
+						before[b.ToolCallID] = b
+					}
+				}
 			}
 		}
+		b, ok := before[id]
+		return b, ok
 	}
 	seen := map[string]bool{}
 	var blocks []corpus.Block
 	budget := f.restoreBudget
 	for i := len(h) - 1; i >= 0 && len(blocks) < f.restoreFiles; i-- {
 		m := &h[i]
+		for j := len(m.Blocks) - 1; j >= 0; j-- {
+			if b := &m.Blocks[j]; b.Kind == corpus.KindToolResult && !b.IsError {
+				if _, ok := later[b.ToolCallID]; !ok {
+					later[b.ToolCallID] = b
+				}
+			}
+		}
 		if m.Role != corpus.RoleAssistant {
 			continue
 		}
@@ -196,10 +220,14 @@ func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
 				continue
 			}
 			path := argString(b.Args, "file_path")
-			text, ok := results[b.ToolCallID]
-			if path == "" || !ok || seen[path] {
+			if path == "" || seen[path] {
 				continue
 			}
+			res, ok := resultOf(i, b.ToolCallID)
+			if !ok {
+				continue
+			}
+			text := res.Content()
 			seen[path] = true
 			text = cutTokens(text, f.restoreFileTokens)
 			block := corpus.Block{Kind: corpus.KindText, Text: "Called the Read tool with the following input: " + path + "\n" + text}

@@ -74,9 +74,11 @@ type EventAgreement struct {
 
 // Agree judges a policy against every recorded clearing event of a
 // session. The scan is linear in the session plus the work of the policy's
-// own decisions (O(1) at a checkpoint where it does not trigger), and each
-// recorded event is judged over the whole history (judge), so a log with
-// thousands of clears makes it quadratic; real logs hold a few.
+// own decisions (O(1) at a checkpoint where it does not trigger): an
+// event's ids are looked up and stubbed through the walker's index of held
+// results. The forced decision at each event is the policy's whole
+// compaction, which for most policies reads the history, so a log with
+// thousands of clears stays quadratic in that; real logs hold a few.
 func Agree(s *corpus.Session, p policy.Policy) Agreement {
 	a := Agreement{Session: s.ID, Policy: p.Name(), Params: p.Params()}
 	stub := policy.ClaudeCodeStub
@@ -125,7 +127,7 @@ func Agree(s *corpus.Session, p policy.Policy) Agreement {
 				c := &s.Recorded.Compactions[e]
 				a.AgentActed++
 				at.Force = true
-				ev := judge(c, e, w.h, p.Compact(w.h, at))
+				ev := judge(c, e, w.h, w.held, p.Compact(w.h, at))
 				ev.Checkpoint, ev.Fired = isCP, acted
 				a.Events = append(a.Events, ev)
 				w.clear(c.ClearedIDs, stub)
@@ -143,20 +145,12 @@ func Agree(s *corpus.Session, p policy.Policy) Agreement {
 }
 
 // judge compares one recorded event with the forced outcome.
-func judge(c *corpus.Compaction, e int, h []corpus.Message, o policy.Outcome) EventAgreement {
+func judge(c *corpus.Compaction, e int, h []corpus.Message, held *heldResults, o policy.Outcome) EventAgreement {
 	ev := EventAgreement{Event: e, Line: c.Line, AtMessage: c.AtMessage,
 		RecordedBefore: c.TokensBefore, RecordedSaved: c.TokensSaved}
-	present := map[string]bool{}
-	for i := range h {
-		for j := range h[i].Blocks {
-			if b := &h[i].Blocks[j]; b.Kind == corpus.KindToolResult {
-				present[b.ToolCallID] = true
-			}
-		}
-	}
 	rec := map[string]bool{}
 	for _, id := range c.ClearedIDs {
-		if !present[id] {
+		if !held.has(id) {
 			ev.Unknown = append(ev.Unknown, id)
 			continue
 		}

@@ -213,6 +213,28 @@ func benchRecorded(b *testing.B, name string, s *corpus.Session, n int) {
 	})
 }
 
+// BenchmarkAgreeManyClears: --compare-recorded's judgement of claude-code
+// against every recorded clear of the manyClears sessions (one every third
+// message). Finding which results the history holds and stubbing the
+// cleared ones costs the ids named, not the history; what still grows
+// with the history is the forced policy's own plan at each clear, which
+// walks every result as the agent's microcompact does.
+func BenchmarkAgreeManyClears(b *testing.B) {
+	p, err := policy.New("claude-code", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{4_000, 8_000, 16_000} {
+		s := manyClears(n)
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				Agree(s, p)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/msg")
+		})
+	}
+}
+
 // manyClears is a tool-heavy session of n messages, read as a Claude Code
 // log (a line per message), with a recorded clear of the newest tool result
 // after every third message.

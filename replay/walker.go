@@ -64,6 +64,9 @@ type walker struct {
 	// thread is not part of it, but a subagent's own session (all
 	// sidechain) is replayed.
 	skipSide bool
+	// held finds h's results by id, for the agent's recorded clears; only
+	// a walk that follows the recording keeps it (nil otherwise).
+	held *heldResults
 }
 
 // measure is a policy's Measure of a message, or a sum of them: the
@@ -101,9 +104,13 @@ const (
 )
 
 func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
-	return &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s), owned: true,
+	w := &walker{p: p, s: s, mode: mode, skipSide: hasMainThread(s), owned: true,
 		h: make([]corpus.Message, 0, min(len(s.Messages), 1024)), turns: []policy.TurnStart{},
 		results: policy.ResultMarks(p), recorded: policy.NewRecordedIndex(s)}
+	if mode == followRecording {
+		w.held = newHeldResults()
+	}
+	return w
 }
 
 // requests is how many requests a walk of msgs from the walker's start
@@ -207,6 +214,9 @@ func (w *walker) add(m *corpus.Message) {
 	}
 	w.turns = policy.AddTurn(w.turns, m, len(w.h), w.sum.thinking)
 	w.results = policy.AddResult(w.p, w.results, w.h, m)
+	if w.held != nil {
+		w.held.add(m, len(w.h))
+	}
 	w.h = append(w.h, *m)
 	w.sum = w.sum.plus(measureOf(w.p, m))
 	w.prev = m
@@ -220,13 +230,17 @@ func (w *walker) reset() {
 	w.turns = w.turns[:0]
 	w.results = w.results[:0]
 	w.sum, w.dirty = measure{}, 0
+	if w.held != nil {
+		w.held.reset()
+	}
 }
 
 // clear applies an agent's recorded clears: the named results get the
 // stub (new block slices: the session is never written to), and the
 // measure is adjusted by the touched messages' deltas, and the result
 // marks are read again from the first touched message. The turn starts
-// stay: a stub changes no message's role and no block's kind.
+// stay: a stub changes no message's role and no block's kind. Only the
+// messages holding the ids are read, when held can name them all.
 func (w *walker) clear(ids []string, stub string) {
 	if len(ids) == 0 {
 		return
@@ -236,7 +250,7 @@ func (w *walker) clear(ids []string, stub string) {
 		set[id] = true
 	}
 	first := len(w.h)
-	for i := range w.h {
+	stubIn := func(i int) {
 		m := &w.h[i]
 		copied := false
 		for j := range m.Blocks {
@@ -258,7 +272,24 @@ func (w *walker) clear(ids []string, stub string) {
 			w.sum = w.sum.plus(measureOf(w.p, m))
 		}
 	}
+	if holders, ok := w.heldBy(ids); ok {
+		for _, i := range holders {
+			stubIn(i)
+		}
+	} else {
+		for i := range w.h {
+			stubIn(i)
+		}
+	}
 	w.results = policy.AdoptResults(w.p, w.results, w.h, first)
+}
+
+// heldBy is held.holders, false without held.
+func (w *walker) heldBy(ids []string) ([]int, bool) {
+	if w.held == nil {
+		return nil, false
+	}
+	return w.held.holders(ids)
 }
 
 // hasMainThread reports whether any message of s is on the main thread.
