@@ -24,19 +24,7 @@ type resultRef struct {
 // compactable results are kept by the keep rule, the rest are cleared.
 func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 	var pl clearPlan
-	// The last assistant message and the last real turn's start, read
-	// from the end: in a long history both are near it.
-	lastAsst, turnStart, turnFound := -1, 0, false
-	for i := len(h) - 1; i >= 0 && (lastAsst < 0 || !turnFound); i-- {
-		switch m := &h[i]; {
-		case m.Role == corpus.RoleAssistant:
-			if lastAsst < 0 {
-				lastAsst = i
-			}
-		case !turnFound && m.RealTurn():
-			turnStart, turnFound = i, true
-		}
-	}
+	lastAsst, turnStart := lastStepAndTurn(h)
 	// A result's tool, for compactable_tools and exempt_tools, is that of
 	// the call it answers (callName, as the result marks read it); only a
 	// call further back than resultLookBack, or none, makes plan read every
@@ -108,6 +96,24 @@ func (p *ClearToolResults) plan(h []corpus.Message) clearPlan {
 		pl.clear[l], pl.clear[r] = pl.clear[r], pl.clear[l]
 	}
 	return pl
+}
+
+// lastStepAndTurn is the index of h's last assistant message (-1 if none)
+// and of its last real turn's start (0 if none), read from the end: in a
+// long history both are near it.
+func lastStepAndTurn(h []corpus.Message) (lastAsst, turnStart int) {
+	lastAsst, turnFound := -1, false
+	for i := len(h) - 1; i >= 0 && (lastAsst < 0 || !turnFound); i-- {
+		switch m := &h[i]; {
+		case m.Role == corpus.RoleAssistant:
+			if lastAsst < 0 {
+				lastAsst = i
+			}
+		case !turnFound && m.RealTurn():
+			turnStart, turnFound = i, true
+		}
+	}
+	return lastAsst, turnStart
 }
 
 // planUnits reports whether plan measures the results it walks. Only
