@@ -200,9 +200,8 @@ func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
 		return b, ok
 	}
 	seen := map[string]bool{}
-	var blocks []corpus.Block
-	budget := f.restoreBudget
-	for i := len(h) - 1; i >= 0 && len(blocks) < f.restoreFiles; i-- {
+	r := f.newRestoreList()
+	for i := len(h) - 1; i >= 0 && len(r.blocks) < f.restoreFiles; i-- {
 		m := &h[i]
 		for j := len(m.Blocks) - 1; j >= 0; j-- {
 			if b := &m.Blocks[j]; b.Kind == corpus.KindToolResult && !b.IsError {
@@ -214,7 +213,7 @@ func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
 		if m.Role != corpus.RoleAssistant {
 			continue
 		}
-		for j := len(m.Blocks) - 1; j >= 0 && len(blocks) < f.restoreFiles; j-- {
+		for j := len(m.Blocks) - 1; j >= 0 && len(r.blocks) < f.restoreFiles; j-- {
 			b := &m.Blocks[j]
 			if b.Kind != corpus.KindToolUse || b.ToolName != "Read" {
 				continue
@@ -223,26 +222,45 @@ func (f *fullCompaction) restored(h []corpus.Message) *corpus.Message {
 			if path == "" || seen[path] {
 				continue
 			}
-			res, ok := resultOf(i, b.ToolCallID)
-			if !ok {
-				continue
+			if res, ok := resultOf(i, b.ToolCallID); ok {
+				seen[path] = true
+				r.add(path, res.Content())
 			}
-			text := res.Content()
-			seen[path] = true
-			text = cutTokens(text, f.restoreFileTokens)
-			block := corpus.Block{Kind: corpus.KindText, Text: "Called the Read tool with the following input: " + path + "\n" + text}
-			n := int(f.meter.Block(&block))
-			if n > budget {
-				continue
-			}
-			budget -= n
-			blocks = append(blocks, block)
 		}
 	}
-	if len(blocks) == 0 {
+	return r.message()
+}
+
+// restoreList is the restored files' blocks, newest first, each cut to
+// restoreFileTokens, within restoreBudget tokens in all: a file too large
+// for what is left of the budget is passed over.
+type restoreList struct {
+	f      *fullCompaction
+	budget int
+	blocks []corpus.Block
+}
+
+func (f *fullCompaction) newRestoreList() *restoreList {
+	return &restoreList{f: f, budget: f.restoreBudget}
+}
+
+func (r *restoreList) add(path, text string) {
+	text = cutTokens(text, r.f.restoreFileTokens)
+	block := corpus.Block{Kind: corpus.KindText, Text: "Called the Read tool with the following input: " + path + "\n" + text}
+	n := int(r.f.meter.Block(&block))
+	if n > r.budget {
+		return
+	}
+	r.budget -= n
+	r.blocks = append(r.blocks, block)
+}
+
+// message is the synthetic user message holding the blocks, nil without.
+func (r *restoreList) message() *corpus.Message {
+	if len(r.blocks) == 0 {
 		return nil
 	}
-	return &corpus.Message{ID: "calib-restored", Role: corpus.RoleUser, Synthetic: true, Blocks: blocks, Source: "calib"}
+	return &corpus.Message{ID: "calib-restored", Role: corpus.RoleUser, Synthetic: true, Blocks: r.blocks, Source: "calib"}
 }
 
 // argString reads a string field of a tool input (raw JSON) without

@@ -11,7 +11,8 @@ import (
 )
 
 // restoredOracle is restored as it was before it walked back lazily: every
-// result read into a map first, the last non-error one of an id winning.
+// result read into a map first, the last non-error one of an id winning
+// (the blocks are built as restored builds them: restoreList).
 func (f *fullCompaction) restoredOracle(h []corpus.Message) *corpus.Message {
 	if f.restoreFiles <= 0 {
 		return nil
@@ -25,14 +26,13 @@ func (f *fullCompaction) restoredOracle(h []corpus.Message) *corpus.Message {
 		}
 	}
 	seen := map[string]bool{}
-	var blocks []corpus.Block
-	budget := f.restoreBudget
-	for i := len(h) - 1; i >= 0 && len(blocks) < f.restoreFiles; i-- {
+	r := f.newRestoreList()
+	for i := len(h) - 1; i >= 0 && len(r.blocks) < f.restoreFiles; i-- {
 		m := &h[i]
 		if m.Role != corpus.RoleAssistant {
 			continue
 		}
-		for j := len(m.Blocks) - 1; j >= 0 && len(blocks) < f.restoreFiles; j-- {
+		for j := len(m.Blocks) - 1; j >= 0 && len(r.blocks) < f.restoreFiles; j-- {
 			b := &m.Blocks[j]
 			if b.Kind != corpus.KindToolUse || b.ToolName != "Read" {
 				continue
@@ -43,20 +43,10 @@ func (f *fullCompaction) restoredOracle(h []corpus.Message) *corpus.Message {
 				continue
 			}
 			seen[path] = true
-			text = cutTokens(text, f.restoreFileTokens)
-			block := corpus.Block{Kind: corpus.KindText, Text: "Called the Read tool with the following input: " + path + "\n" + text}
-			n := int(f.meter.Block(&block))
-			if n > budget {
-				continue
-			}
-			budget -= n
-			blocks = append(blocks, block)
+			r.add(path, text)
 		}
 	}
-	if len(blocks) == 0 {
-		return nil
-	}
-	return &corpus.Message{ID: "calib-restored", Role: corpus.RoleUser, Synthetic: true, Blocks: blocks, Source: "calib"}
+	return r.message()
 }
 
 // restored reads back only as far as the files it restores, and gives
