@@ -73,9 +73,17 @@ func StreamLines(r io.Reader, fn func(lineNo int, line []byte, final bool) error
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
+			// The pieces of a line longer than the reader's buffer are
+			// joined in long, which doubles when it must grow: append
+			// alone grows a large slice by a quarter, and a 126 MB line
+			// was copied about five times over, each copy into fresh
+			// memory, which took seconds.
 			long = append(long[:0], line...)
 			for err == bufio.ErrBufferFull {
 				line, err = br.ReadSlice('\n')
+				if len(long)+len(line) > cap(long) {
+					long = grow(long, max(len(line), cap(long)))
+				}
 				long = append(long, line...)
 			}
 			line = long
@@ -100,4 +108,13 @@ func StreamLines(r io.Reader, fn func(lineNo int, line []byte, final bool) error
 			return nil
 		}
 	}
+}
+
+// grow is b with room for n more bytes, in a new buffer whose pages are
+// mapped before the old bytes are copied in (populate).
+func grow(b []byte, n int) []byte {
+	nb := make([]byte, len(b), len(b)+n)
+	populate(nb)
+	copy(nb, b)
+	return nb
 }

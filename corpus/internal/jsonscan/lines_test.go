@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -74,5 +75,65 @@ func TestSplittersDropLeadingBOM(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
+	}
+}
+
+// Lines longer than the reader's buffer are assembled whole, byte for
+// byte, whether each is longer or shorter than the one before (the buffer
+// that joins them is kept from line to line and grows when it must).
+func TestStreamLinesJoinsLongLines(t *testing.T) {
+	var want []string
+	for i, n := range []int{300 << 10, 3 << 20, 700 << 10, 5<<20 + 17, 10, 1 << 20} {
+		var b strings.Builder
+		for b.Len() < n {
+			fmt.Fprintf(&b, "%d:%d,", i, b.Len())
+		}
+		want = append(want, b.String()[:n])
+	}
+	var got []string
+	err := StreamLines(strings.NewReader(strings.Join(want, "\n")+"\n"), func(_ int, line []byte, _ bool) error {
+		got = append(got, string(line))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("line %d: %d bytes differ from the %d written", i+1, len(got[i]), len(want[i]))
+		}
+	}
+}
+
+// BenchmarkStreamLinesLongLine streams one 64 MB line (a tool result
+// logged whole, as Claude Code writes one): the pieces are joined in a
+// buffer that doubles, its pages mapped before the copy. fresh returns
+// the heap's free memory to the system before each line, as a command
+// that reads one such file finds it: every page of the buffer is new, and
+// a page fault that returns while the collector asks the goroutine to
+// stop is where the signal lands.
+func BenchmarkStreamLinesLongLine(b *testing.B) {
+	in := strings.Repeat("0123456789abcdef", 4<<20) + "\n"
+	for _, fresh := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fresh=%v", fresh), func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				if fresh {
+					b.StopTimer()
+					debug.FreeOSMemory()
+					b.StartTimer()
+				}
+				n := 0
+				if err := StreamLines(strings.NewReader(in), func(_ int, line []byte, _ bool) error {
+					n += len(line)
+					return nil
+				}); err != nil || n != len(in)-1 {
+					b.Fatal(n, err)
+				}
+			}
+		})
 	}
 }
