@@ -289,15 +289,28 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 func checkGrowthRotations(n int, runs []growthRun) error {
 	bounded := len(runs) > 0
 	for _, r := range runs {
-		b, ok := r.p.(policy.Bounded)
-		bounded = bounded && ok && b.BoundedDigest()
+		bounded = bounded && boundedDigest(r.p)
 	}
+	return checkChainRotations(n, bounded, "chains whose digest is bounded (the fixed variant alone)")
+}
+
+// boundedDigest reports whether p says its digest is bounded
+// (policy.Bounded).
+func boundedDigest(p policy.Policy) bool {
+	b, ok := p.(policy.Bounded)
+	return ok && b.BoundedDigest()
+}
+
+// checkChainRotations refuses more rotations than chains can honour;
+// bounded says every chain's digest is bounded. A count only bounded
+// chains may run names what makes them so (hint).
+func checkChainRotations(n int, bounded bool, hint string) error {
 	err := replay.CheckRotations(n, bounded)
 	switch {
 	case err == nil:
 		return nil
 	case !bounded && n > 0 && n <= replay.MaxBoundedRotations:
-		return usageErrorf("--rotations %d: %v; chains whose digest is bounded (the fixed variant alone) may run %d", n, err, replay.MaxBoundedRotations)
+		return usageErrorf("--rotations %d: %v; %s may run %d", n, err, hint, replay.MaxBoundedRotations)
 	}
 	return usageErrorf("--rotations %d: %v", n, err)
 }

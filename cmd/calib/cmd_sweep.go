@@ -135,9 +135,10 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 			return nil, err
 		}
 	}
-	// A sweep's grid may hold either variant: its chains are taken to
-	// grow, whatever their digest.
-	if err := replay.CheckRotations(o.rotations, false); err != nil {
+	// The larger cap, for chains whose digest is bounded, is checked
+	// before the grid is read; the cap for digests that grow once every
+	// set is built and says which kind it is.
+	if err := replay.CheckRotations(o.rotations, true); err != nil {
 		return nil, usageErrorf("--rotations %d: %v", o.rotations, err)
 	}
 	fixed, err := policy.ParseSet(o.set)
@@ -179,12 +180,18 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	// Every set of the shard is built once here, so a combination the
 	// policy rejects (compact_to not below compact_at) stops the sweep
 	// before the corpus is even loaded.
+	bounded := true
 	for i := range g.Points() {
 		if sh.Has(i) {
-			if _, err := def.Build(g.Set(i, fixed), nil); err != nil {
+			p, err := def.Build(g.Set(i, fixed), nil)
+			if err != nil {
 				return nil, usageErrorf("parameter set %d (%s): %v", i, sweptParams(g, i), err)
 			}
+			bounded = bounded && boundedDigest(p)
 		}
+	}
+	if err := checkChainRotations(o.rotations, bounded, "a grid whose every set has a bounded digest (variant=fixed, or clamp=on)"); err != nil {
+		return nil, err
 	}
 	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols}, nil
 }
