@@ -71,7 +71,9 @@ type LineChart struct {
 	// IntegerX puts x ticks at whole numbers only (rotations, requests);
 	// IntegerY does the same for y (a count of copies, of results).
 	IntegerX, IntegerY bool
-	// Markers draws a glyph at every point (a sweep's sets).
+	// Markers draws a glyph at every point (a sweep's sets, a chain's
+	// rotations) of a series of at most maxMarkers points; a longer one
+	// is drawn as its line, which glyphs would hide.
 	Markers bool
 	// ZeroY starts the y axis at zero (sizes), instead of at the data.
 	ZeroY bool
@@ -152,7 +154,7 @@ func (c LineChart) addSeries(p *plot.Plot, i int, s Series, b *bounds) ([]plot.T
 	}
 	// A lone point has no line to draw: it gets a glyph, or the chart
 	// would be blank.
-	if c.Markers || len(c.Categories) > 0 || len(s.X) == 1 {
+	if c.Markers && len(s.X) <= maxMarkers || len(c.Categories) > 0 || len(s.X) == 1 {
 		sc, err := plotter.NewScatter(xys(s.X, s.Y))
 		if err != nil {
 			return nil, err
@@ -231,6 +233,9 @@ func (c LineChart) setAxes(p *plot.Plot, b bounds) (ymin, ymax float64) {
 	}
 	return ymin, ymax
 }
+
+// maxMarkers is the most points a series gets glyphs for.
+const maxMarkers = 100
 
 // filledShapes mark the series on a categorical axis.
 var filledShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}}

@@ -136,15 +136,25 @@ func thinnedTicks(labels []string, keep []bool, axis vg.Length, sty text.Style) 
 		k = max(1, int(math.Ceil(float64(n)*float64(widest+sty.Font.Size)/float64(axis))))
 	}
 	shown := thinLabels(len(labels), k, keep)
+	// An unlabelled category keeps a minor tick while the ticks stand
+	// apart; closer than minTickGap they draw a solid bar under the axis
+	// (2,000 rotations), and only the labelled ones are drawn.
+	minor := len(labels) == 0 || axis/vg.Length(len(labels)) >= minTickGap
 	t := make(plot.ConstantTicks, 0, len(labels))
 	for i, l := range labels {
 		if !shown[i] {
+			if !minor {
+				continue
+			}
 			l = ""
 		}
 		t = append(t, plot.Tick{Value: float64(i), Label: l})
 	}
 	return t
 }
+
+// minTickGap is the least room per category for its own tick mark.
+const minTickGap = 2 * vg.Millimeter
 
 // thinLabels says which of n labels to show, k or more apart: first the
 // kept ones, in order, each k or more after the last shown; then every

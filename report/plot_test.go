@@ -589,3 +589,50 @@ func TestStackedBarsKeep(t *testing.T) {
 		t.Error("with Keep: 15C is labeled and its neighbours 14 and 16 are not")
 	}
 }
+
+// TestLongSeriesLoseTheirMarkers: a chart asking for markers draws a ring
+// at each of 100 points, and none on a series of 101 (a chain of 2,000
+// rotations was a wall of rings hiding its line), nor in its legend.
+func TestLongSeriesLoseTheirMarkers(t *testing.T) {
+	arcs := func(n int) int {
+		s := Series{Name: "fixed"}
+		for i := range n {
+			s.X = append(s.X, float64(i))
+			s.Y = append(s.Y, float64(1000+i%7))
+		}
+		c, err := LineChart{Title: "digest", XLabel: "rotation", YLabel: "bytes", Markers: true, Series: []Series{s}}.Plot()
+		return strings.Count(svgText(t, c, err), "A")
+	}
+	if n := arcs(maxMarkers); n < maxMarkers {
+		t.Errorf("%d points: %d arcs, want a ring at each", maxMarkers, n)
+	}
+	if n := arcs(maxMarkers + 1); n != 0 {
+		t.Errorf("%d points: %d arcs, want none", maxMarkers+1, n)
+	}
+}
+
+// TestThinnedTicksDropCrowdedMinorTicks: 2,000 categories on a short axis
+// keep only their labelled ticks (their minor ticks drew a solid bar);
+// 54 on the same axis keep a tick for each.
+func TestThinnedTicksDropCrowdedMinorTicks(t *testing.T) {
+	p := newPlot("", "", "")
+	labels := func(n int) []string {
+		var l []string
+		for i := range n {
+			l = append(l, FormatInt(int64(i+1)))
+		}
+		return l
+	}
+	ticks := thinnedTicks(labels(2000), nil, 500, p.X.Tick.Label)
+	for _, tk := range ticks {
+		if tk.Label == "" {
+			t.Fatalf("2,000 categories on 500 points: an unlabelled tick at %v", tk.Value)
+		}
+	}
+	if len(ticks) == 0 || len(ticks) > 100 {
+		t.Errorf("2,000 categories on 500 points: %d ticks", len(ticks))
+	}
+	if n := len(thinnedTicks(labels(54), nil, 500, p.X.Tick.Label)); n != 54 {
+		t.Errorf("54 categories on 500 points: %d ticks, want one each", n)
+	}
+}
