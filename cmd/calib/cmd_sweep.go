@@ -306,6 +306,11 @@ func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(m
 	if len(v.Pareto) != 0 && len(v.Pareto) != 2 {
 		return nil, usageErrorf("--pareto takes two metrics, e.g. --pareto billed_tokens,results_lost")
 	}
+	if len(v.Pareto) == 2 && v.Pareto[0] == v.Pareto[1] {
+		// One metric against itself marks every set at its best as the
+		// front: nothing is traded.
+		return nil, usageErrorf("--pareto %s,%s: the same metric twice; a front trades two, e.g. --pareto billed_tokens,results_lost", v.Pareto[0], v.Pareto[1])
+	}
 	for _, m := range v.Pareto {
 		if err := checkMetric("--pareto", m, have); err != nil {
 			return nil, err
