@@ -137,8 +137,8 @@ func thinnedTicks(labels []string, keep []bool, axis vg.Length, sty text.Style) 
 	}
 	shown := thinLabels(len(labels), k, keep)
 	// An unlabelled category keeps a minor tick while the ticks stand
-	// apart; closer than minTickGap they draw a solid bar under the axis
-	// (2,000 rotations), and only the labelled ones are drawn.
+	// apart; closer than minTickGap they draw a solid bar under the axis,
+	// and only the labelled ones are drawn.
 	minor := len(labels) == 0 || axis/vg.Length(len(labels)) >= minTickGap
 	t := make(plot.ConstantTicks, 0, len(labels))
 	for i, l := range labels {
@@ -153,8 +153,11 @@ func thinnedTicks(labels []string, keep []bool, axis vg.Length, sty text.Style) 
 	return t
 }
 
-// minTickGap is the least room per category for its own tick mark.
-const minTickGap = 2 * vg.Millimeter
+// minTickGap is the least room per category for its own tick mark: at
+// 1.5 points apart the marks still read as a comb (202 requests, 81
+// heatmap columns); at a quarter of a point (2,000 rotations) they merged
+// into a bar.
+const minTickGap = 1.5 // points
 
 // thinLabels says which of n labels to show, k or more apart: first the
 // kept ones, in order, each k or more after the last shown; then every
