@@ -205,7 +205,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	// for a 2,502-token summary: restored files alone, within 50,000,
 	// cannot explain it).
 	keep := cur[turnStart(cur):]
-	out, used, err := p.stage.compact(cur, keep, at.Raw, at.Session)
+	out, used, err := p.stage.compact(cur, keep, at)
 	if err != nil {
 		return o // the summarizer failed: Claude Code retries later
 	}

@@ -122,7 +122,7 @@ func (p *Codex) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if ctx < limit && !at.Force {
 		return o
 	}
-	text, used, err := p.stage.summary(h, at.Raw, at.Session)
+	text, used, err := p.stage.summary(h, at)
 	if err != nil {
 		return o
 	}

@@ -119,51 +119,20 @@ func anchoredContext(h []corpus.Message, at Checkpoint, m *Meter, overhead int,
 	return m.Tokens(at.Units) + overhead, false
 }
 
-func isStrategy(s string, in []string) bool {
-	for _, x := range in {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
-
-// summary is the summary text for a compaction at raw message raw:
+// summary is the summary text for a compaction at checkpoint at:
 // summarizer=recorded takes the recorded full compaction nearest to it
 // (its summary, when the recording kept one), any other summarizer writes
 // its text; used names what was used, for reports.
-func (f *fullCompaction) summary(h []corpus.Message, raw int, s *corpus.Session) (text, used string, err error) {
-	if f.summarizer.kind == "recorded" {
-		if c := nearestCompaction(s, raw, f.strategies); c != nil && c.Summary != "" {
-			return c.Summary, "recorded", nil
+func (f *fullCompaction) summary(h []corpus.Message, at Checkpoint) (text, used string, err error) {
+	if f.summarizer.kind == "recorded" && at.Session != nil {
+		if k := at.recorded().nearest(at.Raw, f.strategies); k >= 0 && at.Session.Recorded.Compactions[k].Summary != "" {
+			return at.Session.Recorded.Compactions[k].Summary, "recorded", nil
 		}
+	}
+	if f.summarizer.kind == "recorded" {
 		return fillText(2000), "recorded (none near this request; used fixed:2000)", nil
 	}
-	return f.summarizer.Summarize(SummaryRequest{Prefix: h, Session: s})
-}
-
-// nearestCompaction is the recorded full compaction whose position is
-// nearest to raw (the earlier one on a tie).
-func nearestCompaction(s *corpus.Session, raw int, strategies []string) *corpus.Compaction {
-	if s == nil {
-		return nil
-	}
-	var best *corpus.Compaction
-	bestD := 0
-	for i := range s.Recorded.Compactions {
-		c := &s.Recorded.Compactions[i]
-		if !isStrategy(c.Strategy, strategies) || c.AtMessage < 0 {
-			continue
-		}
-		d := c.AtMessage - raw
-		if d < 0 {
-			d = -d
-		}
-		if best == nil || d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
+	return f.summarizer.Summarize(SummaryRequest{Prefix: h, Session: at.Session})
 }
 
 // restored is the files Claude Code re-attaches after a compaction: the
@@ -300,9 +269,9 @@ func cutTokens(text string, n int) string {
 }
 
 // compact replaces h by the summary, the restored files and keep (the
-// messages that survive after them). raw is the checkpoint's raw index.
-func (f *fullCompaction) compact(h, keep []corpus.Message, raw int, s *corpus.Session) ([]corpus.Message, string, error) {
-	text, used, err := f.summary(h, raw, s)
+// messages that survive after them), at checkpoint at.
+func (f *fullCompaction) compact(h, keep []corpus.Message, at Checkpoint) ([]corpus.Message, string, error) {
+	text, used, err := f.summary(h, at)
 	if err != nil {
 		return nil, used, err
 	}

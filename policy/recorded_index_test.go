@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -88,7 +90,7 @@ func scanBefore(s *corpus.Session, at int, strategies []string) int {
 	n := 0
 	for i := range s.Recorded.Compactions {
 		c := &s.Recorded.Compactions[i]
-		if c.AtMessage >= 0 && c.AtMessage <= at && isStrategy(c.Strategy, strategies) {
+		if c.AtMessage >= 0 && c.AtMessage <= at && slices.Contains(strategies, c.Strategy) {
 			n++
 		}
 	}
@@ -141,6 +143,80 @@ func TestRecordedHolders(t *testing.T) {
 		}
 		if x.markers["a"] != "first" {
 			t.Errorf("%s: marker of a = %q, want the first listed", tt.name, x.markers["a"])
+		}
+	}
+}
+
+// scanNearest is the summarizer's lookup as it was before the index
+// (nearestCompaction): a pass over the recording keeping the first
+// strictly nearer compaction of the strategies. The oracle of
+// TestNearestMatchesScan.
+func scanNearest(s *corpus.Session, raw int, strategies []string) int {
+	best, bestD := -1, 0
+	for i := range s.Recorded.Compactions {
+		c := &s.Recorded.Compactions[i]
+		if !slices.Contains(strategies, c.Strategy) || c.AtMessage < 0 {
+			continue
+		}
+		if d := absInt(c.AtMessage - raw); best < 0 || d < bestD {
+			best, bestD = i, d
+		}
+	}
+	return best
+}
+
+// The index finds the compaction the scan finds at every message, on
+// recordings out of message order, with ties between the compaction
+// before and after a message, several at one message, unknown positions
+// and two strategies.
+func TestNearestMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	kinds := []string{"compact", "compacted", "microcompact"}
+	for round := range 500 {
+		s := &corpus.Session{}
+		for range rng.IntN(12) {
+			s.Recorded.Compactions = append(s.Recorded.Compactions,
+				corpus.Compaction{Strategy: kinds[rng.IntN(len(kinds))], AtMessage: rng.IntN(20) - 2})
+		}
+		x := NewRecordedIndex(s)
+		for _, strategies := range [][]string{{"compact"}, {"compacted", "compact"}, {"compact", "compact"}, {"nothing"}, nil} {
+			for raw := -3; raw <= 22; raw++ {
+				if got, want := x.nearest(raw, strategies), scanNearest(s, raw, strategies); got != want {
+					t.Fatalf("round %d, %v at %d: nearest = %d, the scan finds %d in %+v", round, strategies, raw, got, want, s.Recorded.Compactions)
+				}
+			}
+		}
+	}
+	// Spot values: compacts at 4 (twice) and 10, listed 10 first; 7 is
+	// as near to both, and the first listed wins.
+	s := &corpus.Session{Recorded: corpus.Recorded{Compactions: []corpus.Compaction{
+		{Strategy: "compact", AtMessage: 10}, {Strategy: "compact", AtMessage: 4}, {Strategy: "compact", AtMessage: 4}}}}
+	x := NewRecordedIndex(s)
+	for raw, want := range map[int]int{0: 1, 4: 1, 6: 1, 7: 0, 8: 0, 30: 0} {
+		if got := x.nearest(raw, []string{"compact"}); got != want {
+			t.Errorf("nearest to %d = %d, want %d", raw, got, want)
+		}
+	}
+}
+
+func TestNearestAt(t *testing.T) {
+	for _, tt := range []struct {
+		ats, order []int
+		target     int
+		want       int
+	}{
+		{nil, nil, 5, -1},
+		{[]int{3}, []int{0}, -10, 0},
+		{[]int{3}, []int{0}, 10, 0},
+		{[]int{2, 6}, []int{0, 1}, 4, 0},       // a tie: the lower order
+		{[]int{2, 6}, []int{1, 0}, 4, 1},       // a tie: the lower order, after
+		{[]int{2, 6}, []int{0, 1}, 5, 1},       // nearer after
+		{[]int{2, 2, 6}, []int{3, 4, 0}, 3, 0}, // the first of the equal values
+		{[]int{2, 6, 6}, []int{5, 1, 2}, 5, 1},
+		{[]int{2, 6, 6}, []int{5, 1, 2}, 6, 1},
+	} {
+		if got := NearestAt(tt.ats, tt.order, tt.target); got != tt.want {
+			t.Errorf("NearestAt(%v, %v, %d) = %d, want %d", tt.ats, tt.order, tt.target, got, tt.want)
 		}
 	}
 }

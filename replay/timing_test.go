@@ -2,7 +2,9 @@ package replay
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -64,5 +66,71 @@ func TestAgreeCompactionsCodex(t *testing.T) {
 		`{"session":"019c0000-aaaa-7bbb-8ccc-000000000002","line":28,"kind":"codex-compacted","recorded_request":4,"predicted_request":null,"recorded_tokens":15860,"predicted_tokens":null}]`
 	if string(got) != want {
 		t.Errorf("\n got %s\nwant %s", got, want)
+	}
+}
+
+// scanMatch is matchPredicted as it was before the search by request: a
+// pass over out for each policy compaction. The oracle of
+// TestMatchPredictedMatchesScan.
+func scanMatch(out []CompactionAgreement, events []Event) {
+	for _, e := range events {
+		if e.Outcome.Strategy != policy.Summarized && e.Outcome.Strategy != policy.Rotated {
+			continue
+		}
+		best := -1
+		for k := range out {
+			if best < 0 || absInt(out[k].RecordedRequest-e.Request) < absInt(out[best].RecordedRequest-e.Request) {
+				best = k
+			}
+		}
+		a := &out[best]
+		if a.PredictedRequest == nil || absInt(a.RecordedRequest-e.Request) < absInt(a.RecordedRequest-*a.PredictedRequest) {
+			a.PredictedRequest, a.PredictedTokens = intPtr(e.Request), intPtr(e.Outcome.BeforeTokens)
+		}
+	}
+}
+
+// The search pairs each policy compaction as the pass did, on recorded
+// compactions out of request order, several at one request, ties between
+// the one before and the one after, and events that are not compactions.
+func TestMatchPredictedMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	strategies := []policy.Strategy{policy.Summarized, policy.Rotated, policy.Truncated, policy.None}
+	for round := range 2000 {
+		var recorded []int
+		for range 1 + rng.IntN(8) {
+			recorded = append(recorded, rng.IntN(30))
+		}
+		var events []Event
+		for i := range rng.IntN(10) {
+			events = append(events, Event{Request: rng.IntN(34), Outcome: policy.Outcome{
+				Strategy: strategies[rng.IntN(len(strategies))], BeforeTokens: 1000 + i}})
+		}
+		slices.SortFunc(events, func(a, b Event) int { return a.Request - b.Request })
+		fresh := func() []CompactionAgreement {
+			out := make([]CompactionAgreement, len(recorded))
+			for k, r := range recorded {
+				out[k] = CompactionAgreement{Line: k, RecordedRequest: r}
+			}
+			return out
+		}
+		got, want := fresh(), fresh()
+		matchPredicted(got, events)
+		scanMatch(want, events)
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Fatalf("round %d: recorded %v, events %+v:\n got %s\nwant %s", round, recorded, events, g, w)
+		}
+	}
+	// Spot values: recorded at 10 and 4 (listed in that order), policy
+	// compactions at 7 (as near to both: the first listed, 10) and 5.
+	out := []CompactionAgreement{{RecordedRequest: 10}, {RecordedRequest: 4}}
+	matchPredicted(out, []Event{
+		{Request: 5, Outcome: policy.Outcome{Strategy: policy.Summarized, BeforeTokens: 50}},
+		{Request: 7, Outcome: policy.Outcome{Strategy: policy.Summarized, BeforeTokens: 70}},
+	})
+	if *out[0].PredictedRequest != 7 || *out[1].PredictedRequest != 5 || *out[0].PredictedTokens != 70 {
+		t.Errorf("predicted %d and %d, want 7 and 5", *out[0].PredictedRequest, *out[1].PredictedRequest)
 	}
 }
