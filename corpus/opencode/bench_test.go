@@ -133,3 +133,80 @@ func BenchmarkLoadOpencode(b *testing.B) {
 	// depend on what else runs.
 	cputime.ReportMBPerCPUSecond(b, float64(size)*float64(b.N), cpu0)
 }
+
+// writeManyCompactionsDB writes an opencode.db of one session of n cycles
+// 10 s apart, each a prompt, a reply whose one tool part a prune marked
+// (5 s later: every prune its own), a compaction request and its summary:
+// n prunes and n compactions, in the shapes of testdata/storage.
+func writeManyCompactionsDB(tb testing.TB, p string, n int) {
+	tb.Helper()
+	db, err := sql.Open("sqlite", p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{
+		`CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL)`,
+		`CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
+		`CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	exec := func(q string, args ...any) {
+		if _, err := tx.Exec(q, args...); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	const sid, t0 = "ses_many", int64(1767600000000)
+	exec(`INSERT INTO session VALUES (?, 'p', NULL, 'slug', '/work/demo', 'Many compactions', '1.0.200', ?, ?)`, sid, t0, t0)
+	msg := func(id string, at int64, data string) {
+		exec(`INSERT INTO message VALUES (?, ?, ?, ?, ?)`, id, sid, at, at, data)
+	}
+	part := func(id, mid, data string) { exec(`INSERT INTO part VALUES (?, ?, ?, 0, 0, ?)`, id, mid, sid, data) }
+	tokens := `{"input":1200,"output":80,"reasoning":0,"cache":{"read":9000,"write":300}}`
+	for i := range n {
+		at := t0 + int64(i)*10000
+		u, a, c, s := fmt.Sprintf("msg_%06du", i), fmt.Sprintf("msg_%06dv", i), fmt.Sprintf("msg_%06dw", i), fmt.Sprintf("msg_%06dx", i)
+		msg(u, at, fmt.Sprintf(`{"role":"user","time":{"created":%d},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}`, at))
+		part(u+"_0", u, fmt.Sprintf(`{"type":"text","text":"Run the tests, round %d."}`, i))
+		msg(a, at+1, fmt.Sprintf(`{"role":"assistant","time":{"created":%d,"completed":%d},"parentID":"%s","modelID":"claude-sonnet-4-5","providerID":"anthropic","mode":"build","agent":"build","path":{"cwd":"/work/demo","root":"/work/demo"},"cost":0.02,"tokens":%s,"finish":"stop"}`, at+1, at+900, u, tokens))
+		part(a+"_0", a, `{"type":"step-start"}`)
+		part(a+"_1", a, fmt.Sprintf(`{"type":"tool","callID":"toolu_%06d","tool":"bash","state":{"status":"completed","input":{"command":"go test ./..."},"output":"ok  demo %d","title":"go test","metadata":{},"time":{"start":%d,"end":%d,"compacted":%d}}}`, i, i, at+2, at+3, at+5000))
+		part(a+"_2", a, `{"type":"step-finish","reason":"stop","tokens":`+tokens+`}`)
+		msg(c, at+6000, fmt.Sprintf(`{"role":"user","time":{"created":%d},"agent":"build","model":{"providerID":"anthropic","modelID":"claude-sonnet-4-5"}}`, at+6000))
+		part(c+"_0", c, `{"type":"compaction","auto":true}`)
+		msg(s, at+7000, fmt.Sprintf(`{"role":"assistant","time":{"created":%d,"completed":%d},"parentID":"%s","modelID":"claude-sonnet-4-5","providerID":"anthropic","mode":"compaction","agent":"compaction","path":{"cwd":"/work/demo","root":"/work/demo"},"cost":0.02,"tokens":%s,"finish":"stop","summary":true}`, at+7000, at+7900, c, tokens))
+		part(s+"_0", s, fmt.Sprintf(`{"type":"text","text":"Summary %d: the tests pass."}`, i))
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkLoadOpencodeManyCompactions loads one session of n prunes and
+// n compactions. Placing each prune read the messages from the start, and
+// each compaction's window the compactions before it; ns per cycle stays
+// flat when neither does.
+//
+//	go test ./corpus/opencode -run '^$' -bench BenchmarkLoadOpencodeManyCompactions -benchtime 3x
+func BenchmarkLoadOpencodeManyCompactions(b *testing.B) {
+	for _, n := range []int{2_000, 4_000, 8_000} {
+		p := filepath.Join(b.TempDir(), "opencode.db")
+		writeManyCompactionsDB(b, p, n)
+		b.Run(fmt.Sprintf("cycles=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				ss, err := opencode.Load(p, corpus.Options{})
+				if err != nil || len(ss) != 1 || len(ss[0].Warnings) != 0 || len(ss[0].Recorded.Compactions) != 2*n {
+					b.Fatalf("load: %v, %d sessions", err, len(ss))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/cycle")
+		})
+	}
+}

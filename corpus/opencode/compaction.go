@@ -2,6 +2,7 @@ package opencode
 
 import (
 	"sort"
+	"time"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -55,10 +56,14 @@ func (b *builder) compaction(m *message, in *info, text, status string, at int) 
 // (tail_start_id, newer builds: filterCompacted then sends the request, the
 // summary, the tail and what follows, so the tail stays verbatim).
 func (b *builder) window(c *corpus.Compaction, r request) {
+	// from is the last compaction recorded before this one that took
+	// effect before its request: found from the end, as a pass from the
+	// start made a session of many compactions quadratic.
 	from := 0
-	for _, prev := range b.s.Recorded.Compactions {
-		if prev.Strategy == "compaction" && prev.AtMessage < r.at {
+	for i := len(b.s.Recorded.Compactions) - 1; i >= 0; i-- {
+		if prev := &b.s.Recorded.Compactions[i]; prev.Strategy == "compaction" && prev.AtMessage < r.at {
 			from = prev.AtMessage
+			break
 		}
 	}
 	to := r.at - 1
@@ -86,6 +91,13 @@ func (b *builder) prunes() {
 	}
 	sort.SliceStable(order, func(i, j int) bool { return ps[order[i]].at < ps[order[j]].at })
 	rc := &b.s.Recorded
+	// A prune takes effect at the first message written after its last
+	// mark. Prunes come in the order of their last marks, so that message
+	// never comes before the previous prune's: one pointer finds them all
+	// (next), where a pass over the messages per prune was quadratic. A
+	// mark too large for a time (past 2^63 ms) reads as one long past, and
+	// sends the pointer back to the start.
+	next, prev := 0, time.Time{}
 	for k := 0; k < len(order); {
 		end := k + 1
 		for end < len(order) && ps[order[end]].at-ps[order[end-1]].at < pruneGap {
@@ -94,17 +106,20 @@ func (b *builder) prunes() {
 		group := append([]int(nil), order[k:end]...)
 		sort.Ints(group) // history order
 		last := ps[order[end-1]].at
-		c := corpus.Compaction{Strategy: "prune", Trigger: "auto", Status: "completed", AtMessage: len(b.s.Messages),
+		c := corpus.Compaction{Strategy: "prune", Trigger: "auto", Status: "completed",
 			CreatedAt: millis(ps[order[k]].at), CompletedAt: millis(last), Line: ps[group[0]].line}
 		for _, i := range group {
 			c.ClearedIDs = append(c.ClearedIDs, ps[i].callID)
 		}
-		for i, m := range b.s.Messages {
-			if m.Time.After(millis(last)) {
-				c.AtMessage = i
-				break
-			}
+		t := millis(last)
+		if t.Before(prev) {
+			next = 0
 		}
+		for next < len(b.s.Messages) && !b.s.Messages[next].Time.After(t) {
+			next++
+		}
+		prev = t
+		c.AtMessage = next
 		rc.Compactions = append(rc.Compactions, c)
 		k = end
 	}
