@@ -23,23 +23,8 @@ import (
 // returns the database's size.
 func writeSyntheticDB(tb testing.TB, p string, minBytes int) int {
 	tb.Helper()
-	db, err := sql.Open("sqlite", p)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	db := createDB(tb, p)
 	defer db.Close()
-	for _, s := range []string{
-		`PRAGMA journal_mode=WAL`,
-		`CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL)`,
-		`CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
-		`CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id)`,
-		`CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
-		`CREATE INDEX part_message_id_id_idx ON part (message_id, id)`,
-	} {
-		if _, err := db.Exec(s); err != nil {
-			tb.Fatal(err)
-		}
-	}
 	var src strings.Builder
 	for i := 1; i <= 160; i++ {
 		fmt.Fprintf(&src, "%5d\tfunc handler%d(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, \"ok %%d – ✓\", %d) }\n", i, i, i)
@@ -99,6 +84,30 @@ func writeSyntheticDB(tb testing.TB, p string, minBytes int) int {
 	return int(fi.Size())
 }
 
+// createDB creates an opencode.db at p with opencode's session, message
+// and part tables and their indexes.
+func createDB(tb testing.TB, p string) *sql.DB {
+	tb.Helper()
+	db, err := sql.Open("sqlite", p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, s := range []string{
+		`PRAGMA journal_mode=WAL`,
+		`CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL)`,
+		`CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
+		`CREATE INDEX message_session_time_created_id_idx ON message (session_id, time_created, id)`,
+		`CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
+		`CREATE INDEX part_message_id_id_idx ON part (message_id, id)`,
+	} {
+		if _, err := db.Exec(s); err != nil {
+			db.Close()
+			tb.Fatal(err)
+		}
+	}
+	return db
+}
+
 // The generator's output loads with no warnings.
 func TestSyntheticDBLoadsClean(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "opencode.db")
@@ -140,20 +149,8 @@ func BenchmarkLoadOpencode(b *testing.B) {
 // n prunes and n compactions, in the shapes of testdata/storage.
 func writeManyCompactionsDB(tb testing.TB, p string, n int) {
 	tb.Helper()
-	db, err := sql.Open("sqlite", p)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	db := createDB(tb, p)
 	defer db.Close()
-	for _, s := range []string{
-		`CREATE TABLE session (id text PRIMARY KEY, project_id text NOT NULL, parent_id text, slug text NOT NULL, directory text NOT NULL, title text NOT NULL, version text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL)`,
-		`CREATE TABLE message (id text PRIMARY KEY, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
-		`CREATE TABLE part (id text PRIMARY KEY, message_id text NOT NULL, session_id text NOT NULL, time_created integer NOT NULL, time_updated integer NOT NULL, data text NOT NULL)`,
-	} {
-		if _, err := db.Exec(s); err != nil {
-			tb.Fatal(err)
-		}
-	}
 	tx, err := db.Begin()
 	if err != nil {
 		tb.Fatal(err)
