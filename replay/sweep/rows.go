@@ -1,7 +1,9 @@
 package sweep
 
 import (
+	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -52,30 +54,54 @@ func aggregate(set int, params policy.Params, rows []Row) Row {
 }
 
 // markPareto flags the rows that no other row beats on both metrics (at
-// least as good on both and better on one), in each metric's direction.
+// least as good on both and better on one), in each metric's direction. A
+// row with a NaN metric is beaten by none and beats none, as every
+// comparison with NaN is false.
+//
+// The rows are sorted by the first metric, best first: a row is beaten
+// exactly when a row better on the first is at least as good on the
+// second (the best second of the rows before its group), or a row as good
+// on the first is better on the second (the best of its group). That is
+// O(n log n); comparing every pair took 8.9 s on a 10,000-set grid, and
+// the grid may hold 100,000.
 func markPareto(rows []Row, a, b string) {
-	// Each direction is looked up once: a lookup per pair of rows built
-	// the metrics registry rows² times.
-	higherA, higherB := metrics.HigherIsBetter(a), metrics.HigherIsBetter(b)
-	better := func(x, y float64, higher bool) (geq, gt bool) {
-		if higher {
-			return x >= y, x > y
+	// Each metric is turned so that higher is better: negation keeps
+	// every comparison, infinities and signed zeros included.
+	orient := func(name string) func(float64) float64 {
+		if metrics.HigherIsBetter(name) {
+			return func(v float64) float64 { return v }
 		}
-		return x <= y, x < y
+		return func(v float64) float64 { return -v }
 	}
+	oa, ob := orient(a), orient(b)
+	type point struct {
+		row  int
+		x, y float64
+	}
+	var pts []point
 	for i := range rows {
 		rows[i].Pareto = true
-		for j := range rows {
-			if i == j {
-				continue
-			}
-			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], higherA)
-			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], higherB)
-			if ge1 && ge2 && (gt1 || gt2) {
-				rows[i].Pareto = false
-				break
-			}
+		x, y := oa(rows[i].Metrics[a]), ob(rows[i].Metrics[b])
+		if !math.IsNaN(x) && !math.IsNaN(y) {
+			pts = append(pts, point{i, x, y})
 		}
+	}
+	slices.SortFunc(pts, func(p, q point) int { return cmp.Compare(q.x, p.x) })
+	best, seen := 0.0, false // the best second metric of the groups before
+	for g := 0; g < len(pts); {
+		end, top := g, pts[g].y
+		for end < len(pts) && pts[end].x == pts[g].x {
+			top = max(top, pts[end].y)
+			end++
+		}
+		for _, p := range pts[g:end] {
+			rows[p.row].Pareto = !(seen && best >= p.y) && !(top > p.y)
+		}
+		if !seen || top > best {
+			best = top
+		}
+		seen = true
+		g = end
 	}
 }
 

@@ -1,8 +1,12 @@
 package sweep
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/calib-dev/calib/metrics"
 )
 
 func row(set int, m map[string]float64) Row { return Row{Set: set, Metrics: m} }
@@ -97,6 +101,63 @@ func TestMixedDirections(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("sort by %s = %v, want %v", by, got, want)
+		}
+	}
+}
+
+// pairPareto is markPareto as it was before the sort: every row against
+// every other. The oracle of TestParetoMatchesPairs.
+func pairPareto(rows []Row, a, b string) []bool {
+	better := func(x, y float64, higher bool) (geq, gt bool) {
+		if higher {
+			return x >= y, x > y
+		}
+		return x <= y, x < y
+	}
+	out := make([]bool, len(rows))
+	for i := range rows {
+		out[i] = true
+		for j := range rows {
+			if i == j {
+				continue
+			}
+			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], metrics.HigherIsBetter(a))
+			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], metrics.HigherIsBetter(b))
+			if ge1 && ge2 && (gt1 || gt2) {
+				out[i] = false
+				break
+			}
+		}
+	}
+	return out
+}
+
+// The sorted front flags the rows the pair test flags, on random sets
+// with ties, equal rows, NaN, infinities, signed zeros and missing
+// metrics, for each pairing of directions.
+func TestParetoMatchesPairs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 4))
+	values := []float64{0, math.Copysign(0, -1), 1, 2, 3, -1, math.Inf(1), math.Inf(-1), math.NaN()}
+	pairs := [][2]string{{"tokens_sent", "results_mangled"}, {"agreement_exact", "tokens_sent"},
+		{"tokens_sent", "agreement_exact"}, {"agreement_exact", "agreement_jaccard"}}
+	for round := range 3000 {
+		pair := pairs[round%len(pairs)]
+		var rows []Row
+		for i := range rng.IntN(12) {
+			m := map[string]float64{}
+			for _, k := range pair {
+				if rng.IntN(12) > 0 { // else missing: read as 0
+					m[k] = values[rng.IntN(len(values))]
+				}
+			}
+			rows = append(rows, row(i, m))
+		}
+		want := pairPareto(rows, pair[0], pair[1])
+		markPareto(rows, pair[0], pair[1])
+		for i, r := range rows {
+			if r.Pareto != want[i] {
+				t.Fatalf("round %d, %v: row %d pareto %v, the pair test says %v; rows %v", round, pair, i, r.Pareto, want[i], rows)
+			}
 		}
 	}
 }
