@@ -15,6 +15,7 @@ import (
 // rewrote the whole file on every change) keeps the messages before the cut.
 func (l *loader) legacy(doc []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(doc))
+	lines := &lineCounter{doc: doc}
 	var meta sessionMeta
 	defer func() {
 		// Applied also when the document is cut: what was read counts.
@@ -31,7 +32,7 @@ func (l *loader) legacy(doc []byte) error {
 			l.warn(n, "the chat file is cut at line %d: the document ends before it is complete JSON; the %d message(s) before the cut are kept", n, len(l.entries))
 			return nil
 		}
-		n := lineOf(doc, syntaxErrorAt(doc, off))
+		n := lines.at(syntaxErrorAt(doc, off))
 		l.warn(n, "invalid JSON at line %d (%v); the %d message(s) before it are kept, the rest of the document is skipped", n, err, len(l.entries))
 		return nil
 	}
@@ -51,7 +52,7 @@ func (l *loader) legacy(doc []byte) error {
 		key, _ := tok.(string)
 		switch key {
 		case "messages":
-			if off, err := l.legacyMessages(dec, doc); err != nil {
+			if off, err := l.legacyMessages(dec, lines); err != nil {
 				return cut(off, err)
 			}
 		case "sessionId", "projectHash", "startTime", "lastUpdated", "summary", "kind":
@@ -63,7 +64,7 @@ func (l *loader) legacy(doc []byte) error {
 			dst := map[string]any{"sessionId": &meta.SessionID, "projectHash": &meta.ProjectHash, "startTime": &meta.StartTime,
 				"lastUpdated": &meta.LastUpdated, "summary": &meta.Summary, "kind": &meta.Kind}[key]
 			if err := json.Unmarshal(v, dst); err != nil {
-				l.warn(lineOf(doc, valueStart(doc, off)), "%s is %s, expected a string; ignored", key, describe(v))
+				l.warn(lines.at(valueStart(doc, off)), "%s is %s, expected a string; ignored", key, describe(v))
 			}
 		default:
 			off := dec.InputOffset()
@@ -81,7 +82,8 @@ func (l *loader) legacy(doc []byte) error {
 
 // legacyMessages reads the messages array element by element; on error it
 // returns the offset after which the failing value starts.
-func (l *loader) legacyMessages(dec *json.Decoder, doc []byte) (int64, error) {
+func (l *loader) legacyMessages(dec *json.Decoder, lines *lineCounter) (int64, error) {
+	doc := lines.doc
 	off := dec.InputOffset()
 	tok, err := dec.Token()
 	if err != nil {
@@ -96,7 +98,7 @@ func (l *loader) legacyMessages(dec *json.Decoder, doc []byte) (int64, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return off, err
 		}
-		n := lineOf(doc, valueStart(doc, off))
+		n := lines.at(valueStart(doc, off))
 		var r struct {
 			ID *string `json:"id"`
 		}
@@ -133,7 +135,24 @@ func syntaxErrorAt(doc []byte, off int64) int64 {
 	return start
 }
 
-// lineOf is the 1-based line of byte off.
-func lineOf(doc []byte, off int64) int {
-	return 1 + bytes.Count(doc[:min(int(off), len(doc))], []byte{'\n'})
+// lineCounter gives the 1-based line of a byte of doc. The walk asks for
+// lines in document order, so it counts the newlines from the last byte
+// asked about on, not from the start: counting from the start for every
+// message made a long pretty-printed chat quadratic (40,000 messages took
+// 5.3 s against 0.5 s for the same chat as JSONL). An offset before the
+// last one is counted from the start again.
+type lineCounter struct {
+	doc  []byte
+	off  int // the last offset asked about
+	line int // its line, minus one
+}
+
+func (c *lineCounter) at(off int64) int {
+	o := min(int(off), len(c.doc))
+	if o < c.off {
+		c.off, c.line = 0, 0
+	}
+	c.line += bytes.Count(c.doc[c.off:o], []byte{'\n'})
+	c.off = o
+	return 1 + c.line
 }
