@@ -257,21 +257,9 @@ func (p *ClearToolResults) fires(trig int64, ctxTokens int) bool {
 // the pending step only, so a checkpoint stays O(1) in the history's
 // length (recordedClears is linear in the recorded clears).
 func (p *ClearToolResults) contextTokens(h []corpus.Message, at Checkpoint) (int, bool) {
-	s := at.Session
 	if p.source == SourceRecorded {
-		for i := len(h) - 1; i >= 0; i-- {
-			m := &h[i]
-			if m.Role != corpus.RoleAssistant {
-				continue
-			}
-			u, k := recordedUsageAt(s, m)
-			if u == nil && m.Synthetic {
-				continue // "Prompt is too long": no request was made
-			}
-			if u != nil {
-				return usageContext(u) - drift(at, s, k, p.meter), true
-			}
-			break
+		if u, k := lastRequestUsage(h, at); u != nil {
+			return usageContext(u) - drift(at, at.Session, k, p.meter), true
 		}
 	}
 	return p.meter.Tokens(at.Units) + p.overhead, false

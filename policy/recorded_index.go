@@ -48,6 +48,9 @@ type RecordedIndex struct {
 	lineOf  map[string]int
 	markers map[string]string
 	located bool
+	// prev is the previous request clear-tool-results' trigger last
+	// found (lastRequestUsage).
+	prev requestMemo
 }
 
 // locate builds lineOf and markers for s, once per walk.

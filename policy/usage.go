@@ -57,3 +57,84 @@ const driftMin = 2000
 // triggers: the prompt plus the response (Codex's total_tokens; Claude
 // Code's microcompact reads the same sum).
 func usageContext(u *corpus.Usage) int { return u.Prompt() + u.OutputTokens }
+
+// lastRequestUsage is the recorded usage of the request before checkpoint
+// at, and its message's index in the session: that of h's last assistant
+// message, passing over synthetic replies without usage ("Prompt is too
+// long": no request was made); nil when that message has none.
+//
+// A session can hold thousands of such replies in a row, and walking back
+// over all of them at every request made it quadratic (20,000 retries:
+// 9.0 s). So the walk's answer is kept per walk (RecordedIndex.prev), and
+// the next request walks back only over what was appended since: while
+// at.Cleared is known, h has only grown and had results cleared in place
+// since the last request (no summary, drop or rotation moved a message),
+// and the memo is used only if h is still the same array holding the
+// same messages where it ended and where it found the request.
+func lastRequestUsage(h []corpus.Message, at Checkpoint) (*corpus.Usage, int) {
+	s := at.Session
+	var memo *requestMemo
+	lo := 0
+	if at.Recorded != nil && at.Cleared >= 0 {
+		memo = &at.Recorded.prev
+		if memo.holds(h, s) {
+			lo = memo.n
+		}
+	}
+	found, u, k := -1, (*corpus.Usage)(nil), -1
+	decided := false
+	for i := len(h) - 1; i >= lo; i-- {
+		m := &h[i]
+		if m.Role != corpus.RoleAssistant {
+			continue
+		}
+		if u, k = recordedUsageAt(s, m); u == nil && m.Synthetic {
+			continue
+		}
+		decided = true
+		if u != nil {
+			found = i
+		}
+		break
+	}
+	if !decided && lo > 0 && memo.found >= 0 {
+		found = memo.found
+		u, k = recordedUsageAt(s, &h[found])
+	}
+	if memo != nil {
+		memo.keep(h, s, found)
+	}
+	if found < 0 {
+		return nil, -1
+	}
+	return u, k
+}
+
+// requestMemo is lastRequestUsage's last answer: for h[:n] of session s,
+// the position of the message of the previous request (-1: none).
+type requestMemo struct {
+	s         *corpus.Session
+	first     *corpus.Message // &h[0]
+	last      *corpus.Message // &h[n-1]
+	n         int
+	lastLine  int
+	found     int
+	foundLine int
+}
+
+// holds reports whether h is h[:n] of the memo's answer, grown.
+func (r *requestMemo) holds(h []corpus.Message, s *corpus.Session) bool {
+	return r.s == s && r.n > 0 && len(h) >= r.n && &h[0] == r.first && &h[r.n-1] == r.last &&
+		h[r.n-1].Line == r.lastLine && (r.found < 0 || h[r.found].Line == r.foundLine)
+}
+
+func (r *requestMemo) keep(h []corpus.Message, s *corpus.Session, found int) {
+	if len(h) == 0 {
+		*r = requestMemo{}
+		return
+	}
+	*r = requestMemo{s: s, first: &h[0], last: &h[len(h)-1], n: len(h), lastLine: h[len(h)-1].Line, found: found}
+	if found >= 0 {
+		r.foundLine = h[found].Line
+	}
+}

@@ -1,0 +1,142 @@
+package policy
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// walkBack is lastRequestUsage without its memo: the walk over the whole
+// history, as clear-tool-results' trigger did it at every request.
+func walkBack(h []corpus.Message, s *corpus.Session) (*corpus.Usage, int) {
+	for i := len(h) - 1; i >= 0; i-- {
+		m := &h[i]
+		if m.Role != corpus.RoleAssistant {
+			continue
+		}
+		u, k := recordedUsageAt(s, m)
+		if u == nil && m.Synthetic {
+			continue
+		}
+		if u != nil {
+			return u, k
+		}
+		break
+	}
+	return nil, -1
+}
+
+// randomRetries is a session of n messages, one per line, mixing user
+// prompts, requests with recorded usage, replies without usage and long
+// runs of synthetic "Prompt is too long" replies.
+func randomRetries(r *rand.Rand, n int) *corpus.Session {
+	s := &corpus.Session{}
+	for i := range n {
+		m := corpus.Message{Role: corpus.RoleUser, Line: i + 1}
+		switch x := r.IntN(10); {
+		case i%2 == 0:
+		case x < 6:
+			m.Role, m.Synthetic = corpus.RoleAssistant, true
+		case x < 9:
+			m.Role = corpus.RoleAssistant
+			s.Recorded.Usage = append(s.Recorded.Usage, corpus.Usage{AtMessage: i, InputTokens: 1000 + i})
+		default:
+			m.Role = corpus.RoleAssistant // a request the log kept no usage for
+		}
+		s.Messages = append(s.Messages, m)
+	}
+	return s
+}
+
+// TestLastRequestUsageMatchesWalk: with the memo, the previous request is
+// the one the whole walk back finds, at every request, whether the history
+// grows in place, moves to a new array, or has messages moved under it
+// (a summary or drop, which the replay marks with Cleared -1; with
+// Cleared still known the memo must notice the move itself).
+func TestLastRequestUsageMatchesWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for trial := range 200 {
+		s := randomRetries(r, 2+r.IntN(300))
+		x := NewRecordedIndex(s)
+		h := make([]corpus.Message, 0, len(s.Messages))
+		for i := range s.Messages {
+			h = append(h, s.Messages[i])
+			cleared := int64(0)
+			switch r.IntN(20) {
+			case 0: // moved to a new array (the walker's spare)
+				h = append([]corpus.Message(nil), h...)
+			case 1: // a message moved out in place: a drop the replay reports
+				if len(h) > 2 {
+					k := r.IntN(len(h) - 1)
+					h = append(h[:k], h[k+1:]...)
+					cleared = -1
+				}
+			case 2: // the same, with Cleared left known: the memo's own checks
+				if len(h) > 2 {
+					k := r.IntN(len(h) - 1)
+					h = append(h[:k], h[k+1:]...)
+				}
+			}
+			at := Checkpoint{Session: s, Recorded: x, Cleared: cleared}
+			gu, gk := lastRequestUsage(h, at)
+			wu, wk := walkBack(h, s)
+			if gu != wu || gk != wk {
+				t.Fatalf("trial %d, request %d: got usage %v at %d, the walk finds %v at %d", trial, i, gu, gk, wu, wk)
+			}
+		}
+	}
+}
+
+// TestLastRequestUsageRetries: after a request with usage, thousands of
+// synthetic replies still read that request's usage, and a request the log
+// has no usage for ends the walk.
+func TestLastRequestUsageRetries(t *testing.T) {
+	s := &corpus.Session{}
+	add := func(role corpus.Role, synthetic bool) {
+		s.Messages = append(s.Messages, corpus.Message{Role: role, Synthetic: synthetic, Line: len(s.Messages) + 1})
+	}
+	add(corpus.RoleUser, false)
+	add(corpus.RoleAssistant, false)
+	s.Recorded.Usage = []corpus.Usage{{AtMessage: 1, InputTokens: 4242}}
+	for range 5000 {
+		add(corpus.RoleUser, false)
+		add(corpus.RoleAssistant, true)
+	}
+	x := NewRecordedIndex(s)
+	for n := 2; n <= len(s.Messages); n += 1111 {
+		u, k := lastRequestUsage(s.Messages[:n], Checkpoint{Session: s, Recorded: x})
+		if u == nil || u.InputTokens != 4242 || k != 1 {
+			t.Fatalf("after %d messages: usage %v at %d, want 4242 at 1", n, u, k)
+		}
+	}
+	add(corpus.RoleAssistant, false) // no usage recorded for it
+	if u, k := lastRequestUsage(s.Messages, Checkpoint{Session: s, Recorded: x}); u != nil || k != -1 {
+		t.Errorf("after a request without usage: %v at %d, want none", u, k)
+	}
+}
+
+// BenchmarkLastRequestUsageRetries: requests after a run of synthetic
+// retries cost the same whatever the run's length.
+func BenchmarkLastRequestUsageRetries(b *testing.B) {
+	for _, n := range []int{5000, 10000, 20000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			s := &corpus.Session{Messages: []corpus.Message{{Role: corpus.RoleUser, Line: 1}, {Role: corpus.RoleAssistant, Line: 2}}}
+			s.Recorded.Usage = []corpus.Usage{{AtMessage: 1, InputTokens: 4242}}
+			for i := range n {
+				s.Messages = append(s.Messages, corpus.Message{Role: corpus.RoleUser, Line: 3 + 2*i},
+					corpus.Message{Role: corpus.RoleAssistant, Synthetic: true, Line: 4 + 2*i})
+			}
+			for b.Loop() {
+				x := NewRecordedIndex(s)
+				for k := 2; k <= len(s.Messages); k += 2 {
+					if u, _ := lastRequestUsage(s.Messages[:k], Checkpoint{Session: s, Recorded: x}); u == nil {
+						b.Fatal("no usage")
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/request")
+		})
+	}
+}
