@@ -334,13 +334,22 @@ func ClaiHistoryView(msgs []corpus.Message, summaryID, sourceTo string) (view []
 		}
 		return view, false
 	}
-	view = append(view, msgs[si])
+	return ClaiHistoryViewAt(msgs, si, ti), true
+}
+
+// ClaiHistoryViewAt is ClaiHistoryView with the summary and source_to
+// messages found already: the last message of msgs with each id is at si
+// and ti. A caller re-deriving many compactions of one session finds them
+// by an index of the session's ids; searching msgs for every compaction
+// made re-deriving quadratic in the session.
+func ClaiHistoryViewAt(msgs []corpus.Message, si, ti int) []corpus.Message {
+	view := []corpus.Message{msgs[si]}
 	for i := ti + 1; i < len(msgs); i++ {
 		if !claiIsSummary(&msgs[i]) {
 			view = append(view, msgs[i])
 		}
 	}
-	return view, true
+	return view
 }
 
 // claiCompactable is select_compaction_window's filter (compaction.rs:280):

@@ -94,14 +94,16 @@ func rederiveClai(s *corpus.Session, p policy.ClaiParams, written bool) []Rederi
 		byID[s.Messages[i].ID] = i
 	}
 	cs := s.Recorded.Compactions
+	rows := newCompletedRows(cs)
 	out := make([]Rederived, 0, len(cs))
 	for k := range cs {
-		out = append(out, rederiveOne(s, cs, k, byID, p, written))
+		out = append(out, rederiveOne(s, rows, k, byID, p, written))
 	}
 	return out
 }
 
-func rederiveOne(s *corpus.Session, cs []corpus.Compaction, k int, byID map[string]int, p policy.ClaiParams, written bool) Rederived {
+func rederiveOne(s *corpus.Session, rows *completedRows, k int, byID map[string]int, p policy.ClaiParams, written bool) Rederived {
+	cs := rows.cs
 	c := &cs[k]
 	r := Rederived{Index: k, CompactionID: c.ID, Line: c.Line, Trigger: c.Trigger, Status: c.Status, Kind: string(c.Kind),
 		WantFrom: c.SourceFrom, WantTo: c.SourceTo, WantMessages: c.InputMessages, FirstDiff: -1,
@@ -140,17 +142,17 @@ func rederiveOne(s *corpus.Session, cs []corpus.Compaction, k int, byID map[stri
 	}
 
 	// The chain key: k's window starts with the previous summary.
-	if prev := previousCompleted(cs, k); prev >= 0 && c.SourceFrom != cs[prev].SummaryID {
+	if prev := rows.previous(k); prev >= 0 && c.SourceFrom != cs[prev].SummaryID {
 		note("the chain does not link: source_from_message_id %q is not the previous compaction's summary %q (row %d)",
 			c.SourceFrom, cs[prev].SummaryID, cs[prev].Line)
 	}
 
 	// 2. The view and the window.
-	latest := latestCompleted(cs, k)
+	latest := rows.latest(k)
 	var view []corpus.Message
 	if latest >= 0 {
 		var ok bool
-		view, ok = policy.ClaiHistoryView(prefix, cs[latest].SummaryID, cs[latest].SourceTo)
+		view, ok = historyView(prefix, byID, cs[latest].SummaryID, cs[latest].SourceTo)
 		if !ok {
 			note("the latest compaction before it (row %d) has its summary or source_to message missing: clai falls back to every non-summary message", cs[latest].Line)
 		}
@@ -206,6 +208,21 @@ func rederiveOne(s *corpus.Session, cs []corpus.Compaction, k int, byID map[stri
 	return r
 }
 
+// historyView is policy.ClaiHistoryView(prefix, summaryID, sourceTo),
+// with the two messages found by byID (each id's last position in the
+// session) when that position is inside prefix, which makes it their last
+// position in prefix too; otherwise (an id missing, held again after the
+// prefix, or both ids one, which ClaiHistoryView takes for a summary
+// without a source_to) by ClaiHistoryView's own search.
+func historyView(prefix []corpus.Message, byID map[string]int, summaryID, sourceTo string) ([]corpus.Message, bool) {
+	si, okS := byID[summaryID]
+	ti, okT := byID[sourceTo]
+	if summaryID != "" && sourceTo != "" && summaryID != sourceTo && okS && okT && si < len(prefix) && ti < len(prefix) {
+		return policy.ClaiHistoryViewAt(prefix, si, ti), true
+	}
+	return policy.ClaiHistoryView(prefix, summaryID, sourceTo)
+}
+
 func verdictWithoutText(windowOK bool) string {
 	if windowOK {
 		return RederiveSkipped
@@ -223,43 +240,6 @@ func orNull(s string) string {
 // usable is repository.rs's "latest" filter.
 func usable(c *corpus.Compaction) bool {
 	return c.Status == "completed" && c.SummaryID != "" && c.SourceTo != ""
-}
-
-// latestCompleted is the latest compaction (repository.rs:1263-1287)
-// completed before cs[k] was created: ORDER BY completed_at DESC,
-// created_at DESC. Rows without a completion time count as completed in
-// their recorded order.
-func latestCompleted(cs []corpus.Compaction, k int) int {
-	best := -1
-	for j := range cs {
-		c := &cs[j]
-		if j == k || !usable(c) {
-			continue
-		}
-		if c.CompletedAt.IsZero() || cs[k].CreatedAt.IsZero() {
-			if j > k {
-				continue
-			}
-		} else if c.CompletedAt.After(cs[k].CreatedAt) {
-			continue
-		}
-		if best < 0 || c.CompletedAt.After(cs[best].CompletedAt) ||
-			(c.CompletedAt.Equal(cs[best].CompletedAt) && !c.CreatedAt.Before(cs[best].CreatedAt)) {
-			best = j
-		}
-	}
-	return best
-}
-
-// previousCompleted is the nearest earlier completed row with a summary
-// id, whose summary k's window should start with.
-func previousCompleted(cs []corpus.Compaction, k int) int {
-	for j := k - 1; j >= 0; j-- {
-		if cs[j].Status == "completed" && cs[j].SummaryID != "" {
-			return j
-		}
-	}
-	return -1
 }
 
 // claiFirstDiff is the first byte offset at which a and b differ, -1 if equal.
