@@ -8,8 +8,10 @@ import (
 
 // recordedUsage is the usage session s recorded for the request that
 // wrote m, an assistant message of a history replaying s (a copy of one of
-// s.Messages, found by its line), or nil when it recorded none. Both
-// searches are binary: Messages grow by line, Recorded.Usage by message.
+// s.Messages, found by its line and id), or nil when it recorded none or
+// m has no line (opencode's storage files: each message is a file of its
+// own). Both searches are binary: Messages grow by line, Recorded.Usage
+// by message.
 func recordedUsage(s *corpus.Session, m *corpus.Message) *corpus.Usage {
 	u, _ := recordedUsageAt(s, m)
 	return u
@@ -24,6 +26,16 @@ func recordedUsageAt(s *corpus.Session, m *corpus.Message) (*corpus.Usage, int) 
 	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Line >= m.Line })
 	if i == len(msgs) || msgs[i].Line != m.Line {
 		return nil, -1
+	}
+	// Several messages can share a line: opencode's steps of one message
+	// (one request each, each with its usage), Gemini CLI's tool results
+	// beside their call. The one with m's id is m; taking the first read
+	// the first step's usage for every later step.
+	for j := i; j < len(msgs) && msgs[j].Line == m.Line; j++ {
+		if msgs[j].ID == m.ID {
+			i = j
+			break
+		}
 	}
 	us := s.Recorded.Usage
 	k := sort.Search(len(us), func(k int) bool { return us[k].AtMessage >= i })

@@ -3,9 +3,11 @@ package policy
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
+	"github.com/calib-dev/calib/corpus/load"
 )
 
 // walkBack is lastRequestUsage without its memo: the walk over the whole
@@ -138,5 +140,52 @@ func BenchmarkLastRequestUsageRetries(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/request")
 		})
+	}
+}
+
+// TestRecordedUsageOfEachStep: opencode writes one message per assistant
+// turn and calib one request per step, each step on its message's row
+// (corpus/opencode's TestDatabaseStepLines pins that): each step's copy
+// reads its own step's usage, not the first step's. The storage fixture
+// is given the database's lines here, message msg_000N on row N.
+func TestRecordedUsageOfEachStep(t *testing.T) {
+	ss, err := load.Load([]string{"../corpus/opencode/testdata/storage"}, corpus.Options{Strict: true})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("load: %v, %d sessions", err, len(ss))
+	}
+	s := ss[0]
+	for i := range s.Messages {
+		m := &s.Messages[i]
+		if _, err := fmt.Sscanf(m.ID, "msg_%d", &m.Line); err != nil {
+			t.Fatalf("message id %q: %v", m.ID, err)
+		}
+	}
+	var got []string
+	for i := range s.Messages {
+		m := s.Messages[i] // a copy, as a replay's history holds
+		if u, k := recordedUsageAt(s, &m); u != nil {
+			got = append(got, fmt.Sprintf("%s@%d line %d: usage@%d in=%d", m.ID, k, m.Line, u.AtMessage, u.InputTokens))
+		}
+	}
+	want := []string{
+		"msg_0002@1 line 2: usage@1 in=1200",
+		"msg_0002/step2@3 line 2: usage@3 in=150",
+		"msg_0002/step3@5 line 2: usage@5 in=100",
+		"msg_0004@7 line 4: usage@7 in=11000",
+		"msg_0007@9 line 7: usage@9 in=900",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("usage read back:\n got %q\nwant %q", got, want)
+	}
+	// Before the third step's request, clear-tool-results' recorded
+	// trigger reads the second step's context (150 in + 10,300 read + 40
+	// out), not the first's (1,200 + 9,000 read + 300 written + 80 out).
+	p, err := New("clear-tool-results", map[string]string{"context_source": "recorded"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := slices.Clone(s.Messages[:5])
+	if ctx, recorded := p.(*ClearToolResults).contextTokens(h, Checkpoint{Session: s, Cleared: -1}); ctx != 10490 || !recorded {
+		t.Errorf("context before the third step: %d (recorded %v), want 10490 recorded", ctx, recorded)
 	}
 }

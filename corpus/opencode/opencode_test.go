@@ -238,6 +238,28 @@ func TestDatabase(t *testing.T) {
 	}
 }
 
+// TestDatabaseStepLines: in the database, each message is a row, and the
+// requests calib makes of one message's steps (with their results) all
+// point at that row: lines are not unique, so a request is found by its
+// line and id (policy's recordedUsageAt relies on both).
+func TestDatabaseStepLines(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "opencode.db")
+	buildDB(t, p)
+	ss, err := load.Load([]string{p}, corpus.Options{Strict: true})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("load: %v, %d sessions", err, len(ss))
+	}
+	var got []string
+	for _, m := range ss[0].Messages {
+		got = append(got, fmt.Sprintf("%s@%d", m.ID, m.Line))
+	}
+	want := []string{"msg_0001@1", "msg_0002@2", "msg_0002/results@2", "msg_0002/step2@2", "msg_0002/step2/results@2",
+		"msg_0002/step3@2", "msg_0003@3", "msg_0004@4", "msg_0005@5", "msg_0007@7"}
+	if !slices.Equal(got, want) {
+		t.Errorf("lines:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestCompactionTail: a compaction request that keeps a tail verbatim
 // (tail_start_id, newer builds) summarized only the messages before it.
 func TestCompactionTail(t *testing.T) {
