@@ -40,7 +40,8 @@ type RecordedIndex struct {
 	// request, a log of sidechain messages was read whole each time.
 	main bool
 	// lineOf is, for each tool call id that one result block of eventsFor
-	// holds, the line of the message holding it, and markers the persisted
+	// holds, the line of the message holding it (-1 when several hold it
+	// or the message has no line), and markers the persisted
 	// outputs' markers by id (the first listed): a recorded clear finds its
 	// results by them (holders, marker) instead of reading the history and
 	// the persisted list, which made a log with a clear at every request
@@ -72,7 +73,7 @@ func (x *RecordedIndex) locate(s *corpus.Session) {
 	}
 	for id, n := range held {
 		if n > 1 || x.lineOf[id] <= 0 {
-			delete(x.lineOf, id) // found by reading the history
+			x.lineOf[id] = -1 // found by reading the history
 		}
 	}
 	for i := range s.Recorded.Persisted {
@@ -88,12 +89,19 @@ func (x *RecordedIndex) locate(s *corpus.Session) {
 // message its line); ok is false when some id is not found so, and the
 // caller reads the whole history. The session's own results are unique by
 // lineOf, and h holds no result that is not the session's (s keeps no
-// recorded history of its own, which holders is not asked about).
+// recorded history of its own, which holders is not asked about): an id
+// no result of the session holds is in no message of h, and is passed
+// over (a log whose boundaries named such ids read the whole history at
+// every one of them: 20,000 took 4.4 s).
 func (x *RecordedIndex) holders(s *corpus.Session, h []corpus.Message, ids []string) (at []int, ok bool) {
 	x.locate(s)
+	at = []int{}
 	for _, id := range ids {
-		line, known := x.lineOf[id]
-		if !known {
+		line, held := x.lineOf[id]
+		if !held {
+			continue
+		}
+		if line < 0 {
 			return nil, false
 		}
 		i := sort.Search(len(h), func(i int) bool { return h[i].Line >= line })

@@ -97,10 +97,10 @@ func scanBefore(s *corpus.Session, at int, strategies []string) int {
 	return n
 }
 
-// holders finds a recorded clear's results by their lines, and gives up
-// (the clear then reads the whole history) on an id it cannot place for
-// sure: no result holds it, two do, its message has no line, or it is not
-// in the history at that line.
+// holders finds a recorded clear's results by their lines, passes over an
+// id no result holds, and gives up (the clear then reads the whole
+// history) on an id it cannot place for sure: two results hold it, its
+// message has no line, or it is not in the history at that line.
 func TestRecordedHolders(t *testing.T) {
 	result := func(line int, ids ...string) corpus.Message {
 		m := corpus.Message{Role: corpus.RoleUser, Line: line}
@@ -130,7 +130,8 @@ func TestRecordedHolders(t *testing.T) {
 		{"two in one message, and one more", full, []string{"d", "b", "a"}, []int{1, 8}},
 		{"a line shared by two messages", full, []string{"c", "a"}, []int{1, 3}},
 		{"the same line after a cut", cut, []string{"c", "d"}, []int{1, 6}},
-		{"no result holds it", full, []string{"zz"}, nil},
+		{"no result holds it", full, []string{"zz"}, []int{}},
+		{"no result holds one of them", full, []string{"zz", "d", "yy"}, []int{8}},
 		{"two results hold it", full, []string{"dup"}, nil},
 		{"no line", full, []string{"noline"}, nil},
 		{"cut away", cut, []string{"a"}, nil},

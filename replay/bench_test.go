@@ -179,21 +179,26 @@ func BenchmarkReplayManyBoundaries(b *testing.B) {
 // BenchmarkReplayRecordedManyClears: the recorded policy over tool-heavy
 // Claude Code-like sessions where the agent cleared the newest tool result
 // after every third message (a hostile log: the real ones hold one to
-// three clears), as a main thread and as a subagent's log (every message
-// a sidechain). Each clear costs the messages it rewrites, not the
-// history: ns/msg stays flat from 4,000 to 16,000 messages.
+// three clears), as a main thread, as a subagent's log (every message a
+// sidechain), and with each clear also naming an id no result holds (a
+// damaged or foreign log). Each clear costs the messages it rewrites, not
+// the history: ns/msg stays flat from 4,000 to 16,000 messages.
 func BenchmarkReplayRecordedManyClears(b *testing.B) {
-	for _, side := range []bool{false, true} {
+	for _, variant := range []string{"", "/sidechain", "/missing-ids"} {
 		for _, n := range []int{4_000, 8_000, 16_000} {
 			s := manyClears(n)
-			name := fmt.Sprintf("messages=%d", n)
-			if side {
+			switch variant {
+			case "/sidechain":
 				for i := range s.Messages {
 					s.Messages[i].Sidechain = true
 				}
-				name += "/sidechain"
+			case "/missing-ids":
+				for i := range s.Recorded.Compactions {
+					c := &s.Recorded.Compactions[i]
+					c.ClearedIDs = append(c.ClearedIDs, fmt.Sprintf("toolu_missing_%d", i))
+				}
 			}
-			benchRecorded(b, name, s, n)
+			benchRecorded(b, fmt.Sprintf("messages=%d%s", n, variant), s, n)
 		}
 	}
 }
