@@ -63,10 +63,13 @@ func (d *dropStage) run(st *compState, at Checkpoint) *StageReport {
 		return nil
 	}
 	r := &StageReport{BeforeTokens: st.tokens()}
-	if d.dedupe {
-		w := newWorking(st.h, st.g.meter)
+	// Only reads before the turn in progress are replaced: with no tool
+	// result there (a long turn after a short prompt), nothing is, and
+	// the calls of the whole history need not be read at every request.
+	if ts := st.nthLastTurn(1); d.dedupe && holdsResult(st.h[:ts]) {
+		w := newWorkingBefore(st.h, st.g.meter, st.units, ts)
 		before := w.total
-		n, bytes := w.supersedeDuplicates(currentTurnStart(w.msgs), -1, d.tools, func(string, *corpus.Block) string { return d.readNotice })
+		n, bytes := w.supersedeDuplicates(ts, -1, d.tools, func(string, *corpus.Block) string { return d.readNotice })
 		if n > 0 {
 			st.set(w.msgs, w.total)
 			r.BlocksTouched += n
@@ -83,6 +86,16 @@ func (d *dropStage) run(st *compState, at Checkpoint) *StageReport {
 	}
 	r.AfterTokens = st.tokens()
 	return r
+}
+
+// holdsResult reports whether a message of h holds a tool result.
+func holdsResult(h []corpus.Message) bool {
+	for i := range h {
+		if hasKind(&h[i], corpus.KindToolResult) {
+			return true
+		}
+	}
+	return false
 }
 
 // dropMiddle removes Cline's next truncation range. Cline counts API
@@ -111,7 +124,7 @@ func (d *dropStage) dropMiddle(st *compState, r *StageReport) {
 	if end >= start && h[end].Role != corpus.RoleAssistant {
 		end--
 	}
-	end = min(end, currentTurnStart(h)-1)
+	end = min(end, st.nthLastTurn(1)-1) // currentTurnStart(h): h is st.h
 	for end >= start && !safeCut(h, end+1) {
 		end--
 	}

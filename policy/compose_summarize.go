@@ -71,7 +71,7 @@ func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
 		head, cut := 0, 0
 		switch s.tail {
 		case TailChars:
-			cut = charsSplit(h, 1-s.value)
+			cut = charsSplitBefore(h, 1-s.value, st.nthLastTurn(1))
 		case TailEvents:
 			head = min(s.keepFirst, len(h))
 			cut = max(head, len(h)-(int(s.value)/2-head-1))
@@ -96,7 +96,7 @@ func (s *summarizeStage) aider(st *compState, at Checkpoint, r *StageReport) {
 	const minSplit = 4
 	budget := int(s.value)
 	for depth := 0; ; depth++ {
-		h := st.h
+		h, ts := st.h, st.nthLastTurn(1) // currentTurnStart(h)
 		split := len(h)
 		if len(h) > minSplit && depth <= s.depth {
 			tail := 0
@@ -115,7 +115,7 @@ func (s *summarizeStage) aider(st *compState, at Checkpoint, r *StageReport) {
 		if split <= minSplit || depth > s.depth {
 			split = len(h)
 		}
-		if !s.replace(st, at, 0, split, r) || st.tokens() < budget || split >= currentTurnStart(h) {
+		if !s.replace(st, at, 0, split, r) || st.tokens() < budget || split >= ts {
 			return
 		}
 	}
@@ -187,17 +187,14 @@ func charsSplit(h []corpus.Message, fraction float64) int {
 	counts := make([]int64, len(h))
 	var total int64
 	for i := range h {
-		for k := range h[i].Blocks {
-			b := &h[i].Blocks[k]
-			counts[i] += utf16Len(b.Content()) + int64(len(b.Args)) + utf16Len(b.ToolName)
-		}
+		counts[i] = splitChars(&h[i])
 		total += counts[i]
 	}
 	target := float64(total) * fraction
 	last := 0
 	var cum int64
 	for i := range h {
-		if h[i].Role == corpus.RoleUser && !hasKind(&h[i], corpus.KindToolResult) {
+		if splitCandidate(&h[i]) {
 			if float64(cum) >= target {
 				return i
 			}
@@ -205,8 +202,87 @@ func charsSplit(h []corpus.Message, fraction float64) int {
 		}
 		cum += counts[i]
 	}
-	if n := len(h); n > 0 && h[n-1].Role == corpus.RoleAssistant && !hasKind(&h[n-1], corpus.KindToolUse) {
-		return n
+	if endsWithAnswer(h) {
+		return len(h)
 	}
 	return last
+}
+
+// splitChars is the characters charsSplit counts for a message.
+func splitChars(m *corpus.Message) (c int64) {
+	for k := range m.Blocks {
+		b := &m.Blocks[k]
+		c += utf16Len(b.Content()) + int64(len(b.Args)) + utf16Len(b.ToolName)
+	}
+	return c
+}
+
+// splitCandidate is a message charsSplit may split at: a user message
+// that is not a function response.
+func splitCandidate(m *corpus.Message) bool {
+	return m.Role == corpus.RoleUser && !hasKind(m, corpus.KindToolResult)
+}
+
+// endsWithAnswer: the last message is a model message with no function
+// call.
+func endsWithAnswer(h []corpus.Message) bool {
+	n := len(h)
+	return n > 0 && h[n-1].Role == corpus.RoleAssistant && !hasKind(&h[n-1], corpus.KindToolUse)
+}
+
+// charsSplitBefore is min(charsSplit(h, fraction), ts): the split as the
+// stage uses it, clamped to the turn in progress, which starts at ts.
+// Only a split point up to ts matters, so it counts the characters of
+// h[:ts+1], and those after only until they show that no point up to ts
+// can have fraction of the total before it. Over a long turn after a
+// short one, charsSplit counted the whole history at every request (a
+// 6,000-step turn: 2.2 s); this counts about the short turn.
+func charsSplitBefore(h []corpus.Message, fraction float64, ts int) int {
+	if ts >= len(h) {
+		return charsSplit(h, fraction)
+	}
+	// The split points up to ts, and the characters before each.
+	var at []int
+	var before []int64
+	var total int64
+	for i := 0; i <= ts; i++ {
+		if splitCandidate(&h[i]) {
+			at, before = append(at, i), append(before, total)
+		}
+		total += splitChars(&h[i])
+	}
+	// The most characters before any of them: once fraction of the total
+	// so far exceeds it, fraction of the whole does (a larger product of
+	// floats is never rounded below a smaller one).
+	most := int64(-1)
+	if len(before) > 0 {
+		most = before[len(before)-1]
+	}
+	i := ts + 1
+	for ; i < len(h) && most >= 0 && float64(most) >= float64(total)*fraction; i++ {
+		total += splitChars(&h[i])
+	}
+	if i == len(h) {
+		target := float64(total) * fraction
+		for k, c := range at {
+			if float64(before[k]) >= target {
+				return c
+			}
+		}
+	}
+	// No point up to ts qualifies: charsSplit returns a later point, the
+	// end, or the last point, which is ts or later when ts is one, or
+	// when any message after ts is one.
+	if len(at) > 0 && at[len(at)-1] == ts || endsWithAnswer(h) {
+		return ts
+	}
+	for j := ts + 1; j < len(h); j++ {
+		if splitCandidate(&h[j]) {
+			return ts
+		}
+	}
+	if len(at) == 0 {
+		return 0
+	}
+	return at[len(at)-1]
 }

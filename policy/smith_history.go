@@ -92,6 +92,15 @@ func newWorking(h []corpus.Message, m *Meter) *working {
 	return w
 }
 
+// newWorkingBefore is the working history of h for a stage that changes
+// only blocks of messages before end, by setBlock, given h's total (the
+// replay's running sum of m over h): nothing is measured, so a stage that
+// runs at every request of a long turn does not measure the whole history
+// each time. The sizes of messages from end on are not kept.
+func newWorkingBefore(h []corpus.Message, m *Meter, total int64, end int) *working {
+	return &working{msgs: h, meter: m, total: total, sizes: make([]int64, end)}
+}
+
 // reset makes w the working history of h, keeping the arrays and maps of
 // its scratch.
 func (w *working) reset(h []corpus.Message, m *Meter) {

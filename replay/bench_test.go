@@ -268,35 +268,58 @@ func manyClears(n int) *corpus.Session {
 // gemini-cli and aider see that in O(1) (ns/msg flat from 2,000 to 8,000
 // calls);
 // smith-staged re-runs its stages over the history at every request, as
-// smith does, and grows with n.
+// smith does, and grows with n. After a short first turn (/after-short)
+// each of the first three may cut that turn, and only that, at every
+// request.
 func BenchmarkReplayOneTurn(b *testing.B) {
 	for _, preset := range []string{"cline", "gemini-cli", "aider", "smith-staged"} {
-		for _, n := range []int{2_000, 4_000, 8_000} {
-			s := oneTurn(n)
-			p, err := policy.New(preset, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.Run(fmt.Sprintf("%s/calls=%d", preset, n), func(b *testing.B) {
-				for b.Loop() {
-					if _, err := Run(context.Background(), s, p, Options{}); err != nil {
-						b.Fatal(err)
-					}
+		for _, after := range []bool{false, true} {
+			for _, n := range []int{2_000, 4_000, 8_000} {
+				if after && preset == "smith-staged" {
+					continue
 				}
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.Messages)), "ns/msg")
-			})
+				benchOneTurn(b, preset, n, after)
+			}
 		}
 	}
 }
 
+func benchOneTurn(b *testing.B, preset string, n int, after bool) {
+	s := longTurn(n, after)
+	p, err := policy.New(preset, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	name := fmt.Sprintf("%s/calls=%d", preset, n)
+	if after {
+		name = fmt.Sprintf("%s/after-short/calls=%d", preset, n)
+	}
+	b.Run(name, func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Run(context.Background(), s, p, Options{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.Messages)), "ns/msg")
+	})
+}
+
 // oneTurn is a Claude Code-like session of one prompt and n tool calls,
 // each answered by a 2 KB result.
-func oneTurn(n int) *corpus.Session {
+func oneTurn(n int) *corpus.Session { return longTurn(n, false) }
+
+// longTurn is oneTurn, after a short first turn (a prompt and its answer)
+// when shortFirst is set: a policy can then cut that turn, and only that.
+func longTurn(n int, shortFirst bool) *corpus.Session {
 	s := &corpus.Session{ID: fmt.Sprintf("one-turn-%d", n), Format: corpus.FormatClaudeCode}
 	add := func(m corpus.Message) {
 		m.Line = len(s.Messages) + 1
 		m.ID = fmt.Sprintf("m%d", m.Line)
 		s.Messages = append(s.Messages, m)
+	}
+	if shortFirst {
+		add(corpus.Message{Role: corpus.RoleUser, Blocks: text("hello")})
+		add(corpus.Message{Role: corpus.RoleAssistant, Blocks: text("Hello! What shall I do?")})
 	}
 	add(corpus.Message{Role: corpus.RoleUser, Blocks: text("read every file")})
 	body := strings.Repeat("package main // a line of the file\n", 60)
