@@ -41,6 +41,11 @@ type loader struct {
 	// lastContext is the latest token_count's total_tokens, the figure
 	// Codex compares with its auto-compact limit.
 	lastContext int
+	// answerEnd is one past the last assistant message, 0 before any: the
+	// message a token_count belongs to, kept as messages are added (found
+	// by walking back, a log of prompts without answers was quadratic:
+	// 40,000 took 1.2 s).
+	answerEnd int
 }
 
 // result is a tool output waiting for its call: its id and line.
@@ -217,11 +222,7 @@ func (l *loader) tokenCount(p *payload, n int, ts time.Time) {
 		return
 	}
 	l.lastContext = u.Input + u.Output
-	at := len(l.s.Messages) - 1
-	for at >= 0 && l.s.Messages[at].Role != corpus.RoleAssistant {
-		at--
-	}
-	l.s.Recorded.Usage = append(l.s.Recorded.Usage, corpus.Usage{AtMessage: at, Model: l.s.Meta.Model, Requests: 1,
+	l.s.Recorded.Usage = append(l.s.Recorded.Usage, corpus.Usage{AtMessage: l.answerEnd - 1, Model: l.s.Meta.Model, Requests: 1,
 		InputTokens: u.Input - u.Cached, CacheReadTokens: u.Cached, OutputTokens: u.Output,
 		ReasoningTokens: u.Reasoning, ContextWindow: tc.ContextWindow, Done: ts, Line: n})
 }
@@ -229,6 +230,9 @@ func (l *loader) tokenCount(p *payload, n int, ts time.Time) {
 func (l *loader) add(m corpus.Message) {
 	m.ID = fmt.Sprintf("L%d", m.Line)
 	l.s.Messages = append(l.s.Messages, m)
+	if m.Role == corpus.RoleAssistant {
+		l.answerEnd = len(l.s.Messages)
+	}
 	l.noMerge = false
 }
 

@@ -1,6 +1,7 @@
 package codex
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,58 @@ func TestCodexUsage(t *testing.T) {
 	}
 	if len(s.Messages) != 4 {
 		t.Errorf("usage lines must not change the history: %d messages", len(s.Messages))
+	}
+}
+
+// promptsLog is a rollout of n prompts, each followed by a token_count
+// and, after every answerEvery-th (0: never), an answer: usage belongs to
+// the last assistant message written before it.
+func promptsLog(n, answerEvery int) string {
+	var b strings.Builder
+	b.WriteString(`{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"s","cwd":"/w","cli_version":"0.50.0","model_provider":"openai"}}` + "\n")
+	for i := range n {
+		fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"msg %d"}]}}`+"\n", i)
+		if answerEvery > 0 && i%answerEvery == answerEvery-1 {
+			fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"answer %d"}]}}`+"\n", i)
+		}
+		fmt.Fprintf(&b, `{"timestamp":"2026-01-01T00:00:00Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":%d,"cached_input_tokens":0,"output_tokens":%d,"reasoning_output_tokens":0,"total_tokens":%d},"last_token_usage":{"input_tokens":100,"cached_input_tokens":0,"output_tokens":1,"reasoning_output_tokens":0,"total_tokens":101},"model_context_window":272000}}}`+"\n",
+			100*(i+1), i+1, 101*(i+1))
+	}
+	return b.String()
+}
+
+// TestCodexUsageOfPrompts: a token_count before any answer belongs to no
+// message (-1); after answers, to the last one, however many prompts
+// came since.
+func TestCodexUsageOfPrompts(t *testing.T) {
+	ss, err := Read("prompts.jsonl", strings.NewReader(promptsLog(10, 4)), corpus.Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, u := range ss[0].Recorded.Usage {
+		got = append(got, fmt.Sprintf("%d@%d", u.Line, u.AtMessage))
+	}
+	// Prompts are messages 0-3, answer 4, prompts 5-8, answer 9, prompts 10-11.
+	want := "3@-1 5@-1 7@-1 10@4 12@4 14@4 16@4 19@9 21@9 23@9"
+	if strings.Join(got, " ") != want {
+		t.Errorf("usage line@message:\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+// BenchmarkCodexUsageOfPrompts loads rollouts of prompts that are never
+// answered, each with a token_count: the time per prompt stays flat.
+func BenchmarkCodexUsageOfPrompts(b *testing.B) {
+	for _, n := range []int{10000, 20000, 40000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			log := promptsLog(n, 0)
+			for b.Loop() {
+				ss, err := Read("prompts.jsonl", strings.NewReader(log), corpus.Options{})
+				if err != nil || len(ss[0].Recorded.Usage) != n {
+					b.Fatalf("load: %v", err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/prompt")
+		})
 	}
 }
