@@ -47,8 +47,9 @@ func (t *ccThread) sortResults() {
 }
 
 // pairing checks that every tool_use of a thread has exactly one
-// tool_result in the same thread and vice versa.
-func (l *ccLoader) pairing(t *ccThread) []corpus.Warning {
+// tool_result in the same thread and vice versa; held says which threads
+// hold a result for each id.
+func (l *ccLoader) pairing(t *ccThread, held resultThreads) []corpus.Warning {
 	var ws []corpus.Warning
 	w := func(line int, format string, args ...any) {
 		ws = append(ws, corpus.Warnf(l.path, line, format, args...))
@@ -76,7 +77,7 @@ func (l *ccLoader) pairing(t *ccThread) []corpus.Warning {
 			if at, elsewhere := l.useAt[u.id]; elsewhere && at.t != t {
 				continue
 			}
-			if !l.answeredElsewhere(t, u.id) {
+			if !held.elsewhere(t, u.id) {
 				w(u.ln, "tool_use %s (%s) has no tool_result", u.id, u.name)
 			}
 		}
@@ -84,18 +85,36 @@ func (l *ccLoader) pairing(t *ccThread) []corpus.Warning {
 	return ws
 }
 
-// answeredElsewhere reports whether another thread holds a result for id
-// (that result already has its own warning).
-func (l *ccLoader) answeredElsewhere(t *ccThread, id string) bool {
-	for _, o := range append([]*ccThread{l.main}, l.runs...) {
-		if o == t {
-			continue
-		}
-		for _, r := range o.results {
-			if r.id == id {
-				return true
+// resultThreads is, for each tool_result id, the thread holding a result
+// for it, or, when several threads do, any one of them with more set.
+// Built once for the log: searched by every unanswered tool_use, the
+// results of every other thread made a log of many unanswered calls
+// quadratic.
+type resultThreads map[string]struct {
+	t    *ccThread
+	more bool
+}
+
+func newResultThreads(threads []*ccThread) resultThreads {
+	held := resultThreads{}
+	for _, t := range threads {
+		for _, r := range t.results {
+			e, ok := held[r.id]
+			switch {
+			case !ok:
+				e.t = t
+			case e.t != t:
+				e.more = true
 			}
+			held[r.id] = e
 		}
 	}
-	return false
+	return held
+}
+
+// elsewhere reports whether a thread other than t holds a result for id
+// (that result already has its own warning).
+func (held resultThreads) elsewhere(t *ccThread, id string) bool {
+	e, ok := held[id]
+	return ok && (e.more || e.t != t)
 }

@@ -22,9 +22,10 @@ func (l *ccLoader) finish() []*corpus.Session {
 	}
 	threadWarn := map[*ccThread][]corpus.Warning{}
 	all := append([]*ccThread{l.main}, l.runs...)
+	held := newResultThreads(all)
 	for _, t := range all {
 		t.sortResults()
-		threadWarn[t] = l.pairing(t)
+		threadWarn[t] = l.pairing(t, held)
 	}
 	l.readPersisted(id)
 	l.warnings = append(l.warnings, l.tally.Warnings(l.path, "Claude Code")...)
