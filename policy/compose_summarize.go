@@ -253,7 +253,8 @@ func charsSplitBefore(h []corpus.Message, fraction float64, ts int) int {
 	}
 	// The most characters before any of them: once fraction of the total
 	// so far exceeds it, fraction of the whole does (a larger product of
-	// floats is never rounded below a smaller one).
+	// floats is never rounded below a smaller one; a fraction of 0 or less
+	// never stops the count early).
 	most := int64(-1)
 	if len(before) > 0 {
 		most = before[len(before)-1]

@@ -96,7 +96,9 @@ func newWorking(h []corpus.Message, m *Meter) *working {
 // only blocks of messages before end, by setBlock, given h's total (the
 // replay's running sum of m over h): nothing is measured, so a stage that
 // runs at every request of a long turn does not measure the whole history
-// each time. The sizes of messages from end on are not kept.
+// each time. No message's size is known (sizes hold only what setBlock
+// changed, and none from end on): the total is, and it is all such a
+// stage reads.
 func newWorkingBefore(h []corpus.Message, m *Meter, total int64, end int) *working {
 	return &working{msgs: h, meter: m, total: total, sizes: make([]int64, end)}
 }
