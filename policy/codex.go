@@ -92,7 +92,7 @@ func (p *Codex) Measure(m *corpus.Message) (int64, int64, int64) {
 // threshold is the auto-compact limit for a history: explicit, or 90% of
 // the window (explicit, else the newest recorded model_context_window,
 // else 272,000).
-func (p *Codex) threshold(h []corpus.Message, s *corpus.Session) int {
+func (p *Codex) threshold(h []corpus.Message, at Checkpoint) int {
 	if p.limit > 0 {
 		return p.limit
 	}
@@ -101,7 +101,7 @@ func (p *Codex) threshold(h []corpus.Message, s *corpus.Session) int {
 		if h[i].Role != corpus.RoleAssistant {
 			continue
 		}
-		if u := recordedUsage(s, &h[i]); u != nil && u.ContextWindow > 0 {
+		if u := recordedUsage(at.Session, at.Recorded, &h[i]); u != nil && u.ContextWindow > 0 {
 			w = u.ContextWindow
 		}
 	}
@@ -114,7 +114,7 @@ func (p *Codex) threshold(h []corpus.Message, s *corpus.Session) int {
 // Compact rebuilds the history when the last request's total_tokens (or,
 // without a token_count, the estimate) reached the limit.
 func (p *Codex) Compact(h []corpus.Message, at Checkpoint) Outcome {
-	limit := p.threshold(h, at.Session)
+	limit := p.threshold(h, at)
 	ctx, _ := anchoredContext(h, at, p.meter, p.overhead, p.strategies,
 		usageContext, false)
 	o := Outcome{History: h, Strategy: None, BeforeTokens: ctx, AfterTokens: ctx, TriggerTokens: limit, TargetTokens: limit,

@@ -93,7 +93,7 @@ func anchoredContext(h []corpus.Message, at Checkpoint, m *Meter, overhead int,
 			continue
 		}
 		walked++
-		u, k := recordedUsageAt(s, msg)
+		u, k := recordedUsageAt(s, at.Recorded, msg)
 		if u != nil && index == nil {
 			index = at.recorded()
 		}

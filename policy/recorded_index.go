@@ -52,6 +52,32 @@ type RecordedIndex struct {
 	// prev is the previous request clear-tool-results' trigger last
 	// found (lastRequestUsage).
 	prev requestMemo
+	// unlined is, for unlinedFor, the position of each message without a
+	// line by its id (-1 for an id two of them have), built at the first
+	// such message asked about (unlinedAt).
+	unlined    map[string]int
+	unlinedFor *corpus.Session
+}
+
+// unlinedAt is the position in s.Messages of the message without a line
+// whose id is id, or -1 (none, or several).
+func (x *RecordedIndex) unlinedAt(s *corpus.Session, id string) int {
+	if x.unlinedFor != s {
+		x.unlined, x.unlinedFor = map[string]int{}, s
+		for i := range s.Messages {
+			if m := &s.Messages[i]; m.Line <= 0 {
+				if _, dup := x.unlined[m.ID]; dup {
+					x.unlined[m.ID] = -1
+				} else {
+					x.unlined[m.ID] = i
+				}
+			}
+		}
+	}
+	if i, ok := x.unlined[id]; ok {
+		return i
+	}
+	return -1
 }
 
 // locate builds lineOf and markers for s, once per walk.

@@ -8,34 +8,22 @@ import (
 
 // recordedUsage is the usage session s recorded for the request that
 // wrote m, an assistant message of a history replaying s (a copy of one of
-// s.Messages, found by its line and id), or nil when it recorded none or
-// m has no line (opencode's storage files: each message is a file of its
-// own). Both searches are binary: Messages grow by line, Recorded.Usage
-// by message.
-func recordedUsage(s *corpus.Session, m *corpus.Message) *corpus.Usage {
-	u, _ := recordedUsageAt(s, m)
+// s.Messages, found by position), or nil when it recorded none. x is the
+// walk's index (nil: a message without a line is not found).
+func recordedUsage(s *corpus.Session, x *RecordedIndex, m *corpus.Message) *corpus.Usage {
+	u, _ := recordedUsageAt(s, x, m)
 	return u
 }
 
-// recordedUsageAt is recordedUsage and m's index in s.Messages.
-func recordedUsageAt(s *corpus.Session, m *corpus.Message) (*corpus.Usage, int) {
-	if s == nil || len(s.Recorded.Usage) == 0 || m.Line <= 0 {
+// recordedUsageAt is recordedUsage and m's index in s.Messages. Both
+// searches are binary: Messages grow by line, Recorded.Usage by message.
+func recordedUsageAt(s *corpus.Session, x *RecordedIndex, m *corpus.Message) (*corpus.Usage, int) {
+	if s == nil || len(s.Recorded.Usage) == 0 {
 		return nil, -1
 	}
-	msgs := s.Messages
-	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Line >= m.Line })
-	if i == len(msgs) || msgs[i].Line != m.Line {
+	i := position(s, x, m)
+	if i < 0 {
 		return nil, -1
-	}
-	// Several messages can share a line: opencode's steps of one message
-	// (one request each, each with its usage), Gemini CLI's tool results
-	// beside their call. The one with m's id is m; taking the first read
-	// the first step's usage for every later step.
-	for j := i; j < len(msgs) && msgs[j].Line == m.Line; j++ {
-		if msgs[j].ID == m.ID {
-			i = j
-			break
-		}
 	}
 	us := s.Recorded.Usage
 	k := sort.Search(len(us), func(k int) bool { return us[k].AtMessage >= i })
@@ -43,6 +31,33 @@ func recordedUsageAt(s *corpus.Session, m *corpus.Message) (*corpus.Usage, int) 
 		return nil, -1
 	}
 	return &us[k], i
+}
+
+// position is the index in s.Messages of m, a copy of one of them, or -1:
+// found by its line and its id, or, when it has no line (opencode's
+// storage files: each message is a file of its own), by its id alone
+// through x. Several messages can share a line: opencode's steps of one
+// message (one request each, each with its usage) and Gemini CLI's tool
+// results beside their call; taking the first with m's line read the
+// first step's usage for every later step.
+func position(s *corpus.Session, x *RecordedIndex, m *corpus.Message) int {
+	if m.Line <= 0 {
+		if x == nil {
+			return -1
+		}
+		return x.unlinedAt(s, m.ID)
+	}
+	msgs := s.Messages
+	i := sort.Search(len(msgs), func(i int) bool { return msgs[i].Line >= m.Line })
+	if i == len(msgs) || msgs[i].Line != m.Line {
+		return -1
+	}
+	for j := i; j < len(msgs) && msgs[j].Line == m.Line; j++ {
+		if msgs[j].ID == m.ID {
+			return j
+		}
+	}
+	return i
 }
 
 // drift is how much less the replay's history holds than the agent's did
@@ -100,7 +115,7 @@ func lastRequestUsage(h []corpus.Message, at Checkpoint) (*corpus.Usage, int) {
 		if m.Role != corpus.RoleAssistant {
 			continue
 		}
-		if u, k = recordedUsageAt(s, m); u == nil && m.Synthetic {
+		if u, k = recordedUsageAt(s, at.Recorded, m); u == nil && m.Synthetic {
 			continue
 		}
 		decided = true
@@ -111,7 +126,7 @@ func lastRequestUsage(h []corpus.Message, at Checkpoint) (*corpus.Usage, int) {
 	}
 	if !decided && lo > 0 && memo.found >= 0 {
 		found = memo.found
-		u, k = recordedUsageAt(s, &h[found])
+		u, k = recordedUsageAt(s, at.Recorded, &h[found])
 	}
 	if memo != nil {
 		memo.keep(h, s, found)
@@ -125,19 +140,21 @@ func lastRequestUsage(h []corpus.Message, at Checkpoint) (*corpus.Usage, int) {
 // requestMemo is lastRequestUsage's last answer: for h[:n] of session s,
 // the position of the message of the previous request (-1: none).
 type requestMemo struct {
-	s         *corpus.Session
-	first     *corpus.Message // &h[0]
-	last      *corpus.Message // &h[n-1]
-	n         int
-	lastLine  int
-	found     int
-	foundLine int
+	s     *corpus.Session
+	first *corpus.Message // &h[0]
+	last  *corpus.Message // &h[n-1]
+	n     int
+	found int
+	// The lines and ids of h[n-1] and h[found], which must still be there.
+	lastLine, foundLine int
+	lastID, foundID     string
 }
 
 // holds reports whether h is h[:n] of the memo's answer, grown.
 func (r *requestMemo) holds(h []corpus.Message, s *corpus.Session) bool {
 	return r.s == s && r.n > 0 && len(h) >= r.n && &h[0] == r.first && &h[r.n-1] == r.last &&
-		h[r.n-1].Line == r.lastLine && (r.found < 0 || h[r.found].Line == r.foundLine)
+		h[r.n-1].Line == r.lastLine && h[r.n-1].ID == r.lastID &&
+		(r.found < 0 || h[r.found].Line == r.foundLine && h[r.found].ID == r.foundID)
 }
 
 func (r *requestMemo) keep(h []corpus.Message, s *corpus.Session, found int) {
@@ -145,8 +162,9 @@ func (r *requestMemo) keep(h []corpus.Message, s *corpus.Session, found int) {
 		*r = requestMemo{}
 		return
 	}
-	*r = requestMemo{s: s, first: &h[0], last: &h[len(h)-1], n: len(h), lastLine: h[len(h)-1].Line, found: found}
+	*r = requestMemo{s: s, first: &h[0], last: &h[len(h)-1], n: len(h), found: found,
+		lastLine: h[len(h)-1].Line, lastID: h[len(h)-1].ID}
 	if found >= 0 {
-		r.foundLine = h[found].Line
+		r.foundLine, r.foundID = h[found].Line, h[found].ID
 	}
 }

@@ -18,7 +18,7 @@ func walkBack(h []corpus.Message, s *corpus.Session) (*corpus.Usage, int) {
 		if m.Role != corpus.RoleAssistant {
 			continue
 		}
-		u, k := recordedUsageAt(s, m)
+		u, k := recordedUsageAt(s, nil, m)
 		if u == nil && m.Synthetic {
 			continue
 		}
@@ -144,48 +144,88 @@ func BenchmarkLastRequestUsageRetries(b *testing.B) {
 }
 
 // TestRecordedUsageOfEachStep: opencode writes one message per assistant
-// turn and calib one request per step, each step on its message's row
-// (corpus/opencode's TestDatabaseStepLines pins that): each step's copy
-// reads its own step's usage, not the first step's. The storage fixture
-// is given the database's lines here, message msg_000N on row N.
+// turn and calib one request per step, each step on its message's row in
+// the database (corpus/opencode's TestDatabaseStepLines pins that) and on
+// no line in the storage files: each step's copy reads its own step's
+// usage, not the first step's, in both layouts. The storage fixture is
+// given the database's lines for the first, message msg_000N on row N.
 func TestRecordedUsageOfEachStep(t *testing.T) {
-	ss, err := load.Load([]string{"../corpus/opencode/testdata/storage"}, corpus.Options{Strict: true})
-	if err != nil || len(ss) != 1 {
-		t.Fatalf("load: %v, %d sessions", err, len(ss))
-	}
-	s := ss[0]
-	for i := range s.Messages {
-		m := &s.Messages[i]
-		if _, err := fmt.Sscanf(m.ID, "msg_%d", &m.Line); err != nil {
-			t.Fatalf("message id %q: %v", m.ID, err)
-		}
-	}
-	var got []string
-	for i := range s.Messages {
-		m := s.Messages[i] // a copy, as a replay's history holds
-		if u, k := recordedUsageAt(s, &m); u != nil {
-			got = append(got, fmt.Sprintf("%s@%d line %d: usage@%d in=%d", m.ID, k, m.Line, u.AtMessage, u.InputTokens))
-		}
-	}
 	want := []string{
-		"msg_0002@1 line 2: usage@1 in=1200",
-		"msg_0002/step2@3 line 2: usage@3 in=150",
-		"msg_0002/step3@5 line 2: usage@5 in=100",
-		"msg_0004@7 line 4: usage@7 in=11000",
-		"msg_0007@9 line 7: usage@9 in=900",
+		"msg_0002@1: usage@1 in=1200",
+		"msg_0002/step2@3: usage@3 in=150",
+		"msg_0002/step3@5: usage@5 in=100",
+		"msg_0004@7: usage@7 in=11000",
+		"msg_0007@9: usage@9 in=900",
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("usage read back:\n got %q\nwant %q", got, want)
+	for _, layout := range []string{"database", "storage"} {
+		ss, err := load.Load([]string{"../corpus/opencode/testdata/storage"}, corpus.Options{Strict: true})
+		if err != nil || len(ss) != 1 {
+			t.Fatalf("load: %v, %d sessions", err, len(ss))
+		}
+		s := ss[0]
+		for i := range s.Messages {
+			m := &s.Messages[i]
+			if m.Line != 0 {
+				t.Fatalf("%s: storage message on line %d, want none", m.ID, m.Line)
+			}
+			if _, err := fmt.Sscanf(m.ID, "msg_%d", &m.Line); layout == "database" && err != nil {
+				t.Fatalf("message id %q: %v", m.ID, err)
+			}
+			if layout == "storage" {
+				m.Line = 0
+			}
+		}
+		x := NewRecordedIndex(s)
+		var got []string
+		for i := range s.Messages {
+			m := s.Messages[i] // a copy, as a replay's history holds
+			if u, k := recordedUsageAt(s, x, &m); u != nil {
+				got = append(got, fmt.Sprintf("%s@%d: usage@%d in=%d", m.ID, k, u.AtMessage, u.InputTokens))
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: usage read back:\n got %q\nwant %q", layout, got, want)
+		}
+		// Before the third step's request, clear-tool-results' recorded
+		// trigger reads the second step's context (150 in + 10,300 read +
+		// 40 out), not the first's (1,200 + 9,000 read + 300 written + 80
+		// out).
+		p, err := New("clear-tool-results", map[string]string{"context_source": "recorded"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := slices.Clone(s.Messages[:5])
+		if ctx, recorded := p.(*ClearToolResults).contextTokens(h, Checkpoint{Session: s, Recorded: x, Cleared: -1}); ctx != 10490 || !recorded {
+			t.Errorf("%s: context before the third step: %d (recorded %v), want 10490 recorded", layout, ctx, recorded)
+		}
 	}
-	// Before the third step's request, clear-tool-results' recorded
-	// trigger reads the second step's context (150 in + 10,300 read + 40
-	// out), not the first's (1,200 + 9,000 read + 300 written + 80 out).
-	p, err := New("clear-tool-results", map[string]string{"context_source": "recorded"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := slices.Clone(s.Messages[:5])
-	if ctx, recorded := p.(*ClearToolResults).contextTokens(h, Checkpoint{Session: s, Cleared: -1}); ctx != 10490 || !recorded {
-		t.Errorf("context before the third step: %d (recorded %v), want 10490 recorded", ctx, recorded)
+}
+
+// TestRecordedUsageWithoutLines: a message without a line is found by its
+// id through the walk's index, and not at all when two messages have that
+// id or no index is at hand.
+func TestRecordedUsageWithoutLines(t *testing.T) {
+	s := &corpus.Session{Messages: []corpus.Message{
+		{ID: "u1", Role: corpus.RoleUser}, {ID: "a1", Role: corpus.RoleAssistant},
+		{ID: "u2", Role: corpus.RoleUser}, {ID: "twice", Role: corpus.RoleAssistant},
+		{ID: "u3", Role: corpus.RoleUser}, {ID: "twice", Role: corpus.RoleAssistant},
+	}}
+	s.Recorded.Usage = []corpus.Usage{{AtMessage: 1, InputTokens: 11}, {AtMessage: 3, InputTokens: 33}, {AtMessage: 5, InputTokens: 55}}
+	x := NewRecordedIndex(s)
+	for _, tt := range []struct {
+		id   string
+		x    *RecordedIndex
+		want int // input tokens, -1: none found
+	}{
+		{"a1", x, 11}, {"twice", x, -1}, {"gone", x, -1}, {"a1", nil, -1},
+	} {
+		m := corpus.Message{ID: tt.id, Role: corpus.RoleAssistant}
+		got := -1
+		if u := recordedUsage(s, tt.x, &m); u != nil {
+			got = u.InputTokens
+		}
+		if got != tt.want {
+			t.Errorf("%s (index %v): usage %d, want %d", tt.id, tt.x != nil, got, tt.want)
+		}
 	}
 }
