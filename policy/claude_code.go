@@ -204,7 +204,7 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	// on (f67ab274's first request after its summary sent 102,368 tokens
 	// for a 2,502-token summary: restored files alone, within 50,000,
 	// cannot explain it).
-	keep := cur[turnStart(cur):]
+	keep := cur[currentTurnStart(cur):]
 	out, used, err := p.stage.compact(cur, keep, at)
 	if err != nil {
 		return o // the summarizer failed: Claude Code retries later
@@ -220,15 +220,4 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	return Outcome{History: out, Strategy: Summarized, Stages: stages, BeforeTokens: before, AfterTokens: after,
 		TriggerTokens: p.trigger(version), TargetTokens: p.trigger(version), MaxTokens: p.window, ReachedTarget: true,
 		Removed: len(cur) - len(keep), Units: units, Count: count, Summarizer: used}
-}
-
-// turnStart is the index of the last real user prompt of h (0 when there
-// is none: the whole history is one turn).
-func turnStart(h []corpus.Message) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].RealTurn() {
-			return i
-		}
-	}
-	return 0
 }

@@ -473,12 +473,6 @@ func (st *compState) nthLastTurn(n int) int {
 }
 
 // currentTurnStart is the index of the last real user message, which a
-// compaction keeps with everything after it (0 when there is none).
-func currentTurnStart(h []corpus.Message) int {
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].RealTurn() {
-			return i
-		}
-	}
-	return 0
-}
+// compaction keeps with everything after it (0 when there is none: the
+// whole history is one turn).
+func currentTurnStart(h []corpus.Message) int { return nthLast(h, 1, (*corpus.Message).RealTurn) }
