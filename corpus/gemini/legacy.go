@@ -148,7 +148,7 @@ type lineCounter struct {
 }
 
 func (c *lineCounter) at(off int64) int {
-	o := min(int(off), len(c.doc))
+	o := max(0, min(int(off), len(c.doc)))
 	if o < c.off {
 		c.off, c.line = 0, 0
 	}

@@ -17,8 +17,8 @@ import (
 func TestLineCounter(t *testing.T) {
 	doc := []byte("{\n  \"a\": 1,\n\n  \"b\": [\n    2\n  ]\n}")
 	c := &lineCounter{doc: doc}
-	for _, off := range []int64{0, 1, 2, 2, 11, 12, 13, 30, 5, 0, 33, 34, 100, 3} {
-		want := 1 + bytes.Count(doc[:min(int(off), len(doc))], []byte{'\n'})
+	for _, off := range []int64{0, 1, 2, 2, 11, 12, 13, 30, 5, 0, 33, 34, 100, 3, -1} {
+		want := 1 + bytes.Count(doc[:max(0, min(int(off), len(doc)))], []byte{'\n'})
 		if got := c.at(off); got != want {
 			t.Errorf("at(%d) = %d, want %d", off, got, want)
 		}
