@@ -74,3 +74,54 @@ func BenchmarkBuild(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMarkPareto marks the front of n sets whose metrics trade off
+// exactly (one falls as the other rises, so every set is on the front and
+// no pair stops the old test early), sorted (the front found after a
+// sort) and, up to 4,000 sets, by the pair test it replaced (pairPareto,
+// rows_test.go): ns per set stays flat for the first and grows with n for
+// the second.
+//
+//	go test ./replay/sweep -run '^$' -bench BenchmarkMarkPareto -benchtime 3x
+func BenchmarkMarkPareto(b *testing.B) {
+	rowsOf := func(n int) []Row {
+		rows := make([]Row, n)
+		for i := range rows {
+			rows[i] = row(i, map[string]float64{"billed_tokens": float64(i), "results_lost": float64(n - i)})
+		}
+		return rows
+	}
+	for _, n := range []int{1000, 4000, 16000, 64000} {
+		rows := rowsOf(n)
+		b.Run(fmt.Sprintf("sorted/sets=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				markPareto(rows, "billed_tokens", "results_lost")
+			}
+			if front := countFront(rows); front != n {
+				b.Fatalf("%d of %d sets on the front, want all", front, n)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/set")
+		})
+		if n > 4000 {
+			continue
+		}
+		b.Run(fmt.Sprintf("pairs/sets=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if front := pairPareto(rows, "billed_tokens", "results_lost"); !front[n-1] {
+					b.Fatal("the last set is off the front")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/set")
+		})
+	}
+}
+
+func countFront(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		if r.Pareto {
+			n++
+		}
+	}
+	return n
+}

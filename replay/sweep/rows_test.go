@@ -114,6 +114,7 @@ func pairPareto(rows []Row, a, b string) []bool {
 		}
 		return x <= y, x < y
 	}
+	higherA, higherB := metrics.HigherIsBetter(a), metrics.HigherIsBetter(b)
 	out := make([]bool, len(rows))
 	for i := range rows {
 		out[i] = true
@@ -121,8 +122,8 @@ func pairPareto(rows []Row, a, b string) []bool {
 			if i == j {
 				continue
 			}
-			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], metrics.HigherIsBetter(a))
-			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], metrics.HigherIsBetter(b))
+			ge1, gt1 := better(rows[j].Metrics[a], rows[i].Metrics[a], higherA)
+			ge2, gt2 := better(rows[j].Metrics[b], rows[i].Metrics[b], higherB)
 			if ge1 && ge2 && (gt1 || gt2) {
 				out[i] = false
 				break
