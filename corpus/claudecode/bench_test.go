@@ -220,3 +220,48 @@ func BenchmarkLoadStrayOutputs(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLoadUnansweredCalls loads a log of n tool calls that were
+// interrupted (a prompt follows each, no result) beside a sidechain run
+// holding n results for other ids: each unanswered call asks whether
+// another thread answered it, which a map built once per log answers
+// (searching every other thread's results for each, the load grew with
+// n²). ns per call stays flat.
+//
+//	go test ./corpus/claudecode -run '^$' -bench BenchmarkLoadUnansweredCalls -benchtime 3x
+func BenchmarkLoadUnansweredCalls(b *testing.B) {
+	for _, n := range []int{5000, 10000, 20000} {
+		var sb strings.Builder
+		line := func(uuid, parent string, side bool, msg string) {
+			p := "null"
+			if parent != "" {
+				p = `"` + parent + `"`
+			}
+			fmt.Fprintf(&sb, `{"type":%q,"uuid":%q,"parentUuid":%s,"isSidechain":%v,"sessionId":"s","version":"2.1.20","cwd":"/p","timestamp":"2026-01-01T00:00:00.000Z","message":%s}`+"\n",
+				map[bool]string{true: "assistant", false: "user"}[strings.Contains(msg, `"assistant"`)], uuid, p, side, msg)
+		}
+		prev := ""
+		for i := range n {
+			line(fmt.Sprintf("a%d", i), prev, false, fmt.Sprintf(`{"id":"m%d","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"tu%d","name":"Bash","input":{"command":"ls"}}]}`, i, i))
+			line(fmt.Sprintf("u%d", i), fmt.Sprintf("a%d", i), false, fmt.Sprintf(`{"role":"user","content":"interrupted %d"}`, i))
+			prev = fmt.Sprintf("u%d", i)
+		}
+		line("s0", "", true, `{"role":"user","content":"sub"}`)
+		for i := range n {
+			line(fmt.Sprintf("s%d", i+1), fmt.Sprintf("s%d", i), true, fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"zz%d","content":"x"}]}`, i))
+		}
+		p := filepath.Join(b.TempDir(), "s.jsonl")
+		if err := os.WriteFile(p, []byte(sb.String()), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				ss, err := claudecode.Load(p, corpus.Options{})
+				if err != nil || len(ss) == 0 || len(ss[0].Messages) != 2*n {
+					b.Fatalf("load: %v (%d sessions)", err, len(ss))
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/call")
+		})
+	}
+}
