@@ -13,7 +13,8 @@ import (
 )
 
 // TestLineCounter: the counter gives the line bytes.Count from the start
-// gives, for offsets asked in order, repeated, backwards, and past the end.
+// gives, for offsets asked in order, repeated, backwards, past the end and
+// before the start.
 func TestLineCounter(t *testing.T) {
 	doc := []byte("{\n  \"a\": 1,\n\n  \"b\": [\n    2\n  ]\n}")
 	c := &lineCounter{doc: doc}
