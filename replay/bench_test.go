@@ -184,7 +184,7 @@ func BenchmarkReplayManyBoundaries(b *testing.B) {
 // damaged or foreign log). Each clear costs the messages it rewrites, not
 // the history: ns/msg stays within 1.5x from 4,000 to 16,000 messages
 // (the sidechain and missing-id rows step up at 16,000; a pass over the
-// history per clear made it grow eightfold).
+// history per clear made it grow three- to fourfold).
 func BenchmarkReplayRecordedManyClears(b *testing.B) {
 	for _, variant := range []string{"", "/sidechain", "/missing-ids"} {
 		for _, n := range []int{4_000, 8_000, 16_000} {
