@@ -20,6 +20,12 @@ func Cost(t *Trace, o cache.Options) (*cache.SessionCost, error) {
 		sent[i] = cache.Sent{Next: r.Next, Tokens: r.Sent, Overhead: r.Overhead, Response: r.Response, Thinking: r.Thinking}
 		if r.Event >= 0 {
 			out := &t.Events[r.Event].Outcome
+			if policy.IsArrivalOnly(*out) {
+				// Output capped before the model saw it: nothing sent
+				// before changed (cache.Sent.Arrival).
+				sent[i].Arrival = true
+				continue
+			}
 			sent[i].Strategy = out.Strategy
 			sent[i].Before = r.Tokens
 			if summarizes(out) {

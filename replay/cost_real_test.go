@@ -309,3 +309,52 @@ func TestCostIgnoresAGuessedOverhead(t *testing.T) {
 		}
 	}
 }
+
+// TestArrivalCapsKeepTheCache: a preset's cap stage cuts tool output
+// before the model sees it (policy.IsArrivalOnly), so it rewrites nothing
+// an earlier request sent and must leave the prompt cache as a replay
+// without it would. On every real session where opencode's only events
+// are such caps, each request's cache rule and break are cline's (which
+// never acts on these logs), and no cap is priced as a compaction.
+func TestArrivalCapsKeepTheCache(t *testing.T) {
+	capped, caps := 0, 0
+	for _, s := range realClaudeCodeSessions(t) {
+		oc, tr := costAndTrace(t, s, mustPolicy(t, "opencode", nil))
+		if len(tr.Events) == 0 {
+			continue
+		}
+		arrival := true
+		for _, e := range tr.Events {
+			arrival = arrival && policy.IsArrivalOnly(e.Outcome)
+		}
+		if !arrival {
+			continue
+		}
+		capped++
+		caps += len(tr.Events)
+		cl, ctr := costAndTrace(t, s, mustPolicy(t, "cline", nil))
+		if len(ctr.Events) != 0 {
+			t.Fatalf("%s: cline compacted %d times; the comparison needs a replay without events", s.ID, len(ctr.Events))
+		}
+		if len(oc.Compactions) != 0 {
+			t.Errorf("%s: %d output caps priced as compactions (first at request %d)", s.ID, len(oc.Compactions), oc.Compactions[0].Request)
+		}
+		if len(oc.Requests) != len(cl.Requests) {
+			t.Fatalf("%s: %d requests priced against cline's %d", s.ID, len(oc.Requests), len(cl.Requests))
+		}
+		for i := range oc.Requests {
+			a, b := oc.Requests[i], cl.Requests[i]
+			if a.Reason != b.Reason || a.Break != b.Break {
+				t.Errorf("%s: request %d: cache rule %s (break %v) with the caps, %s (break %v) without", s.ID, a.Request, a.Reason, a.Break, b.Reason, b.Break)
+			}
+		}
+		if oc.Totals.Breaks != cl.Totals.Breaks {
+			t.Errorf("%s: %d cache breaks with the caps, %d without", s.ID, oc.Totals.Breaks, cl.Totals.Breaks)
+		}
+	}
+	// Sessions and caps as the real logs hold them: a changed count means
+	// the corpus or the cap stage changed, and the figures above with it.
+	if capped != 26 || caps != 270 {
+		t.Errorf("%d sessions with only output caps, %d caps; want 26 and 270", capped, caps)
+	}
+}

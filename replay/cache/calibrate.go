@@ -14,7 +14,8 @@ type Sample struct {
 	// the meter's own tokens (unscaled).
 	History int
 	// Event is true when the history was rewritten since the previous
-	// request (a clear, a compaction): its growth is not steady.
+	// request (a clear, a compaction) or output was capped as it arrived:
+	// its growth is not steady, or not the recording's.
 	Event bool
 }
 

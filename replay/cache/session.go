@@ -32,6 +32,18 @@ type Sent struct {
 	// the tokens of the summary it wrote (0 when it wrote none).
 	Before  int
 	Summary int
+	// Arrival is set, with no Strategy, when the request's only change was
+	// capping tool output as it arrived (policy.IsArrivalOnly): no message
+	// an earlier request sent changed, so the cache keeps what it held and
+	// no compaction is priced, but the history is no longer the one the
+	// log recorded, so calibration stops comparing there.
+	Arrival bool
+}
+
+// diverges reports whether the request's history left the recording's:
+// a compaction, or a cap on arriving output.
+func (r Sent) diverges() bool {
+	return r.Arrival || r.Strategy != "" && r.Strategy != policy.None
 }
 
 // Options configure the cost of one session.
@@ -203,7 +215,7 @@ func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*
 	diverged := len(reqs)
 	if !o.Faithful {
 		for k, r := range reqs {
-			if r.Strategy != "" && r.Strategy != policy.None {
+			if r.diverges() {
 				diverged = k
 				break
 			}
@@ -215,7 +227,7 @@ func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*
 	samples := make([]Sample, len(reqs))
 	recorded := make([]int, len(reqs))
 	for k, r := range reqs {
-		samples[k] = Sample{History: r.Tokens - r.Overhead, Event: r.Strategy != "" && r.Strategy != policy.None}
+		samples[k] = Sample{History: r.Tokens - r.Overhead, Event: r.diverges()}
 		if u := usage[r.Next]; u != nil && k < diverged {
 			recorded[k] = u.Prompt()
 			samples[k].Recorded = recorded[k]

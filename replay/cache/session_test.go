@@ -138,6 +138,55 @@ func steadySession(overhead int) (*corpus.Session, []Sent) {
 	return s, reqs
 }
 
+// TestCostOfAnArrivalCap: a request whose only change was capping the
+// output that just arrived (Sent.Arrival) keeps the cache as an
+// append-only request does and is priced as no compaction, but it ends
+// the requests that calibrate against the recorded prompts, which held
+// the whole output. The same request as a truncation (a rewrite of sent
+// messages) breaks the cache to its head and opens a compaction's account.
+func TestCostOfAnArrivalCap(t *testing.T) {
+	price := func(change func(*Sent)) *SessionCost {
+		t.Helper()
+		s, reqs := steadySession(0)
+		change(&reqs[3])
+		sc, err := Cost(s, reqs, DefaultOptions(Default()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	plain := price(func(*Sent) {})
+	// The cap or the truncation cut 1,000 metered tokens.
+	capped := price(func(r *Sent) { r.Tokens, r.Arrival = r.Tokens-1000, true })
+	rewrite := price(func(r *Sent) { r.Tokens, r.Strategy, r.Before = r.Tokens-1000, policy.Truncated, r.Tokens })
+	for _, c := range []struct {
+		name   string
+		sc     *SessionCost
+		reason Reason
+		brk    bool
+		rows   int
+		steady int
+	}{
+		{"no event", plain, ReasonKept, false, 0, 2},
+		{"arrival cap", capped, ReasonKept, false, 0, 1},
+		{"truncation", rewrite, ReasonBreak, true, 1, 1},
+	} {
+		r := c.sc.Requests[3]
+		if r.Reason != c.reason || r.Break != c.brk || len(c.sc.Compactions) != c.rows || c.sc.Calibration.Steady != c.steady {
+			t.Errorf("%s: request 3 %s (break %v), %d compaction rows, %d steady requests; want %s (%v), %d, %d",
+				c.name, r.Reason, r.Break, len(c.sc.Compactions), c.sc.Calibration.Steady, c.reason, c.brk, c.rows, c.steady)
+		}
+	}
+	// Kept, the capped request reads all that request 2 left in the cache
+	// (20,000 + 1.2 × 6,100), and writes what follows it.
+	if r := capped.Requests[3]; r.Read != 27320 || r.Write5m != 20000+int(1.2*8100)-27320 {
+		t.Errorf("the capped request read %d and wrote %d; want 27,320 and %d", r.Read, r.Write5m, 20000+int(1.2*8100)-27320)
+	}
+	if r := rewrite.Requests[3]; r.Read >= 27320 {
+		t.Errorf("the truncation read %d: the rewrite should have sent the cache back to its head", r.Read)
+	}
+}
+
 // TestCostReplacesThePolicysOverhead: a policy's guess at the unlogged
 // prompt (Sent.Overhead, 30,000 here against a real 20,000) gives way to
 // the one recorded usage calibrates. Left in the history, it made the
