@@ -27,19 +27,22 @@ type StageRow struct {
 
 // EventRow is one compaction.
 type EventRow struct {
-	Session       string     `json:"session"`
-	Index         int        `json:"index"`
-	Checkpoint    int        `json:"checkpoint"`
-	Turn          int        `json:"turn"`
-	Strategy      string     `json:"strategy"`
-	BeforeTokens  int        `json:"before_tokens"`
-	AfterTokens   int        `json:"after_tokens"`
-	TargetTokens  int        `json:"target_tokens"`
-	ReachedTarget bool       `json:"reached_target"`
-	Exhausted     bool       `json:"exhausted"`
-	Removed       int        `json:"removed_messages"`
-	Summarizer    string     `json:"summarizer,omitempty"`
-	Stages        []StageRow `json:"stages"`
+	Session       string `json:"session"`
+	Index         int    `json:"index"`
+	Checkpoint    int    `json:"checkpoint"`
+	Turn          int    `json:"turn"`
+	Strategy      string `json:"strategy"`
+	BeforeTokens  int    `json:"before_tokens"`
+	AfterTokens   int    `json:"after_tokens"`
+	TargetTokens  int    `json:"target_tokens"`
+	ReachedTarget bool   `json:"reached_target"`
+	Exhausted     bool   `json:"exhausted"`
+	Removed       int    `json:"removed_messages"`
+	Summarizer    string `json:"summarizer,omitempty"`
+	// OutputCap marks an event that only capped tool output as it arrived
+	// (policy.IsArrivalOnly): counted in output_caps, not a compaction.
+	OutputCap bool       `json:"output_cap,omitempty"`
+	Stages    []StageRow `json:"stages"`
 }
 
 // SessionRow sums up one session's replay: what the policy cost (tokens
@@ -84,7 +87,7 @@ func Events(t *replay.Trace) []EventRow {
 		r := EventRow{Session: t.Session.ID, Index: e.Index, Checkpoint: e.Request, Turn: e.Turn,
 			Strategy: string(o.Strategy), BeforeTokens: o.BeforeTokens, AfterTokens: o.AfterTokens,
 			TargetTokens: o.TargetTokens, ReachedTarget: o.ReachedTarget, Exhausted: o.Exhausted,
-			Removed: o.Removed, Summarizer: o.Summarizer, Stages: make([]StageRow, 0, len(o.Stages))}
+			Removed: o.Removed, Summarizer: o.Summarizer, OutputCap: policy.IsArrivalOnly(o), Stages: make([]StageRow, 0, len(o.Stages))}
 		for _, s := range o.Stages {
 			sr := stageRow(s)
 			if t.Loss != nil {

@@ -85,7 +85,17 @@ func replayTables(out replayJSON, compare bool, chosen []string) []*report.Table
 		cols = append(cols, report.NumCol(s))
 	}
 	cols = append(cols, report.TextCol("blocks touched"), report.TextCol("hidden (lost)"))
-	ev := report.NewTable(fmt.Sprintf("Compactions (policy %s; stage columns are tokens reclaimed; hidden (lost) are tool results per stage)", out.Policy.Name), cols...)
+	title := "Compactions"
+	for _, e := range out.Events {
+		if e.OutputCap {
+			// The caps are events with a stage and a loss, but they
+			// rewrite nothing the model saw: not compactions
+			// (policy.IsArrivalOnly), and the title must not call them so.
+			title = "Compactions and output caps"
+			break
+		}
+	}
+	ev := report.NewTable(fmt.Sprintf("%s (policy %s; stage columns are tokens reclaimed; hidden (lost) are tool results per stage)", title, out.Policy.Name), cols...)
 	for i, e := range out.Events {
 		// A policy without a token target (a rotation keeps a fixed
 		// tail; recorded follows the log; swe-agent masks by turns)
