@@ -106,7 +106,7 @@ func (c LineChart) Plot() (Chart, error) {
 		return Chart{}, errors.New("line chart: no points")
 	}
 	ymin, ymax := c.setAxes(p, b)
-	if err := addRefs(p, lg, c.Refs, p.X.Min, p.X.Max); err != nil {
+	if err := addRefs(p, lg, c.Refs, p.X.Min, p.X.Max, len(c.Events) == 0); err != nil {
 		return Chart{}, err
 	}
 	if err := addEvents(p, lg, c.EventName, c.Events, ymin, ymax, p.X.Max-p.X.Min); err != nil {
@@ -209,7 +209,7 @@ func (c LineChart) setAxes(p *plot.Plot, b bounds) (ymin, ymax float64) {
 	}
 	top := ymax
 	if len(c.Events) > 0 {
-		top = ymax + 0.07*(ymax-ymin) // room for the event labels
+		top = eventLabelY(ymin, ymax)
 	}
 	bottom := ymin
 	if !(c.ZeroY && ymin == 0) { // room below the lowest point's glyph
@@ -260,8 +260,11 @@ func bandPolygon(s Series) (*plotter.Polygon, error) {
 
 // addRefs draws each reference line across the plot in black (long
 // dashes for the first, dash-dot for the second, so a trigger and a target
-// differ), labeled just above the line's right end.
-func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64) error {
+// differ), named in the legend and, when inline is set, also just above
+// the line's right end. A chart with events leaves that label to the
+// legend: a line near the top of the data (a trigger the context never
+// reaches) put it among the event labels, over them.
+func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64, inline bool) error {
 	dashes := [][]vg.Length{{10, 4}, {10, 3, 2, 3}, {2, 3}}
 	for i, lv := range refs {
 		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: lv.Y}, {X: x1, Y: lv.Y}})
@@ -272,16 +275,26 @@ func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64) error {
 		l.LineStyle.Width = vg.Points(1.25)
 		l.LineStyle.Dashes = dashes[i%len(dashes)]
 		p.Add(l)
+		lg.add(lv.Label, l)
+		if !inline {
+			continue
+		}
 		lb, err := labels([]plotter.XY{{X: x1, Y: lv.Y}}, []string{lv.Label}, vg.Points(9), draw.XRight, draw.YBottom)
 		if err != nil {
 			return err
 		}
 		lb.Offset = vg.Point{X: vg.Points(-3), Y: vg.Points(2)}
 		p.Add(lb)
-		lg.add(lv.Label, l)
 	}
 	return nil
 }
+
+// eventLabelY is where event labels hang from: the top of a band above
+// the data's range, left for them. They hang from its top, not sit on
+// ymax, because a reference line at ymax (a trigger the context never
+// crosses) has its label just above it at the right end, where the two
+// collided.
+func eventLabelY(ymin, ymax float64) float64 { return ymax + 0.07*(ymax-ymin) }
 
 // addEvents draws each event as a thin grey vertical line over the data's
 // y range, labeled above it. Labels closer than 1/40 of the x range to the
@@ -304,7 +317,7 @@ func addEvents(p *plot.Plot, lg *legend, name string, events []Event, ymin, ymax
 			first = l
 		}
 		if e.Label != "" && e.X-last >= xspan/40 {
-			pts = append(pts, plotter.XY{X: e.X, Y: ymax})
+			pts = append(pts, plotter.XY{X: e.X, Y: eventLabelY(ymin, ymax)})
 			texts = append(texts, e.Label)
 			last = e.X
 		}
@@ -315,11 +328,10 @@ func addEvents(p *plot.Plot, lg *legend, name string, events []Event, ymin, ymax
 	if len(texts) == 0 {
 		return nil
 	}
-	lb, err := labels(pts, texts, vg.Points(8), draw.XCenter, draw.YBottom)
+	lb, err := labels(pts, texts, vg.Points(8), draw.XCenter, draw.YTop)
 	if err != nil {
 		return err
 	}
-	lb.Offset = vg.Point{Y: vg.Points(2)}
 	p.Add(lb)
 	return nil
 }

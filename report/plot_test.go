@@ -638,3 +638,27 @@ func TestThinnedTicksDropCrowdedMinorTicks(t *testing.T) {
 		}
 	}
 }
+
+// TestRefLabelsBesideEvents: a reference line is named in the legend and,
+// on a chart without events, also at its right end. On a chart with events
+// the legend alone names it: a trigger above all the data (opencode's
+// 180,000 on a session that never nears it) had its label among the event
+// labels, drawn over them.
+func TestRefLabelsBesideEvents(t *testing.T) {
+	chart := func(events []Event) string {
+		c, err := LineChart{Title: "context", XLabel: "request", YLabel: "tokens",
+			Series: []Series{{Name: "sent", X: []float64{0, 1, 2, 3}, Y: []float64{1000, 2000, 3000, 4000}}},
+			Refs:   []RefLine{{Y: 180000, Label: "trigger 180,000"}}, Events: events, EventName: "compaction or output cap (O output cap)"}.Plot()
+		return svgText(t, c, err)
+	}
+	if n := strings.Count(chart(nil), ">trigger 180,000</text>"); n != 2 {
+		t.Errorf("without events the trigger is named %d times, want 2 (legend and line)", n)
+	}
+	svg := chart([]Event{{X: 2, Label: "O"}, {X: 3, Label: "O"}})
+	if n := strings.Count(svg, ">trigger 180,000</text>"); n != 1 {
+		t.Errorf("with events the trigger is named %d times, want 1 (the legend)", n)
+	}
+	if n := strings.Count(svg, ">O</text>"); n != 2 {
+		t.Errorf("%d event labels, want 2", n)
+	}
+}

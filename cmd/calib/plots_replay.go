@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/calib-dev/calib/policy"
 	"github.com/calib-dev/calib/replay"
 	"github.com/calib-dev/calib/replay/loss"
 	"github.com/calib-dev/calib/report"
@@ -113,10 +114,13 @@ func contextChart(t *replay.Trace, short string) report.LineChart {
 	marks := map[string]bool{}
 	for _, e := range t.Events {
 		s := string(e.Outcome.Strategy)
+		if policy.IsArrivalOnly(e.Outcome) {
+			s = outputCapMark
+		}
 		marks[s] = true
 		chart.Events = append(chart.Events, report.Event{X: float64(e.Request), Label: strategyMark(s)})
 	}
-	chart.EventName = "compaction (" + markLegend(marks) + ")"
+	chart.EventName = eventNoun(t) + " (" + markLegend(marks) + ")"
 	return chart
 }
 
@@ -137,8 +141,8 @@ func reclaimBars(t *replay.Trace, short string) (report.StackedBars, bool) {
 		return report.StackedBars{}, false
 	}
 	bars := report.StackedBars{
-		Title:         fmt.Sprintf("%s: tokens reclaimed per compaction (%s)", short, t.Policy),
-		CategoryLabel: "compaction at request", ValueLabel: "tokens reclaimed", IntegerValues: true,
+		Title:         fmt.Sprintf("%s: tokens reclaimed per %s (%s)", short, eventNoun(t), t.Policy),
+		CategoryLabel: eventNoun(t) + " at request", ValueLabel: "tokens reclaimed", IntegerValues: true,
 	}
 	stacks := make([]report.Stack, len(names))
 	for i, n := range names {
@@ -152,6 +156,22 @@ func reclaimBars(t *replay.Trace, short string) (report.StackedBars, bool) {
 	}
 	bars.Stacks = stacks
 	return bars, true
+}
+
+// outputCapMark stands for a preset's cap of arriving output among the
+// strategies on charts: such an event is not a compaction
+// (policy.IsArrivalOnly), and its mark says so ("O output cap").
+const outputCapMark = "output cap"
+
+// eventNoun names a trace's events on charts: compactions, or
+// compactions and output caps when it has caps.
+func eventNoun(t *replay.Trace) string {
+	for _, e := range t.Events {
+		if policy.IsArrivalOnly(e.Outcome) {
+			return "compaction or output cap"
+		}
+	}
+	return "compaction"
 }
 
 // strategyMark is the one-letter label of a compaction on charts.
