@@ -46,17 +46,21 @@ type EventRow struct {
 }
 
 // SessionRow sums up one session's replay: what the policy cost (tokens
-// sent across all requests, compactions, each of which rewrites the prompt
-// and so breaks the provider's cache) and what it lost (results mangled or
+// sent across all requests, compactions, each of which changes the prompt,
+// and, when it changed what an earlier request sent, breaks the provider's
+// cache) and what it lost (results mangled or
 // summarized away, target misses, exhausted contexts).
 type SessionRow struct {
 	ID       string `json:"id"`
 	Format   string `json:"format"`
 	Messages int    `json:"messages"`
 	Requests int    `json:"requests"`
-	// Compactions are the events that rewrote what the model had seen;
+	// Compactions are the events of the policy's compaction stages;
 	// OutputCaps the events that only capped tool output as it arrived
-	// (policy.IsArrivalOnly), which are not compactions.
+	// (policy.IsArrivalOnly), which are not compactions. A compaction
+	// may also have changed only what was appended since the previous
+	// request (a clear of results the model has not seen yet): the cost
+	// layer then prices no rewrite (replay.Request.Rewrote).
 	Compactions int `json:"compactions"`
 	OutputCaps  int `json:"output_caps,omitempty"`
 	// PeakTokens is the largest request actually sent; PeakBefore the

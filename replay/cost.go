@@ -20,9 +20,12 @@ func Cost(t *Trace, o cache.Options) (*cache.SessionCost, error) {
 		sent[i] = cache.Sent{Next: r.Next, Tokens: r.Sent, Overhead: r.Overhead, Response: r.Response, Thinking: r.Thinking}
 		if r.Event >= 0 {
 			out := &t.Events[r.Event].Outcome
-			if policy.IsArrivalOnly(*out) {
-				// Output capped before the model saw it: nothing sent
-				// before changed (cache.Sent.Arrival).
+			if i > 0 && !r.Rewrote && (out.Strategy == policy.Truncated || out.Strategy == policy.Dropped) {
+				// It changed only messages appended since the previous
+				// request (a cap on arriving output, a persisted output
+				// placed at its arrival): nothing sent before changed
+				// (cache.Sent.Arrival). A summary or rotation is priced
+				// as one whatever it touched: it has a summarizer call.
 				sent[i].Arrival = true
 				continue
 			}

@@ -15,8 +15,8 @@ type Options struct {
 	KeepFinal bool
 	// Observe, when set, sees every request as it is recorded, with its
 	// compaction (nil when the policy did not compact): the hook for
-	// progress and for per-request models (a prompt cache reads
-	// Request.FirstChanged). It runs on the replaying goroutine.
+	// progress and for per-request models (the cost layer's prompt cache
+	// reads Request.Rewrote). It runs on the replaying goroutine.
 	Observe func(r Request, e *Event)
 	// Loss, when set, is the session's loss index (loss.Build; read only,
 	// so one index serves every replay of the session): the replay notes
@@ -144,7 +144,7 @@ func (r *run) feed(ctx context.Context, msgs []corpus.Message, stopAt int) error
 			} else if v := checkUnchanged(w.h, out, at.Request); v != nil {
 				t.Violations = append(t.Violations, *v)
 			}
-			req.FirstChanged = w.request()
+			req.FirstChanged, req.Rewrote = w.request()
 			t.Requests = append(t.Requests, req)
 			if r.loss != nil {
 				r.loss.Sent(req.Index, r.fed-1)

@@ -71,6 +71,10 @@ type Request struct {
 	// messages were appended): where a provider's prompt cache stops
 	// matching.
 	FirstChanged int
+	// Rewrote is whether that message is one the previous prompt held: a
+	// compaction that changed only what was appended since (a cap on
+	// arriving output) leaves the cached prefix whole.
+	Rewrote bool
 }
 
 // Event is one compaction.

@@ -20,8 +20,8 @@ import (
 // only appended between requests, and a compaction shares every message it
 // left alone, so the index costs a prefix scan at a compaction that copies
 // the history, and nothing at one made in place, which reports it
-// (policy.ChangedFrom), or otherwise. A prompt-cache model reads it from
-// Request.FirstChanged.
+// (policy.ChangedFrom), or otherwise. The prompt-cache model reads from
+// Request.Rewrote whether it fell inside the previous prompt.
 type walker struct {
 	p   policy.Policy
 	s   *corpus.Session
@@ -45,8 +45,8 @@ type walker struct {
 	reqs     int // requests sent so far
 	prev     *corpus.Message
 	// dirty is the index of the first message of h that differs from the
-	// last request's prompt.
-	dirty int
+	// last request's prompt, and sent that prompt's length.
+	dirty, sent int
 	mode  walkMode
 	// owned says that h's array is the walker's alone (its own appends, or
 	// an outcome that says so): a policy may then rewrite it in place
@@ -199,12 +199,15 @@ func shares(a, b []corpus.Message) bool {
 }
 
 // request records that the current history was sent; it returns the
-// index of the first message that differs from the previous prompt.
-func (w *walker) request() (firstChanged int) {
+// index of the first message that differs from the previous prompt, and
+// whether that message is one the previous prompt held (not one appended
+// since): whether a prompt cache finds less than that prompt left it.
+func (w *walker) request() (firstChanged int, rewrote bool) {
 	fc := w.dirty
-	w.dirty = len(w.h)
+	rewrote = fc < w.sent
+	w.dirty, w.sent = len(w.h), len(w.h)
 	w.reqs++
-	return fc
+	return fc, rewrote
 }
 
 // add appends a raw message of the thread.

@@ -50,8 +50,7 @@ func newSweepCmd(a *app) *cobra.Command {
 		Short: "Sweep a policy's parameters over a corpus, in parallel",
 		Long: `Replay the corpus once per parameter set of a grid and report, per set and per
 session, what each choice costs (tokens sent across all requests,
-compactions — each rewrites the prompt and breaks the provider's cache —,
-peak context) and loses (tool results mangled or summarized away, bytes
+the bill through the provider's prompt cache, compactions, peak context) and loses (tool results mangled or summarized away, bytes
 removed, target misses, exhausted contexts, digest growth for rotation
 policies).
 

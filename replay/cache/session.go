@@ -32,11 +32,13 @@ type Sent struct {
 	// the tokens of the summary it wrote (0 when it wrote none).
 	Before  int
 	Summary int
-	// Arrival is set, with no Strategy, when the request's only change was
-	// capping tool output as it arrived (policy.IsArrivalOnly): no message
-	// an earlier request sent changed, so the cache keeps what it held and
-	// no compaction is priced, but the history is no longer the one the
-	// log recorded, so calibration stops comparing there.
+	// Arrival is set, with no Strategy, when the request's compaction
+	// changed only messages appended since the previous request
+	// (replay.Request.Rewrote false: a cap on arriving output, a persisted
+	// output placed at its arrival): no message an earlier request sent
+	// changed, so the cache keeps what it held and no compaction is
+	// priced, but the history is no longer the one the log recorded, so
+	// calibration stops comparing there.
 	Arrival bool
 }
 
