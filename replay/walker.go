@@ -47,7 +47,7 @@ type walker struct {
 	// dirty is the index of the first message of h that differs from the
 	// last request's prompt, and sent that prompt's length.
 	dirty, sent int
-	mode  walkMode
+	mode        walkMode
 	// owned says that h's array is the walker's alone (its own appends, or
 	// an outcome that says so): a policy may then rewrite it in place
 	// (Checkpoint.Owned). Only a walk that follows the policy lends it: Agree
