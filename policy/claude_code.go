@@ -215,6 +215,14 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		units += u
 		count += c
 	}
+	if p.meter.Tokens(units) >= p.meter.Tokens(o.Units) {
+		// A summary that would not shrink the history (the turn in
+		// progress, which survives, holds nearly all of it) is not kept,
+		// as the presets' summarize stage does not keep one: kept, it
+		// came back at every request of a long turn, each with a
+		// summarizer call, and grew the history.
+		return o
+	}
 	after := p.meter.Tokens(units) + p.overhead
 	stages := append(o.Stages, StageReport{Name: "compact", BeforeTokens: ctx, AfterTokens: after})
 	return Outcome{History: out, Strategy: Summarized, Stages: stages, BeforeTokens: before, AfterTokens: after,

@@ -1,7 +1,9 @@
 package replay
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -83,4 +85,67 @@ func recordedRequests(s *corpus.Session) []int {
 		}
 	}
 	return out
+}
+
+// TestClaudeCodeKeepsNoSummaryThatGrows: the turn in progress survives a
+// full compaction, and the newest Read results are re-attached after the
+// summary. When the turn holds nearly all of the history, the summary,
+// the re-attached files and the turn come to more than the history they
+// replace, and such a summary is not kept (as the presets' summarize stage
+// keeps none that does not shrink the context). Kept, it came back at every
+// request of a long turn: a session written from the documented shapes,
+// one prompt then 300 calls of an MCP tool (which microcompact never
+// clears) with 4,000-byte results, summarized at 136 requests, each summary
+// larger than the history, each priced as a summarizer call. On the real
+// fc491683 with microcompact's trigger raised to 180,000, the summary the
+// policy wrote at request 6 made the history 97,924 tokens from 73,180
+// (chars4: 25,149 of re-attached files the turn already held); it is not
+// kept, and microcompact clears at request 7 instead. The real agent did
+// not compact there either (README: 169,291 without a compaction).
+func TestClaudeCodeKeepsNoSummaryThatGrows(t *testing.T) {
+	s := &corpus.Session{ID: "long-turn", Format: corpus.FormatClaudeCode, Meta: corpus.Meta{AgentVersion: "2.1.20", Cwd: "/home/u/p"}}
+	add := func(role corpus.Role, b corpus.Block) {
+		s.Messages = append(s.Messages, corpus.Message{Role: role, Line: len(s.Messages) + 1, Blocks: []corpus.Block{b}})
+	}
+	add(corpus.RoleUser, corpus.Block{Kind: corpus.KindText, Text: "refactor everything"})
+	for i := range 300 {
+		id := fmt.Sprintf("tu%d", i)
+		add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: id, ToolName: "mcp__db__query", Args: []byte(fmt.Sprintf(`{"sql":"select %d"}`, i))})
+		add(corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Text: strings.Repeat(fmt.Sprintf("row %04d of query %03d, some columns\n", i, i), 4000/40)})
+	}
+	add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: "done"})
+	p, err := policy.New(policy.ClaudeCodeName, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Run(t.Context(), s, p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Events) != 0 || len(tr.Violations) != 0 {
+		t.Errorf("long turn: %d events (first %+v), violations %+v; want none", len(tr.Events), firstEvent(tr), tr.Violations)
+	}
+
+	fc := realCC(t, "fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl")
+	p, err = policy.New(policy.ClaudeCodeName, map[string]string{"mc_keep_tokens": "10000", "mc_trigger_at": "180000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr, err = Run(t.Context(), fc, p, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range tr.Events {
+		got = append(got, fmt.Sprintf("%d %s", e.Request, e.Outcome.Strategy))
+	}
+	if want := []string{"7 truncated"}; !slices.Equal(got, want) {
+		t.Errorf("fc491683, microcompact at 180,000: events %v, want %v", got, want)
+	}
+}
+
+func firstEvent(tr *Trace) any {
+	if len(tr.Events) == 0 {
+		return nil
+	}
+	return tr.Events[0].Outcome.Stages
 }

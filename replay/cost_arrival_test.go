@@ -28,7 +28,7 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 		}
 		add(corpus.RoleUser, corpus.Block{Kind: corpus.KindText, Text: "read a"})
 		add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: "a", ToolName: "Read", Args: []byte(`{"file_path":"/Users/u/proj/a.md"}`)})
-		add(corpus.RoleUser, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "a", Text: strings.Repeat("a line of the file a.md\n", 2000)})
+		add(corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "a", Text: strings.Repeat("a line of the file a.md\n", 2000)})
 		add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: "read it"})
 		add(corpus.RoleUser, corpus.Block{Kind: corpus.KindText, Text: "and now?"})
 		add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: "done"})
