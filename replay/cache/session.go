@@ -43,7 +43,7 @@ type Sent struct {
 }
 
 // diverges reports whether the request's history left the recording's:
-// a compaction, or a cap on arriving output.
+// a compaction, priced as one or as an Arrival.
 func (r Sent) diverges() bool {
 	return r.Arrival || r.Strategy != "" && r.Strategy != policy.None
 }
