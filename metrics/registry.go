@@ -116,6 +116,7 @@ func Registry() []Metric {
 		{Name: "bytes_removed", Label: "bytes removed", Unit: Bytes, Combine: Sum, Meaning: "bytes the policy's stages removed, over every compaction"},
 		{Name: "target_misses", Label: "misses", Unit: Count, Combine: Sum, Meaning: "compactions that ended above their target"},
 		{Name: "exhausted", Unit: Count, Combine: Sum, Meaning: "compactions that ran out of things to remove"},
+		{Name: "over_window", Label: "over window", Unit: Count, Combine: Sum, Meaning: "requests whose context, as the policy's trigger measures it, went past the model's window the policy assumes (window_tokens; codex: context_window): the agent could not have sent them; blank for a policy that assumes no window (smith's max_tokens is a budget; clai-rotation, recorded)"},
 		{Name: "rotations", Unit: Count, Combine: Sum, Needs: NeedsRotation, Meaning: "digest rotations of a rotation policy's chain"},
 		{Name: "slope_bytes_per_rotation", Label: "slope B/rotation", Unit: Bytes, Combine: Max, Decimals: 1, Needs: NeedsRotation, Meaning: "least-squares digest growth per rotation (about 0 when bounded)"},
 		{Name: "tail_slope_bytes_per_rotation", Label: "2nd-half slope", Unit: Bytes, Combine: Max, Decimals: 1, Needs: NeedsRotation, Meaning: "the same fit over the second half of the chain (about 0 once a bounded digest reaches its budget)"},

@@ -90,11 +90,26 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	if r := Session(capped); r.OutputCaps != 1 || r.Compactions != 0 {
 		t.Errorf("a capped output's session row: %d caps, %d compactions; want 1 and 0", r.OutputCaps, r.Compactions)
 	}
+	// A policy that assumes a window counts the requests whose context
+	// went past it (the trigger's measure, Context, not the history sent);
+	// one that assumes none has no count at all (a blank column).
+	windowed := &replay.Trace{Session: &corpus.Session{ID: "w"}, Window: 100, Requests: []replay.Request{
+		{Sent: 90, Context: 99}, {Sent: 95, Context: 100}, {Sent: 99, Context: 101}, {Sent: 120, Context: 90}, {Sent: 80, Context: 150}}}
+	if m, r := SessionMetrics(windowed, nil, nil, nil), Session(windowed); m["over_window"] != 2 || r.OverWindow != 2 {
+		t.Errorf("over a 100-token window: metric %v, row %d; want 2 (contexts 101 and 150)", m["over_window"], r.OverWindow)
+	}
+	windowed.Window = 0
+	if m := SessionMetrics(windowed, nil, nil, nil); m["over_window"] != 0 {
+		t.Errorf("no window: over_window %v, want none", m["over_window"])
+	} else if _, ok := m["over_window"]; ok {
+		t.Error("no window: over_window present, want it absent (a blank cell)")
+	}
+	windowed.Window = 100
 	a := agreementFixture()[0]
 	timing := []replay.CompactionAgreement{{RecordedRequest: 3}}
 	produced := map[string]bool{}
 	billed := &cache.SessionCost{Totals: cache.Totals{Tokens: cache.Tokens{Uncached: 10, Write5m: 20, Read: 70}, Billed: 42}}
-	for _, m := range []map[string]float64{SessionMetrics(compacted, nil, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil, nil), SessionMetrics(capped, nil, nil, nil), CostMetrics(billed)} {
+	for _, m := range []map[string]float64{SessionMetrics(compacted, nil, &a, timing), SessionMetrics(chain([]int{100, 200, 300}, func(int) int { return 1 }), nil, nil, nil), SessionMetrics(capped, nil, nil, nil), SessionMetrics(windowed, nil, nil, nil), CostMetrics(billed)} {
 		for k := range m {
 			if _, ok := Lookup(k); !ok {
 				t.Errorf("SessionMetrics produces %s, which the Registry does not declare", k)

@@ -72,12 +72,16 @@ type SessionRow struct {
 	Reclaimed map[string]int `json:"reclaimed_by_stage"`
 	// ResultsMangled counts tool results whose text in the final history
 	// differs from what was recorded; ResultsDropped those no longer in it.
-	ResultsMangled int                `json:"results_mangled"`
-	ResultsDropped int                `json:"results_dropped"`
-	TargetMisses   int                `json:"target_misses"`
-	Exhausted      int                `json:"exhausted"`
-	Violations     int                `json:"violations"`
-	ViolationList  []replay.Violation `json:"violation_list,omitempty"`
+	ResultsMangled int `json:"results_mangled"`
+	ResultsDropped int `json:"results_dropped"`
+	TargetMisses   int `json:"target_misses"`
+	Exhausted      int `json:"exhausted"`
+	// OverWindow counts the requests whose context, as the policy's
+	// trigger measures it, went past the window the policy assumes
+	// (replay.Trace.Window): requests the agent could not have sent.
+	OverWindow    int                `json:"over_window,omitempty"`
+	Violations    int                `json:"violations"`
+	ViolationList []replay.Violation `json:"violation_list,omitempty"`
 	// Loss is what hiding tool results cost the agent, when the replay
 	// tracked it.
 	Loss *LossRow `json:"loss,omitempty"`
@@ -120,6 +124,9 @@ func Session(t *replay.Trace) SessionRow {
 		Requests: len(t.Requests), Reclaimed: map[string]int{},
 		Violations: len(t.Violations), ViolationList: t.Violations}
 	for _, q := range t.Requests {
+		if t.Window > 0 && q.Context > t.Window {
+			r.OverWindow++
+		}
 		r.TokensSent += int64(q.Sent)
 		r.PeakTokens = max(r.PeakTokens, q.Sent)
 		r.PeakBefore = max(r.PeakBefore, q.Tokens)

@@ -41,6 +41,11 @@ func RowMetrics(s SessionRow, t *replay.Trace, stages []string, a *replay.Agreem
 	if s.OutputCaps > 0 {
 		m["output_caps"] = float64(s.OutputCaps)
 	}
+	if t.Window > 0 {
+		// Only a policy that assumes a window has a count (0 or
+		// more); for the others the column stays blank.
+		m["over_window"] = float64(s.OverWindow)
+	}
 	var removed int64
 	for _, e := range t.Events {
 		for _, st := range e.Outcome.Stages {

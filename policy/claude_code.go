@@ -132,6 +132,9 @@ func (p *ClaudeCode) Checkpoint(prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 
+// Window is window_tokens (Windowed).
+func (p *ClaudeCode) Window(*corpus.Session) int { return p.window }
+
 // Stub is the stub of 2.0.60 and later (Clearer): the only versions that
 // record which ids they cleared (microcompact_boundary, from 2.1.9).
 func (p *ClaudeCode) Stub() string { return p.mc[1].Stub() }

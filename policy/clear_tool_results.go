@@ -204,6 +204,9 @@ func (p *ClearToolResults) IsStub(text string) bool { return p.stub.matches(text
 // Metering is the meter and overhead_tokens (policy.Metered).
 func (p *ClearToolResults) Metering() (*Meter, int) { return p.meter, p.overhead }
 
+// Window is window_tokens (Windowed).
+func (p *ClearToolResults) Window(*corpus.Session) int { return p.window }
+
 // Measure is the message's context in the meter's units and (for the
 // result triggers) its uncleared tool results, in the trigger's own
 // quantity: their units or their number. The replay keeps both sums, so a

@@ -83,6 +83,21 @@ func (p *Codex) Checkpoint(prev, next *corpus.Message) bool { return next.Role =
 // Metering is the meter and overhead_tokens (policy.Metered).
 func (p *Codex) Metering() (*Meter, int) { return p.meter, p.overhead }
 
+// Window is context_window (Windowed): explicit, else the session's newest
+// recorded model_context_window, else 272,000. threshold reads the newest
+// one near each request; a rollout records one window.
+func (p *Codex) Window(s *corpus.Session) int {
+	if p.window > 0 {
+		return p.window
+	}
+	for i := len(s.Recorded.Usage) - 1; i >= 0; i-- {
+		if w := s.Recorded.Usage[i].ContextWindow; w > 0 {
+			return w
+		}
+	}
+	return codexDefaultWindow
+}
+
 // Measure is bytes of every block (the bytes4 meter's units); no second
 // sum.
 func (p *Codex) Measure(m *corpus.Message) (int64, int64, int64) {

@@ -260,6 +260,9 @@ func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
 // Metering is the meter and overhead_tokens (policy.Metered).
 func (p *Composed) Metering() (*Meter, int) { return p.g.meter, p.g.overhead }
 
+// Window is window_tokens (Windowed).
+func (p *Composed) Window(*corpus.Session) int { return p.g.window }
+
 // Measure is the message's units in the preset's meter, and its count:
 // with a clear stage, that stage's weight of the message's uncleared tool
 // results (clearStage.weigh), which lets the stage see in O(1) that it has

@@ -293,6 +293,16 @@ type Metered interface {
 	Metering() (m *Meter, overhead int)
 }
 
+// Windowed is implemented by policies that assume a model's context
+// window (window_tokens, Codex's context_window): Window is that window for
+// a session, in the policy's context tokens. A request whose context goes
+// past it could not have been sent (metrics: over_window). smith's
+// max_tokens is a budget, not a window, and clai-rotation and recorded
+// assume none.
+type Windowed interface {
+	Window(s *corpus.Session) int
+}
+
 // Varianted is implemented by policies that come in variants
 // (clai-rotation's legacy and fixed): reports label their rows by it.
 type Varianted interface {

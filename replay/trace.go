@@ -17,6 +17,9 @@ type Trace struct {
 	// Requests has one entry per checkpoint: what the agent would have
 	// sent to its provider.
 	Requests []Request
+	// Window is the context window the policy assumes for the session
+	// (policy.Windowed), 0 for a policy that assumes none.
+	Window int
 	// Events has one entry per checkpoint at which the policy compacted.
 	Events []Event
 	// Violations are broken invariants; a non-empty list fails the run.
