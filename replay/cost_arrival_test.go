@@ -26,7 +26,7 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 		add := func(role corpus.Role, b corpus.Block) {
 			s.Messages = append(s.Messages, corpus.Message{ID: "m" + string(rune('0'+len(s.Messages))), Role: role, Line: len(s.Messages) + 1, Blocks: []corpus.Block{b}})
 		}
-		add(corpus.RoleUser, corpus.Block{Kind: corpus.KindText, Text: "read a"})
+		add(corpus.RoleUser, corpus.Block{Kind: corpus.KindText, Text: "read a.md, then tell me what it says about " + strings.Repeat("the build ", 1000)})
 		add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindToolUse, ToolCallID: "a", ToolName: "Read", Args: []byte(`{"file_path":"/Users/u/proj/a.md"}`)})
 		add(corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "a", Text: strings.Repeat("a line of the file a.md\n", 2000)})
 		add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: "read it"})
@@ -41,9 +41,11 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 		at      int // the message the marker's first request produced
 		request int // that request
 		rewrote bool
+		read    int // the request's cache read
+		prev    int // the previous request's prompt
 	}{
-		{"at arrival", 3, 1, false},
-		{"a request later", 5, 2, true},
+		{"at arrival", 3, 1, false, 2511, 2511},
+		{"a request later", 5, 2, true, 2525, 14521},
 	} {
 		placed := corpus.PlacedArrival
 		if c.rewrote {
@@ -59,6 +61,12 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 		if r.Rewrote != c.rewrote || (rows == 1) != c.rewrote || step.Break != c.rewrote {
 			t.Errorf("%s: rewrote %v, %d compaction rows, cache break %v (%s); want %v, %d, %v",
 				c.name, r.Rewrote, rows, step.Break, step.Reason, c.rewrote, map[bool]int{true: 1}[c.rewrote], c.rewrote)
+		}
+		// Kept, the request reads all the previous prompt left in the
+		// cache (2,511 tokens: the prompt); broken, only the cache's head
+		// (2,525), far below the 14,521 the previous request sent.
+		if prev := sc.Requests[c.request-1].Prompt; step.Read != c.read || prev != c.prev {
+			t.Errorf("%s: read %d after a prompt of %d; want %d after %d", c.name, step.Read, prev, c.read, c.prev)
 		}
 	}
 }
