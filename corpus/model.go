@@ -28,6 +28,9 @@ const (
 	FormatOpencode        Format = "opencode"         // ~/.local/share/opencode/opencode.db or storage/
 )
 
+// Smith reports whether f is one of smith's formats.
+func (f Format) Smith() bool { return f == FormatSmithTranscript || f == FormatSmithSession }
+
 // Role is who wrote a message. The values are the lower-case names every
 // supported format already uses.
 type Role string

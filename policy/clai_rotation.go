@@ -273,7 +273,7 @@ func (c *claiRotation) Params() Params {
 // message, or the summary clai wrote at that run start). A session whose
 // last message is a user message therefore misses that final check, whose
 // rotation would have no reply after it anyway.
-func (c *claiRotation) Checkpoint(prev, next *corpus.Message) bool {
+func (c *claiRotation) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 	return prev != nil && prev.Role == corpus.RoleUser && !claiIsSummary(prev)
 }
 

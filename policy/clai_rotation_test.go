@@ -57,7 +57,7 @@ func claiRun(t testing.TB, p Policy, msgs []corpus.Message, maxRotations int) []
 	var rotations []Outcome
 	for i := range msgs {
 		m := &msgs[i]
-		if p.Checkpoint(prev, m) {
+		if p.Checkpoint("", prev, m) {
 			out := p.Compact(working, Checkpoint{Units: units, Count: counted})
 			if out.Strategy != None {
 				rotations = append(rotations, out)
@@ -178,7 +178,7 @@ func TestClaiCheckpointAndMeasure(t *testing.T) {
 	pol := claiPolicy(t, nil)
 	u := claiMsg("u", corpus.RoleUser, claiText("hi")...)
 	a := claiMsg("a", corpus.RoleAssistant, claiText("hello")...)
-	if pol.Checkpoint(nil, &u) || !pol.Checkpoint(&u, &a) || pol.Checkpoint(&a, &u) {
+	if pol.Checkpoint("", nil, &u) || !pol.Checkpoint("", &u, &a) || pol.Checkpoint("", &a, &u) {
 		t.Errorf("clai checks right after a user message is stored (the run start), and only then")
 	}
 	if n, c, _ := pol.Measure(&a); n != 5+16 || c != 1 {

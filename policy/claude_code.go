@@ -128,7 +128,7 @@ func (p *ClaudeCode) Name() string   { return ClaudeCodeName }
 func (p *ClaudeCode) Params() Params { return p.params }
 
 // Checkpoint: before each request, like microcompact and auto-compact.
-func (p *ClaudeCode) Checkpoint(prev, next *corpus.Message) bool {
+func (p *ClaudeCode) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 

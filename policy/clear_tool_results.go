@@ -189,7 +189,7 @@ func (p *ClearToolResults) Params() Params { return p.params }
 
 // Checkpoint: like Claude Code, the policy runs right before each request
 // to the provider, that is before each assistant message.
-func (p *ClearToolResults) Checkpoint(prev, next *corpus.Message) bool {
+func (p *ClearToolResults) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 

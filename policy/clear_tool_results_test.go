@@ -341,7 +341,7 @@ func TestClearToolResultsParams(t *testing.T) {
 		{ctrCall("Read", "r1"), ctrResults("r1", 4), false},
 		{ctrCall("Read", "r1"), ctrUser("abcd"), false},
 	} {
-		if got := p.Checkpoint(&c.prev, &c.next); got != c.want {
+		if got := p.Checkpoint(corpus.FormatClaudeCode, &c.prev, &c.next); got != c.want {
 			t.Errorf("checkpoint before %s: %v", c.next.Role, got)
 		}
 	}

@@ -78,7 +78,9 @@ func (p *Codex) Name() string   { return CodexName }
 func (p *Codex) Params() Params { return p.params }
 
 // Checkpoint: before each sampling request.
-func (p *Codex) Checkpoint(prev, next *corpus.Message) bool { return next.Role == corpus.RoleAssistant }
+func (p *Codex) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
+	return next.Role == corpus.RoleAssistant
+}
 
 // Metering is the meter and overhead_tokens (policy.Metered).
 func (p *Codex) Metering() (*Meter, int) { return p.meter, p.overhead }

@@ -253,7 +253,7 @@ func (p *Composed) Name() string   { return p.name }
 func (p *Composed) Params() Params { return p.params }
 
 // Checkpoint: before every assistant message, one provider request each.
-func (p *Composed) Checkpoint(prev, next *corpus.Message) bool {
+func (p *Composed) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 

@@ -88,7 +88,7 @@ func walkMarked(t *testing.T, p Policy, msgs []corpus.Message, recorded bool, pr
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
-		if p.Checkpoint(prev, m) {
+		if p.Checkpoint("", prev, m) {
 			at.Request, at.Force = i, recorded && r.IntN(7) == 0
 			if want := AdoptResults(p, ResultMarks(p), h, 0); !reflect.DeepEqual(at.Results, want) {
 				t.Fatalf("message %d: result marks %v, a fresh read gives %v", i, at.Results, want)

@@ -49,7 +49,7 @@ func TestClearStageShortcutAgrees(t *testing.T) {
 				changed := 0
 				for i := range msgs {
 					m := &msgs[i]
-					if fast.Checkpoint(prev, m) {
+					if fast.Checkpoint("", prev, m) {
 						atf.Request, ats.Request = i, i
 						of, os := fast.Compact(hf, atf), slow.Compact(hs, ats)
 						if want := sums(fast, of.History).Count; of.Count != want {

@@ -71,7 +71,7 @@ func walkPlanUnits(t *testing.T, p, oracle Policy, msgs []corpus.Message) (chang
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
-		if p.Checkpoint(prev, m) {
+		if p.Checkpoint("", prev, m) {
 			at.Request, at.Force = i, r.IntN(5) == 0
 			got, want := p.Compact(h, at), oracle.Compact(h, at)
 			if !reflect.DeepEqual(got, want) {

@@ -173,7 +173,7 @@ func diffThinking(t testing.TB, fast Policy, slow *Composed, msgs []corpus.Messa
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
-		if fast.Checkpoint(prev, m) {
+		if fast.Checkpoint("", prev, m) {
 			atf.Request, ats.Request, atf.Force, ats.Force = i, i, force, force
 			if want := sums(fast, hf).Turns; turns && !slices.Equal(atf.Turns, want) {
 				t.Fatalf("message %d: turn starts %v, a fresh count gives %v", i, atf.Turns, want)

@@ -33,8 +33,10 @@ type Policy interface {
 	Params() Params
 	// Checkpoint reports whether the agent checks for compaction right
 	// before next is appended (prev is the raw message before it, nil at
-	// the start of the session).
-	Checkpoint(prev, next *corpus.Message) bool
+	// the start of the session; f is the session's format, for a rule
+	// that reads a trait of one agent's recordings, as smith's lost
+	// requests).
+	Checkpoint(f corpus.Format, prev, next *corpus.Message) bool
 	// Measure is a message's contribution to the running sums a trigger
 	// or a stage reads, in the policy's own units: units is its weight
 	// (bytes for smith, rendered chars for clai, context tokens for

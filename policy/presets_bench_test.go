@@ -39,7 +39,7 @@ func walkFast(p Policy, msgs []corpus.Message) []corpus.Message {
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
-		if p.Checkpoint(prev, m) {
+		if p.Checkpoint("", prev, m) {
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
 				adoptInto(&h, &at, p, o, ChangedFrom(h, o))

@@ -80,7 +80,7 @@ func walk(p Policy, msgs []corpus.Message) ([]corpus.Message, []Outcome) {
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
-		if p.Checkpoint(prev, m) {
+		if p.Checkpoint("", prev, m) {
 			at := sums(p, h)
 			at.Request = i
 			if o := p.Compact(h, at); o.Strategy != None {
@@ -138,7 +138,7 @@ func TestSWEAgentMasksAtEveryStep(t *testing.T) {
 	var prev *corpus.Message
 	for i := range msgs {
 		m := &msgs[i]
-		if p.Checkpoint(prev, m) {
+		if p.Checkpoint("", prev, m) {
 			if o := p.Compact(h, sums(p, h)); o.Strategy != None {
 				h = o.History
 			}

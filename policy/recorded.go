@@ -77,7 +77,7 @@ func (p *Recorded) ReplaysRecording() {}
 func (p *Recorded) Params() Params    { return p.params }
 
 // Checkpoint: every request, i.e. right before every assistant message.
-func (p *Recorded) Checkpoint(prev, next *corpus.Message) bool {
+func (p *Recorded) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 

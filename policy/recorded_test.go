@@ -37,7 +37,7 @@ func replayRecorded(t *testing.T, s *corpus.Session, set map[string]string) ([][
 		if m.Summary && len(h) > 0 {
 			continue
 		}
-		if pol.Checkpoint(prev, m) {
+		if pol.Checkpoint(s.Format, prev, m) {
 			out := pol.Compact(h, Checkpoint{Request: len(sent), Units: units, Session: s, Next: i})
 			if out.Strategy != None {
 				h, units = out.History, out.Units

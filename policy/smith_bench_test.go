@@ -76,7 +76,7 @@ func BenchmarkSmithReplay(b *testing.B) {
 					if i > 0 {
 						prev = &h[i-1]
 					}
-					if p.Checkpoint(prev, &h[i]) {
+					if p.Checkpoint(corpus.FormatSmithTranscript, prev, &h[i]) {
 						o := p.Compact(work, Checkpoint{Request: i, Units: u, Count: int64(len(work))})
 						work, u = o.History, o.Units
 					}

@@ -20,15 +20,22 @@ const (
 
 // smithCheckpoint reports whether smith asks its provider for a response
 // right before next is appended (specs/smith.md §5): before every assistant
-// message, and where a request left no record: before a synthetic user
-// message not preceded by an assistant message, and before a real user
-// message that follows another user message. A summary followed by a user
-// message is the normal shape of a compacted history, not a lost request.
-func smithCheckpoint(prev, next *corpus.Message) bool {
+// message, and, in smith's own formats, where a request left no record:
+// before a synthetic user message not preceded by an assistant message,
+// and before a real user message that follows another user message. A
+// summary followed by a user message is the normal shape of a compacted
+// history, not a lost request. The lost requests are a fact about smith's
+// recordings (a failed request leaves the user message and no reply), not
+// about other agents': in a Claude Code log a user message after another
+// is a local command (/context, /export) and in a Codex rollout the
+// instructions, the environment and the prompt are three user messages of
+// one request, so there smith's policies ask before assistant messages only,
+// as every other policy does.
+func smithCheckpoint(f corpus.Format, prev, next *corpus.Message) bool {
 	switch {
 	case next.Role == corpus.RoleAssistant:
 		return true
-	case next.Role != corpus.RoleUser || prev == nil:
+	case next.Role != corpus.RoleUser || prev == nil || !f.Smith():
 		return false
 	case next.Synthetic:
 		return prev.Role != corpus.RoleAssistant

@@ -58,7 +58,9 @@ func (p *SmithLegacy) Name() string   { return "smith-legacy" }
 func (p *SmithLegacy) Params() Params { return p.params }
 
 // Checkpoint: the snapshot also compacts before every provider request.
-func (p *SmithLegacy) Checkpoint(prev, next *corpus.Message) bool { return smithCheckpoint(prev, next) }
+func (p *SmithLegacy) Checkpoint(f corpus.Format, prev, next *corpus.Message) bool {
+	return smithCheckpoint(f, prev, next)
+}
 
 // Measure is the snapshot's estimate: text + tool_args + tool_name bytes.
 func (p *SmithLegacy) Measure(m *corpus.Message) (int64, int64, int64) {

@@ -126,7 +126,9 @@ func (p *SmithStaged) Name() string   { return "smith-staged" }
 func (p *SmithStaged) Params() Params { return p.params }
 
 // Checkpoint: smith compacts before every provider request (§5).
-func (p *SmithStaged) Checkpoint(prev, next *corpus.Message) bool { return smithCheckpoint(prev, next) }
+func (p *SmithStaged) Checkpoint(f corpus.Format, prev, next *corpus.Message) bool {
+	return smithCheckpoint(f, prev, next)
+}
 
 // Measure is smith's estimate of one message in bytes (text, tool_args,
 // tool_name, signature, media ×4) with bytes4, or tokens with another meter.

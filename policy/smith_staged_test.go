@@ -129,7 +129,7 @@ func replayCount(t *testing.T, p Policy, h []corpus.Message) (int, []corpus.Mess
 		if i > 0 {
 			prev = &h[i-1]
 		}
-		if p.Checkpoint(prev, &h[i]) {
+		if p.Checkpoint(corpus.FormatSmithTranscript, prev, &h[i]) {
 			o := p.Compact(work, Checkpoint{Request: i, Units: u, Count: int64(len(work))})
 			assertToolPairing(t, o.History)
 			if o.Strategy != None {

@@ -72,31 +72,46 @@ func TestRecordedSummarizer(t *testing.T) {
 	}
 }
 
+// TestSmithCheckpoints: smith asks before every assistant message and,
+// in its own formats, where a request left no record; in another agent's
+// log the same shapes are no request (a Claude Code local command, a
+// Codex rollout's instructions before the prompt), so there only the
+// assistant messages are checkpoints. other is the answer in those
+// formats.
 func TestSmithCheckpoints(t *testing.T) {
 	u, a, tool := userMsg("q"), corpus.Message{Role: corpus.RoleAssistant}, corpus.Message{Role: corpus.RoleTool}
 	syn, sum := syntheticMsg("Continue"), userMsg(smithSummaryPrefix+"x")
 	sum.Summary = true
 	cases := []struct {
-		name       string
-		prev, next *corpus.Message
-		want       bool
+		name        string
+		prev, next  *corpus.Message
+		want, other bool
 	}{
-		{"first user", nil, &u, false},
-		{"before assistant", &u, &a, true},
-		{"before assistant after tool", &tool, &a, true},
-		{"before tool", &a, &tool, false},
-		{"user after assistant", &a, &u, false},
-		{"user after tool", &tool, &u, false},
-		{"user after user: a request left no record", &u, &u, true},
-		{"synthetic after assistant", &a, &syn, false},
-		{"synthetic after tool", &tool, &syn, true},
-		{"synthetic after user", &u, &syn, true},
-		{"user after a summary", &sum, &u, false},
+		{"first user", nil, &u, false, false},
+		{"before assistant", &u, &a, true, true},
+		{"before assistant after tool", &tool, &a, true, true},
+		{"before tool", &a, &tool, false, false},
+		{"user after assistant", &a, &u, false, false},
+		{"user after tool", &tool, &u, false, false},
+		{"user after user: a request left no record", &u, &u, true, false},
+		{"synthetic after assistant", &a, &syn, false, false},
+		{"synthetic after tool", &tool, &syn, true, false},
+		{"synthetic after user", &u, &syn, true, false},
+		{"user after a summary", &sum, &u, false, false},
 	}
-	p := staged(t, "")
-	for _, c := range cases {
-		if got := p.Checkpoint(c.prev, c.next); got != c.want {
-			t.Errorf("%s: %v", c.name, got)
+	for _, name := range []string{"smith-staged", "smith-legacy"} {
+		p := newPolicy(t, name, "")
+		for _, c := range cases {
+			for _, f := range []corpus.Format{corpus.FormatSmithTranscript, corpus.FormatSmithSession} {
+				if got := p.Checkpoint(f, c.prev, c.next); got != c.want {
+					t.Errorf("%s, %s, %s: %v", name, f, c.name, got)
+				}
+			}
+			for _, f := range []corpus.Format{corpus.FormatClaudeCode, corpus.FormatCodex, corpus.FormatGemini, corpus.FormatOpencode, corpus.FormatClai} {
+				if got := p.Checkpoint(f, c.prev, c.next); got != c.other {
+					t.Errorf("%s, %s, %s: %v", name, f, c.name, got)
+				}
+			}
 		}
 	}
 }

@@ -15,9 +15,11 @@ import (
 // new history is a summary message plus the last two messages.
 type rotator struct{ limit int64 }
 
-func (r rotator) Name() string                               { return "rotator" }
-func (r rotator) Params() policy.Params                      { return nil }
-func (r rotator) Checkpoint(prev, next *corpus.Message) bool { return next.Role == corpus.RoleUser }
+func (r rotator) Name() string          { return "rotator" }
+func (r rotator) Params() policy.Params { return nil }
+func (r rotator) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
+	return next.Role == corpus.RoleUser
+}
 func (r rotator) Measure(m *corpus.Message) (int64, int64, int64) {
 	if m.Summary {
 		return 0, 0, 0

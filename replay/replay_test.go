@@ -24,7 +24,7 @@ func (p *stubPolicy) Name() string { return "stub" }
 func (p *stubPolicy) Params() policy.Params {
 	return policy.Params{{Name: "limit", Value: fmt.Sprint(p.limit)}}
 }
-func (p *stubPolicy) Checkpoint(prev, next *corpus.Message) bool {
+func (p *stubPolicy) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 	return next.Role == corpus.RoleAssistant
 }
 func (p *stubPolicy) Measure(m *corpus.Message) (int64, int64, int64) {

@@ -142,8 +142,8 @@ type alternating struct {
 
 func (a *alternating) Name() string          { return a.ps[0].Name() }
 func (a *alternating) Params() policy.Params { return a.ps[0].Params() }
-func (a *alternating) Checkpoint(prev, next *corpus.Message) bool {
-	return a.ps[0].Checkpoint(prev, next)
+func (a *alternating) Checkpoint(f corpus.Format, prev, next *corpus.Message) bool {
+	return a.ps[0].Checkpoint(f, prev, next)
 }
 func (a *alternating) Measure(m *corpus.Message) (int64, int64, int64) { return a.ps[1].Measure(m) }
 func (a *alternating) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {

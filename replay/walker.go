@@ -123,7 +123,7 @@ func (w *walker) requests(msgs []corpus.Message) int {
 		if w.skipsAfter(m, raw) {
 			continue
 		}
-		if w.p.Checkpoint(prev, m) {
+		if w.p.Checkpoint(w.s.Format, prev, m) {
 			n++
 		}
 		prev, raw = m, raw+1
@@ -140,7 +140,7 @@ func (w *walker) skipsAfter(m *corpus.Message, raw int) bool {
 }
 
 // checks reports whether the agent asks its provider right before m.
-func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.prev, m) }
+func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.s.Format, w.prev, m) }
 
 // at is the policy's view of the current moment.
 func (w *walker) at(next int) policy.Checkpoint {
