@@ -25,10 +25,13 @@ func TestClaudeCodeFullCompactionOn1053(t *testing.T) {
 		recorded  []int // requests before which Claude Code compacted
 		predicted []int
 		tokens    []int // what the policy measured there
+		after     []int // the context it left (the event's after)
+		next      []int // the recorded context of the first request after each recorded compaction
 	}{
-		{"0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl", []int{158}, []int{158}, []int{155510}},
-		{"9034225e-c367-4ab6-b1eb-1f478a7ae27a.jsonl", []int{135}, []int{135}, []int{155862}},
-		{"f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl", []int{140, 223}, []int{140, 222}, []int{155902, 155062}},
+		{"0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl", []int{158}, []int{158}, []int{155510}, []int{32835}, []int{30905}},
+		{"9034225e-c367-4ab6-b1eb-1f478a7ae27a.jsonl", []int{135}, []int{135}, []int{155862}, []int{46692}, []int{35866}},
+		{"f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl", []int{140, 223}, []int{140, 222}, []int{155902, 155062},
+			[]int{38433, 31759}, []int{102368, 43421}},
 	}
 	p, err := policy.New(policy.ClaudeCodeName, nil)
 	if err != nil {
@@ -43,13 +46,17 @@ func TestClaudeCodeFullCompactionOn1053(t *testing.T) {
 		if len(tr.Violations) > 0 {
 			t.Errorf("%s: %+v", tt.file, tr.Violations)
 		}
-		var got, tokens []int
+		var got, tokens, after []int
 		for _, e := range tr.Events {
 			if e.Outcome.Strategy != policy.Summarized || e.Outcome.Summarizer != "recorded" {
 				t.Errorf("%s request %d: %s with summarizer %q", tt.file, e.Request, e.Outcome.Strategy, e.Outcome.Summarizer)
 			}
 			got = append(got, e.Request)
 			tokens = append(tokens, e.Outcome.BeforeTokens)
+			after = append(after, e.Outcome.AfterTokens)
+		}
+		if next := recordedContextAfter(s); !slices.Equal(after, tt.after) || !slices.Equal(next, tt.next) {
+			t.Errorf("%s: left %v tokens; the recording's next requests sent %v; want %v and %v", tt.file, after, next, tt.after, tt.next)
 		}
 		if rec := recordedRequests(s); !slices.Equal(rec, tt.recorded) {
 			t.Errorf("%s: recorded compactions before requests %v, want %v", tt.file, rec, tt.recorded)
@@ -63,6 +70,25 @@ func TestClaudeCodeFullCompactionOn1053(t *testing.T) {
 			}
 		}
 	}
+}
+
+// recordedContextAfter is the recorded prompt (input, cache writes and
+// reads) of the first main-thread request after each recorded full
+// compaction.
+func recordedContextAfter(s *corpus.Session) []int {
+	var out []int
+	for _, c := range s.Recorded.Compactions {
+		if c.Strategy != "compact" {
+			continue
+		}
+		for _, u := range s.Recorded.Usage {
+			if u.AtMessage > c.AtMessage && !s.Messages[u.AtMessage].Sidechain {
+				out = append(out, u.Prompt())
+				break
+			}
+		}
+	}
+	return out
 }
 
 // recordedRequests are the main-thread request indexes before which the
