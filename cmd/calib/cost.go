@@ -20,7 +20,7 @@ type costFlags struct {
 
 func addCostFlags(cmd *cobra.Command, f *costFlags) {
 	cmd.Flags().StringVar(&f.preset, "cache", "", "prompt-cache preset: "+strings.Join(cache.PresetNames(), ", ")+
-		" (default: the session's agent: claude-code for Claude Code, openai for Codex, anthropic otherwise); cache_* --set values override it")
+		" (default: the session's agent: claude-code for Claude Code, openai for Codex and OpenAI sessions, gemini for Gemini CLI and Google sessions, anthropic otherwise); cache_* --set values override it")
 	cmd.Flags().StringVar(&f.prices, "prices", "", "a CSV `FILE` of model prices in USD per million tokens (columns model,provider,input,cache_write_5m,cache_write_1h,cache_read,output[,date,source]) overriding the built-in table")
 }
 

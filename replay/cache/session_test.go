@@ -251,3 +251,32 @@ func TestCostRowsSizedOnce(t *testing.T) {
 		t.Errorf("%d compaction rows in an array of %d, want 26 in 26", len(sc.Compactions), cap(sc.Compactions))
 	}
 }
+
+// TestPresetFor: each session gets its agent's cache rules when --cache
+// is not given: Claude Code's own (1-hour entries when the log wrote
+// 1-hour ones), OpenAI's for Codex and for any session on OpenAI, Gemini's
+// implicit cache for Gemini CLI and any session on Google's models, and
+// Anthropic's documented prefix rule for the rest (smith, clai, opencode on
+// Anthropic).
+func TestPresetFor(t *testing.T) {
+	oneHour := []corpus.Usage{{CacheWriteTokens: 10}, {CacheWriteTokens: 10, CacheWrite1h: 10}}
+	for _, c := range []struct {
+		s    corpus.Session
+		want string
+	}{
+		{corpus.Session{Format: corpus.FormatClaudeCode}, "claude-code"},
+		{corpus.Session{Format: corpus.FormatClaudeCode, Recorded: corpus.Recorded{Usage: oneHour}}, "claude-code-1h"},
+		{corpus.Session{Format: corpus.FormatCodex}, "openai"},
+		{corpus.Session{Format: corpus.FormatOpencode, Meta: corpus.Meta{Provider: "openai"}}, "openai"},
+		{corpus.Session{Format: corpus.FormatGemini}, "gemini"},
+		{corpus.Session{Format: corpus.FormatOpencode, Meta: corpus.Meta{Provider: "google"}}, "gemini"},
+		{corpus.Session{Format: corpus.FormatClai, Meta: corpus.Meta{Provider: "gemini"}}, "gemini"},
+		{corpus.Session{Format: corpus.FormatOpencode, Meta: corpus.Meta{Provider: "anthropic"}}, "anthropic"},
+		{corpus.Session{Format: corpus.FormatSmithTranscript}, "anthropic"},
+		{corpus.Session{Format: corpus.FormatClai}, "anthropic"},
+	} {
+		if got := PresetFor(&c.s); got != c.want {
+			t.Errorf("%s with provider %q: %s, want %s", c.s.Format, c.s.Meta.Provider, got, c.want)
+		}
+	}
+}
