@@ -33,13 +33,15 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 		if pn != n {
 			return nil, fmt.Errorf("%s is shard %s but %s is shard %s: they split the sweep differently", names[i], p.Shard, names[0], first.Shard)
 		}
-		if prev, dup := seen[k]; dup {
-			return nil, fmt.Errorf("%s and %s are both shard %d/%d", prev, names[i], k, n)
-		}
-		seen[k] = names[i]
+		// Different sweeps first: two whole sweeps (both 1/1) of two
+		// grids are told apart by what differs, not by their shard.
 		if d := headerDiff(first.Header, p.Header); d != "" {
 			return nil, fmt.Errorf("%s and %s come from different sweeps: %s", names[0], names[i], d)
 		}
+		if prev, dup := seen[k]; dup {
+			return nil, fmt.Errorf("%s and %s are both shard %d/%d: merge joins the shards of one sweep (sweep --shard K/N), each once", prev, names[i], k, n)
+		}
+		seen[k] = names[i]
 		if !p.Complete {
 			return nil, fmt.Errorf("%s is an interrupted shard; run it again to completion", names[i])
 		}

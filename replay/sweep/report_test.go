@@ -72,7 +72,10 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		want  string
 	}{
 		{"missing", []*Report{mk("1/3", nil), mk("3/3", nil)}, "missing shard(s) 2/3"},
-		{"duplicate", []*Report{mk("1/2", nil), mk("1/2", nil)}, "are both shard 1/2"},
+		{"duplicate", []*Report{mk("1/2", nil), mk("1/2", nil)}, "f1 and f2 are both shard 1/2: merge joins the shards of one sweep (sweep --shard K/N), each once"},
+		// Two whole sweeps of different grids: what differs is named, not
+		// that both are shard 1/1.
+		{"two whole sweeps", []*Report{mk("1/1", nil), mk("1/1", func(h *Header) { h.Grid[0].Values = []string{"9"} })}, "f1 and f2 come from different sweeps: the grids differ"},
 		{"other split", []*Report{mk("1/2", nil), mk("2/3", nil)}, "split the sweep differently"},
 		{"other corpus", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Corpus = "zzz" })}, "corpus abc vs zzz"},
 		{"other grid", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Grid[0].Values = []string{"9"} })}, "grids differ"},
