@@ -18,8 +18,9 @@ const (
 	smithDroppedSuffix    = " earlier messages were dropped to stay within the context window. Ask the user if you need details from before this point."
 )
 
-// smithCheckpoint reports whether smith asks its provider for a response
-// right before next is appended (specs/smith.md §5): before every assistant
+// smithRequests gives both smith policies smith's checkpoints: Checkpoint
+// reports whether smith asks its provider for a response right before
+// next is appended (specs/smith.md §5): before every assistant
 // message, and, in smith's own formats, where a request left no record:
 // before a synthetic user message not preceded by an assistant message,
 // and before a real user message that follows another user message. A
@@ -31,7 +32,9 @@ const (
 // instructions, the environment and the prompt are three user messages of
 // one request, so there smith's policies ask before assistant messages only,
 // as every other policy does.
-func smithCheckpoint(f corpus.Format, prev, next *corpus.Message) bool {
+type smithRequests struct{}
+
+func (smithRequests) Checkpoint(f corpus.Format, prev, next *corpus.Message) bool {
 	switch {
 	case next.Role == corpus.RoleAssistant:
 		return true

@@ -33,12 +33,13 @@ func smithLegacySpecs() []ParamSpec {
 
 // SmithLegacy is the smith-legacy policy with resolved parameters.
 type SmithLegacy struct {
-	params     Params
-	max        int
-	keep       int
-	summarizer Summarizer
-	meter      *Meter
-	work       workPool
+	smithRequests // Checkpoint: before every provider request (specs/smith.md §5)
+	params        Params
+	max           int
+	keep          int
+	summarizer    Summarizer
+	meter         *Meter
+	work          workPool
 }
 
 func newSmithLegacy(v Values) (Policy, error) {
@@ -56,11 +57,6 @@ func newSmithLegacy(v Values) (Policy, error) {
 
 func (p *SmithLegacy) Name() string   { return "smith-legacy" }
 func (p *SmithLegacy) Params() Params { return p.params }
-
-// Checkpoint: the snapshot also compacts before every provider request.
-func (p *SmithLegacy) Checkpoint(f corpus.Format, prev, next *corpus.Message) bool {
-	return smithCheckpoint(f, prev, next)
-}
 
 // Measure is the snapshot's estimate: text + tool_args + tool_name bytes.
 func (p *SmithLegacy) Measure(m *corpus.Message) (int64, int64, int64) {

@@ -49,6 +49,7 @@ func smithStagedSpecs() []ParamSpec {
 
 // SmithStaged is the smith-staged policy with resolved parameters.
 type SmithStaged struct {
+	smithRequests  // Checkpoint: before every provider request (specs/smith.md §5)
 	params         Params
 	budget         smithBudget
 	ratioRecorded  bool
@@ -124,11 +125,6 @@ func checkFractions(at, to float64) error {
 
 func (p *SmithStaged) Name() string   { return "smith-staged" }
 func (p *SmithStaged) Params() Params { return p.params }
-
-// Checkpoint: smith compacts before every provider request (§5).
-func (p *SmithStaged) Checkpoint(f corpus.Format, prev, next *corpus.Message) bool {
-	return smithCheckpoint(f, prev, next)
-}
 
 // Measure is smith's estimate of one message in bytes (text, tool_args,
 // tool_name, signature, media ×4) with bytes4, or tokens with another meter.
