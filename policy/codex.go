@@ -28,7 +28,7 @@ func codexDef() Def {
 		Summary: "Codex CLI: auto-compact at 90% of the context window into initial context + newest user messages (20,000 tokens) + one summary",
 		Specs: []ParamSpec{
 			{Name: "context_window", Kind: String, Default: "auto", Check: checkAutoInt,
-				Help: "the model's context window; auto: the rollout's model_context_window, else 272000 (the gpt-5 family)"},
+				Help: "the model's context window; auto: from the rollout's model_context_window (258400, the usable 95%, is read as 272000), else 272000 (the gpt-5 family)"},
 			{Name: "auto_compact_limit", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
 				Help: "model_auto_compact_token_limit; 0: context_window * 9 / 10 (244,800 of 272,000)"},
 			{Name: "user_message_tokens", Kind: Int, Default: "20000", Min: 0, Max: MaxTokens, Help: "newest user messages kept, in tokens (COMPACT_USER_MESSAGE_MAX_TOKENS)"},
@@ -55,6 +55,25 @@ type Codex struct {
 
 // codexDefaultWindow is CONTEXT_WINDOW_272K, the gpt-5 family's window.
 const codexDefaultWindow = 272000
+
+// codexEffectivePercent is effective_context_window_percent's default: the
+// share of the window Codex reports as usable.
+const codexEffectivePercent = 95
+
+// codexWindow is the model's context window behind a rollout's recorded
+// model_context_window. Codex builds that have effective_context_window_percent
+// record the usable share of the window (ModelClient::get_model_context_window:
+// context_window * 95 / 100, so 258,400 for the gpt-5 family), while
+// auto-compaction takes 90% of the whole window (auto_compact_token_limit:
+// 244,800 of 272,000, not 232,560 of 258,400). A recorded figure that is 95%
+// of a whole number of thousands is read as such a share; any other (272,000,
+// as builds before that percent recorded) as the window itself.
+func codexWindow(recorded int) int {
+	if whole := recorded * 100 / codexEffectivePercent; recorded*100%codexEffectivePercent == 0 && whole%1000 == 0 {
+		return whole
+	}
+	return recorded
+}
 
 func newCodex(v Values) (Policy, error) {
 	sum, err := ParseSummarizer(v.Str("summarizer"))
@@ -85,8 +104,8 @@ func (p *Codex) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 // Metering is the meter and overhead_tokens (policy.Metered).
 func (p *Codex) Metering() (*Meter, int) { return p.meter, p.overhead }
 
-// Window is context_window (Windowed): explicit, else the session's newest
-// recorded model_context_window, else 272,000. threshold reads the newest
+// Window is context_window (Windowed): explicit, else the window behind the
+// session's newest recorded model_context_window (codexWindow), else 272,000. threshold reads the newest
 // one near each request; a rollout records one window.
 func (p *Codex) Window(s *corpus.Session) int {
 	if p.window > 0 {
@@ -94,7 +113,7 @@ func (p *Codex) Window(s *corpus.Session) int {
 	}
 	for i := len(s.Recorded.Usage) - 1; i >= 0; i-- {
 		if w := s.Recorded.Usage[i].ContextWindow; w > 0 {
-			return w
+			return codexWindow(w)
 		}
 	}
 	return codexDefaultWindow
@@ -107,8 +126,8 @@ func (p *Codex) Measure(m *corpus.Message) (int64, int64, int64) {
 }
 
 // threshold is the auto-compact limit for a history: explicit, or 90% of
-// the window (explicit, else the newest recorded model_context_window,
-// else 272,000).
+// the window (explicit, else the window behind the newest recorded
+// model_context_window, else 272,000).
 func (p *Codex) threshold(h []corpus.Message, at Checkpoint) int {
 	if p.limit > 0 {
 		return p.limit
@@ -119,7 +138,7 @@ func (p *Codex) threshold(h []corpus.Message, at Checkpoint) int {
 			continue
 		}
 		if u := recordedUsage(at.Session, at.Recorded, &h[i]); u != nil && u.ContextWindow > 0 {
-			w = u.ContextWindow
+			w = codexWindow(u.ContextWindow)
 		}
 	}
 	if w == 0 {

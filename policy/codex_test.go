@@ -40,24 +40,39 @@ func codexCompact(t *testing.T, set string, h []corpus.Message, s *corpus.Sessio
 }
 
 // The trigger: the last request's total_tokens against 90% of the
-// rollout's model_context_window (244,800 of 272,000), at or above.
+// model's context window behind the rollout's model_context_window
+// (244,800 of 272,000), at or above. Codex builds with
+// effective_context_window_percent record 95% of the window (258,400 for
+// the gpt-5 family) but compact at 90% of the whole: 244,800, not 232,560.
 func TestCodexTrigger(t *testing.T) {
 	for _, tt := range []struct {
-		set   string
-		total int
-		want  Strategy
+		set    string
+		window int // the recorded model_context_window (272,000 if 0)
+		total  int
+		want   Strategy
 	}{
-		{"", 244799, None},
-		{"", 244800, Rotated},
-		{"context_window=200000", 179999, None},
-		{"context_window=200000", 180000, Rotated},
-		{"auto_compact_limit=100000", 99999, None},
-		{"auto_compact_limit=100000", 100000, Rotated},
+		{"", 0, 244799, None},
+		{"", 0, 244800, Rotated},
+		{"", 258400, 244799, None},
+		{"", 258400, 244800, Rotated},
+		{"", 128000, 115199, None},
+		{"", 128000, 115200, Rotated},
+		{"", 121600, 115199, None},
+		{"", 121600, 115200, Rotated},
+		{"context_window=200000", 258400, 179999, None},
+		{"context_window=200000", 258400, 180000, Rotated},
+		{"auto_compact_limit=100000", 0, 99999, None},
+		{"auto_compact_limit=100000", 0, 100000, Rotated},
 	} {
 		h, s := codexHistory(1000, tt.total)
+		for i := range s.Recorded.Usage {
+			if tt.window > 0 {
+				s.Recorded.Usage[i].ContextWindow = tt.window
+			}
+		}
 		o := codexCompact(t, tt.set, h, s)
 		if o.Strategy != tt.want || o.BeforeTokens != tt.total {
-			t.Errorf("%s total %d: %s at %d, want %s", tt.set, tt.total, o.Strategy, o.BeforeTokens, tt.want)
+			t.Errorf("%s window %d total %d: %s at %d, want %s", tt.set, tt.window, tt.total, o.Strategy, o.BeforeTokens, tt.want)
 		}
 	}
 }
@@ -127,5 +142,20 @@ func TestCodexRebuild(t *testing.T) {
 	o3 := p.Compact(long, Checkpoint{Raw: len(long), Units: units(p, long), Force: true})
 	if n := len(o3.History[3].Blocks[0].Text); n != 80000 {
 		t.Errorf("a 25,000-token prompt kept as %d bytes, want 80,000 (20,000 tokens)", n)
+	}
+}
+
+// TestCodexWindow: a recorded model_context_window that is 95% of a whole
+// number of thousands is the usable share Codex reports; any other is the
+// window itself.
+func TestCodexWindow(t *testing.T) {
+	for _, c := range [][2]int{
+		{258400, 272000}, {272000, 272000}, {121600, 128000}, {128000, 128000},
+		{190000, 200000}, {200000, 200000}, {380000, 400000}, {950000, 1000000}, {1000000, 1000000},
+		{258401, 258401}, {950, 1000},
+	} {
+		if got := codexWindow(c[0]); got != c[1] {
+			t.Errorf("codexWindow(%d) = %d, want %d", c[0], got, c[1])
+		}
 	}
 }

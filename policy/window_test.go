@@ -8,8 +8,9 @@ import (
 
 // TestWindows: the window each policy assumes (Windowed), which over_window
 // counts requests against: its window_tokens, Codex's context_window
-// (explicit, else the session's newest recorded model_context_window, else
-// 272,000), and none for the policies that assume no model window.
+// (explicit, else the window behind the session's newest recorded
+// model_context_window, else 272,000), and none for the policies that
+// assume no model window.
 func TestWindows(t *testing.T) {
 	rollout := &corpus.Session{Recorded: corpus.Recorded{Usage: []corpus.Usage{{ContextWindow: 128000}, {ContextWindow: 258400}, {}}}}
 	plain := &corpus.Session{}
@@ -23,7 +24,7 @@ func TestWindows(t *testing.T) {
 		{ClaudeCodeName, map[string]string{"window_tokens": "1000000"}, plain, 1000000},
 		{"clear-tool-results", nil, plain, 200000},
 		{CodexName, nil, plain, 272000},
-		{CodexName, nil, rollout, 258400},
+		{CodexName, nil, rollout, 272000}, // 258,400 recorded: 95% of 272,000
 		{CodexName, map[string]string{"context_window": "400000"}, rollout, 400000},
 		{"opencode", nil, plain, 200000},
 		{"gemini-cli", nil, plain, 1048576},
