@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -12,7 +13,7 @@ import (
 // Units of the cap stage (cap.unit).
 const (
 	CapBytes  = "bytes"  // UTF-8 bytes (Codex Bytes(10_000))
-	CapChars  = "chars"  // UTF-16 code units, JavaScript's length (Gemini CLI 40,000, opencode 2,000)
+	CapChars  = "chars"  // UTF-16 code units, JavaScript's length (Gemini CLI 40,000)
 	CapTokens = "tokens" // 4 bytes per token, Codex's approximate count (Tokens(10_000))
 )
 
@@ -31,20 +32,28 @@ func capStageKind() stageKind {
 	return stageKind{kind: "cap", help: "cap tool output as it arrives",
 		specs: func() []ParamSpec {
 			return []ParamSpec{
-				{Name: "max", Kind: Int, Default: "10000", Min: 1, Max: math.Inf(1), Help: "the most a tool output may hold, in unit, marker included"},
+				{Name: "max", Kind: Int, Default: "10000", Min: 1, Max: math.Inf(1), Help: "the most a tool output may hold, in unit, marker included (with max_lines: before the marker)"},
 				{Name: "unit", Kind: Enum, Default: CapBytes, Choices: []string{CapBytes, CapChars, CapTokens}, Help: "bytes, UTF-16 chars, or tokens at 4 bytes each"},
 				{Name: "keep", Kind: Enum, Default: CapHeadTail, Choices: []string{CapHead, CapHeadTail}, Help: "keep the head, or half head and half tail around the marker"},
-				{Name: "marker", Kind: String, Default: "\n[... {omitted} {unit} truncated ...]\n", Help: "text put where the output was cut; {omitted} is the amount cut, {unit} the unit"},
+				{Name: "max_lines", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1),
+					Help: "0: none; else opencode's Truncate.output: an output over max_lines lines or max bytes keeps its first whole lines within both, and the marker follows them, uncounted"},
+				{Name: "marker", Kind: String, Default: `\n[... {omitted} {unit} truncated ...]\n`, Help: `text put where the output was cut; {omitted} is the amount cut, {unit} the unit, {id} the tool call's id, \n a newline`},
 			}
 		},
 		build: func(v stageValues, g globals) (stageRunner, error) {
-			return &capStage{max: v.Int("max"), unit: v.Str("unit"), keep: v.Str("keep"), marker: v.Str("marker")}, nil
+			c := &capStage{max: v.Int("max"), unit: v.Str("unit"), keep: v.Str("keep"), maxLines: v.Int("max_lines"),
+				marker: strings.ReplaceAll(v.Str("marker"), `\n`, "\n")} // as a stub is read: one line on a command line and in a CSV cell
+			if c.maxLines > 0 && (c.unit != CapBytes || c.keep != CapHead) {
+				return nil, fmt.Errorf("max_lines cuts whole lines within max bytes from the head (opencode's Truncate.output): set unit=%s and keep=%s with it", CapBytes, CapHead)
+			}
+			return c, nil
 		}}
 }
 
 type capStage struct {
 	max        int
 	unit, keep string
+	maxLines   int // > 0: opencode's line-and-byte cut (capLines)
 	marker     string
 }
 
@@ -61,7 +70,7 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 			if b.Kind != corpus.KindToolResult {
 				continue
 			}
-			if text, ok := c.capText(b.Content()); ok {
+			if text, ok := c.capText(b.Content(), b.ToolCallID); ok {
 				nb := *b
 				nb.Text, nb.Payload = text, nil
 				w.setBlock(i, j, nb)
@@ -71,8 +80,12 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 	return w.done(st)
 }
 
-// capText cuts text to the cap; ok is false when it fits.
-func (c *capStage) capText(text string) (string, bool) {
+// capText cuts text, the output of tool call id, to the cap; ok is false
+// when it fits.
+func (c *capStage) capText(text, id string) (string, bool) {
+	if c.maxLines > 0 {
+		return c.capLines(text, id)
+	}
 	limit, unit := c.max, c.unit
 	measure := func(s string) int { return len(s) }
 	switch unit {
@@ -90,7 +103,7 @@ func (c *capStage) capText(text string) (string, bool) {
 	var marker string
 	keep := limit
 	for range 2 {
-		marker = strings.NewReplacer("{omitted}", strconv.Itoa(n-keep), "{unit}", c.unit).Replace(c.marker)
+		marker = strings.NewReplacer("{omitted}", strconv.Itoa(n-keep), "{unit}", c.unit, "{id}", id).Replace(c.marker)
 		keep = max(0, limit-measure(marker))
 	}
 	if c.keep == CapHead {
@@ -99,6 +112,41 @@ func (c *capStage) capText(text string) (string, bool) {
 	head := prefixUnits(text, keep/2, unit)
 	tail := suffixUnits(text, keep-measure(head), unit)
 	return head + marker + tail, true
+}
+
+// capLines is opencode's Truncate.output with direction head
+// (packages/opencode/src/tool/truncation.ts): an output of at most
+// maxLines lines (split on "\n") and max UTF-8 bytes stays whole; a longer
+// one keeps its first lines while they number fewer than maxLines and,
+// joined by "\n", fit in max bytes (none, when the first line alone is
+// longer), and the marker follows, naming the lines cut ("lines") or, when
+// the bytes stopped it, the bytes cut ("bytes"). The marker is not counted
+// in the limit, as in opencode.
+func (c *capStage) capLines(text, id string) (string, bool) {
+	lines := strings.Count(text, "\n") + 1
+	if lines <= c.maxLines && len(text) <= c.max {
+		return "", false
+	}
+	kept, size, hitBytes := 0, 0, false
+	for rest := text; kept < lines && kept < c.maxLines; kept++ {
+		line, after, _ := strings.Cut(rest, "\n")
+		n := len(line)
+		if kept > 0 {
+			n++
+		}
+		if size+n > c.max {
+			hitBytes = true
+			break
+		}
+		size += n
+		rest = after
+	}
+	removed, unit := lines-kept, "lines"
+	if hitBytes {
+		removed, unit = len(text)-size, CapBytes
+	}
+	marker := strings.NewReplacer("{omitted}", strconv.Itoa(removed), "{unit}", unit, "{id}", id).Replace(c.marker)
+	return text[:size] + marker, true
 }
 
 // prefixUnits is the longest prefix of s of at most n units that ends on

@@ -2,6 +2,13 @@ package policy
 
 import "github.com/calib-dev/calib/corpus"
 
+// opencodeTruncated is what Truncate.output puts after the lines it
+// keeps ("\n\n...N lines truncated...\n\n" and the hint), with \n for a
+// newline as parameter values write it; the path is calib's.
+const opencodeTruncated = `\n\n...{omitted} {unit} truncated...\n\nThe tool call succeeded but the output was truncated. Full output saved to: ` +
+	`~/.local/share/opencode/tool-output/{id}\nUse the Task tool to have explore agent process this file with Grep and Read (with offset/limit). ` +
+	`Do NOT read the full file yourself - delegate to save context.`
+
 // presets are the agents' compactions as compositions of general stages.
 // Every constant is from shared/specs/peers.md (the section is named with
 // it) unless said otherwise; what peers.md marks 3rd-party or does not
@@ -13,10 +20,14 @@ func presets() []preset {
 		{
 			name:   "opencode",
 			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts; peers.md §1, §9)",
-			what:   "opencode: tool output capped at 2,000 chars, prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when over 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
+			what:   "opencode: tool output capped at 2,000 lines or 50 KiB (the head kept, the rest saved to a file), prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when over 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
 			window: 200_000, meter: MeterChars4, formats: []corpus.Format{corpus.FormatOpencode},
 			stages: []presetStage{
-				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "2000", "unit": CapChars, "keep": CapHead}},
+				// tool/truncation.ts Truncate.output: MAX_LINES 2000, MAX_BYTES
+				// 50 * 1024, direction head, and the hint of an agent that may
+				// use the Task tool (opencode's build agent).
+				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "51200", "max_lines": "2000", "unit": CapBytes, "keep": CapHead,
+					"marker": opencodeTruncated}},
 				{name: "prune", kind: "clear", set: map[string]string{"trigger": OnTurnStart,
 					"keep": KeepTokens, "keep_value": "40000", "protect_turns": "2", "exempt_tools": "skill",
 					"min_reclaim": "20000", "stub": ClaudeCodeStub}},
@@ -24,7 +35,7 @@ func presets() []preset {
 					"tail": TailTurns, "tail_value": "1"}},
 			},
 			unsure: []string{
-				"the 2,000-char cap is 3rd-party and peers.md places it where tool output is serialized; which part stays and the marker are calib's",
+				"the cap is Truncate.output's (2,000 lines, 50 KiB, the head, the hint for an agent with the Task tool); the saved file's path in the hint is calib's (opencode writes one under its data folder with an id of its own), and the 2,000 chars peers.md names cut tool output only in what compaction sends its summarizer, which calib does not model",
 				"prune runs after each loop in opencode, here at the first request of each user turn; it reclaims when the total exceeds PRUNE_MINIMUM, here at or above it",
 				"reserved is min(COMPACTION_BUFFER 20,000, the model's max output): 20,000 assumes an output limit of at least that",
 				"opencode's summary is an assistant message (summary: true); here a user message, with the summary text only",
@@ -37,7 +48,7 @@ func presets() []preset {
 			window: 1_048_576, meter: MeterChars4, formats: []corpus.Format{corpus.FormatGemini},
 			stages: []presetStage{
 				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "40000", "unit": CapChars, "keep": CapHead,
-					"marker": "\n[... {omitted} {unit} truncated; the full output was saved to a file ...]"}},
+					"marker": `\n[... {omitted} {unit} truncated; the full output was saved to a file ...]`}},
 				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
 					"keep": KeepTokens, "keep_value": "50000", "protect_turns": "1", "min_reclaim": "30000",
 					"exempt_tools": "skill,ask_user,plan",

@@ -104,7 +104,7 @@ func benchClearWalk(b *testing.B, name, kind string, h []corpus.Message) {
 // clears anything:
 //   - gemini-cli: 7 results of 9,000 tokens (63,000: the newest 5 are
 //     kept, and the 18,000 before them fall short of min_reclaim 30,000);
-//   - opencode: 90 results of 500 tokens (its 2,000-char cap; 45,000: the
+//   - opencode: 90 results of 500 tokens (under its cap; 45,000: the
 //     newest 80 are kept, 5,000 fall short of min_reclaim 20,000);
 //   - swe-agent: 7 results of one line ("ok"), more than its 5 kept and
 //     each shorter than its stub, which is then never written.

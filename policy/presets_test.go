@@ -188,8 +188,6 @@ func TestOpencodePruneLeavesTheNewest40000Tokens(t *testing.T) {
 	msgs = append(msgs, passt("e1", "ok"), puser("u2", "second"))
 	msgs = append(msgs, step("t2", "read", chars4Text(9000))...)
 	msgs = append(msgs, passt("e2", "ok"), puser("u3", "third"), passt("e3", "ok"))
-	// opencode's cap would cut every result to 2,000 chars: lift it to see the prune alone.
-	p = presetPolicy(t, "opencode", map[string]string{"cap.max": "1000000"})
 	h, outs := walk(p, msgs)
 	if len(outs) != 1 || outs[0].Stages[0].Name != "prune" {
 		t.Fatalf("outcomes %+v, want one prune", outs)
@@ -242,32 +240,65 @@ func capped(t *testing.T, h []corpus.Message, max int, measure func(string) int)
 
 func TestCapsAsOutputArrives(t *testing.T) {
 	long := strings.Repeat("é line of output\n", 5000) // 85,000 chars, 90,000 bytes
-	for _, c := range []struct {
-		preset string
-		max    int
-		count  func(string) int
-	}{
-		{"opencode", 2000, func(s string) int { return int(utf16Len(s)) }},
-		{"gemini-cli", 40000, func(s string) int { return int(utf16Len(s)) }},
-	} {
-		p := presetPolicy(t, c.preset, nil)
-		msgs := append([]corpus.Message{puser("u", "go")}, step("1", "bash", long)...)
-		msgs = append(msgs, passt("e", "ok"))
-		h, outs := walk(p, msgs)
-		if len(outs) != 1 || !IsArrivalOnly(outs[0]) {
-			t.Fatalf("%s: outcomes %+v, want one cap", c.preset, outs)
-		}
-		capped(t, h, c.max, c.count)
-		if r := presults(h)[0]; c.count(r) < c.max-200 || !strings.HasPrefix(r, long[:100]) {
-			t.Errorf("%s: capped to %d chars, want close to %d from the head", c.preset, c.count(r), c.max)
-		}
+	p := presetPolicy(t, "gemini-cli", nil)
+	msgs := append([]corpus.Message{puser("u", "go")}, step("1", "bash", long)...)
+	msgs = append(msgs, passt("e", "ok"))
+	h, outs := walk(p, msgs)
+	if len(outs) != 1 || !IsArrivalOnly(outs[0]) {
+		t.Fatalf("gemini-cli: outcomes %+v, want one cap", outs)
+	}
+	count := func(s string) int { return int(utf16Len(s)) }
+	capped(t, h, 40000, count)
+	if r := presults(h)[0]; count(r) < 40000-200 || !strings.HasPrefix(r, long[:100]) {
+		t.Errorf("gemini-cli: capped to %d chars, want close to 40,000 from the head", count(r))
 	}
 	cp := &capStage{max: 10000, unit: CapBytes, keep: CapHeadTail, marker: "[{omitted} {unit} cut]"}
-	out, ok := cp.capText(long)
+	out, ok := cp.capText(long, "c1")
 	if !ok || len(out) > 10000 || len(out) < 9990 || !strings.HasPrefix(out, long[:100]) || !strings.HasSuffix(out, long[len(long)-100:]) {
 		t.Errorf("Codex-style 10,000-byte cap: %d bytes, ok=%v", len(out), ok)
 	}
 }
+
+// TestOpencodeTruncatesLikeTruncateOutput: opencode caps a tool output at
+// 2,000 lines or 51,200 bytes (tool/truncation.ts): the first whole lines
+// within both stay, then "...N lines truncated..." (or bytes, when the
+// bytes stopped it) and the hint, uncounted. The cases are opencode's
+// code worked by hand.
+func TestOpencodeTruncatesLikeTruncateOutput(t *testing.T) {
+	hint := "\n\nThe tool call succeeded but the output was truncated. Full output saved to: ~/.local/share/opencode/tool-output/c1\n" +
+		"Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). Do NOT read the full file yourself - delegate to save context."
+	line := func(n int) string { return strings.Repeat("x", n) }
+	lines := func(k, n int) string { // k lines of n bytes, joined by "\n"
+		return strings.TrimSuffix(strings.Repeat(line(n)+"\n", k), "\n")
+	}
+	for _, c := range []struct {
+		name, in, want string
+	}{
+		{"2,000 lines stay", lines(2000, 10), ""},
+		{"a trailing newline is a 2,001st line", lines(2000, 10) + "\n", lines(2000, 10) + "\n\n...1 lines truncated..." + hint},
+		{"2,500 short lines", lines(2500, 3), lines(2000, 3) + "\n\n...500 lines truncated..." + hint},
+		{"51,200 bytes stay", line(51200), ""},
+		{"one line of 60,000 bytes", line(60000), "\n\n...60000 bytes truncated..." + hint},
+		// 5 lines of 12,000 bytes: four fit (48,003 bytes with their
+		// separators), the fifth would make 60,004.
+		{"bytes stop first", lines(5, 12000), lines(4, 12000) + "\n\n...12001 bytes truncated..." + hint},
+		// lines and bytes both over, the bytes first: 1,969 lines of 25
+		// bytes and their separators make 51,193 bytes, a 1,970th would
+		// make 51,219; the other 26,806 of the 77,999 bytes are cut.
+		{"bytes within the first 2,000 lines", lines(3000, 25), lines(1969, 25) + "\n\n...26806 bytes truncated..." + hint},
+	} {
+		cp := presetPolicy(t, "opencode", nil).(*Composed).stages[0].run.(*capStage)
+		got, ok := cp.capText(c.in, "c1")
+		if want := c.want != ""; ok != want || got != c.want {
+			t.Errorf("%s: capped %v to %d bytes ending %q; want %v, %d bytes ending %q", c.name, ok, len(got), tail(got), want, len(c.want), tail(c.want))
+		}
+	}
+	if _, err := New("opencode", map[string]string{"cap.unit": CapChars}); err == nil || !strings.Contains(err.Error(), "max_lines cuts whole lines") {
+		t.Errorf("max_lines with chars: %v", err)
+	}
+}
+
+func tail(s string) string { return s[max(0, len(s)-60):] }
 
 func TestGeminiCompressesAtHalfTheWindowKeeping30Percent(t *testing.T) {
 	p := presetPolicy(t, "gemini-cli", map[string]string{"cap.max": "100000000", "mask.trigger": OnTokens, "mask.trigger_at": "1e9"})

@@ -40,9 +40,9 @@ func TestStructuredResultsWeighTheirPayload(t *testing.T) {
 	}
 
 	// A stage that cuts results cuts a structured one as its JSON text:
-	// opencode's 2,000-character cap, on a 90,000-byte payload.
+	// Gemini CLI's 40,000-character cap, on a 90,000-byte payload.
 	long := `{"output":"` + strings.Repeat(`é line of output\n`, 5000) + `"}`
-	p := presetPolicy(t, "opencode", nil)
+	p := presetPolicy(t, "gemini-cli", nil)
 	msgs := append([]corpus.Message{puser("u", "go")}, step("1", "bash", "")...)
 	msgs[2].Blocks[0].Payload = []byte(long)
 	msgs = append(msgs, passt("e", "ok"))
@@ -51,8 +51,8 @@ func TestStructuredResultsWeighTheirPayload(t *testing.T) {
 		t.Fatalf("outcomes %+v, want one cap", outs)
 	}
 	r := h[2].Blocks[0]
-	if r.Payload != nil || utf16Len(r.Text) > 2000 || utf16Len(r.Text) < 1800 || !strings.HasPrefix(r.Text, long[:100]) {
-		t.Errorf("capped to %d chars of text (payload %d bytes), want the JSON's head cut near 2,000", utf16Len(r.Text), len(r.Payload))
+	if r.Payload != nil || utf16Len(r.Text) > 40000 || utf16Len(r.Text) < 39800 || !strings.HasPrefix(r.Text, long[:100]) {
+		t.Errorf("capped to %d chars of text (payload %d bytes), want the JSON's head cut near 40,000", utf16Len(r.Text), len(r.Payload))
 	}
 }
 

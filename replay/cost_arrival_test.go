@@ -75,8 +75,8 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 // policy at its defaults, an event after the first request leaves what
 // earlier requests sent alone (Request.Rewrote false, so the cost layer
 // prices no rewrite) exactly when it only capped arriving output: no
-// other compaction there touches only what was appended since. 287 caps
-// (opencode's 270, gemini-cli's 17) and 851 other events.
+// other compaction there touches only what was appended since. 23 caps
+// (opencode's 6, gemini-cli's 17) and 857 other events.
 func TestRewroteOnTheRealLogs(t *testing.T) {
 	ss := realClaudeCodeSessions(t)
 	caps, others := 0, 0
@@ -106,7 +106,7 @@ func TestRewroteOnTheRealLogs(t *testing.T) {
 			}
 		}
 	}
-	if caps != 287 || others != 851 {
-		t.Errorf("%d caps and %d other events; want 287 and 851", caps, others)
+	if caps != 23 || others != 857 {
+		t.Errorf("%d caps and %d other events; want 23 and 857", caps, others)
 	}
 }

@@ -313,13 +313,16 @@ func TestCostIgnoresAGuessedOverhead(t *testing.T) {
 // TestArrivalCapsKeepTheCache: a preset's cap stage cuts tool output
 // before the model sees it (policy.IsArrivalOnly), so it rewrites nothing
 // an earlier request sent and must leave the prompt cache as a replay
-// without it would. On every real session where opencode's only events
-// are such caps, each request's cache rule and break are cline's (which
-// never acts on these logs), and no cap is priced as a compaction.
+// without it would. opencode's cap set to 2,000 characters (its own,
+// 2,000 lines or 50 KiB, cuts 6 outputs of these logs) caps 270 of them:
+// on every real session where its only events are such caps, each
+// request's cache rule and break are cline's (which never acts on these
+// logs), and no cap is priced as a compaction.
 func TestArrivalCapsKeepTheCache(t *testing.T) {
 	capped, caps := 0, 0
+	cap2000 := map[string]string{"cap.max": "2000", "cap.max_lines": "0", "cap.unit": policy.CapChars}
 	for _, s := range realClaudeCodeSessions(t) {
-		oc, tr := costAndTrace(t, s, mustPolicy(t, "opencode", nil))
+		oc, tr := costAndTrace(t, s, mustPolicy(t, "opencode", cap2000))
 		if len(tr.Events) == 0 {
 			continue
 		}

@@ -240,11 +240,12 @@ func TestReplayAutoStagesPerPolicy(t *testing.T) {
 }
 
 // A replay's JSON counts output caps apart from compactions in the
-// session row as in its "metrics": opencode caps 50 of f67ab274's tool
-// outputs as they arrive and never compacts it (the row counted the caps
-// as 50 compactions while "metrics" said 0).
+// session row as in its "metrics": opencode caps 2 of c172889a's tool
+// outputs as they arrive (over 2,000 lines or 50 KiB) and never compacts
+// it (the row counted caps as compactions while "metrics" said 0).
 func TestReplayJSONCountsOutputCapsOnce(t *testing.T) {
-	file := filepath.Join(realcorpus.Dir(t, "claude-code"), "f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl")
+	const id = "c172889a-aa67-452b-b5c9-81f1e500de7d"
+	file := filepath.Join(realcorpus.Dir(t, "claude-code", "projects", id), id+".jsonl")
 	var rep struct {
 		Sessions []struct {
 			Compactions int                `json:"compactions"`
@@ -262,13 +263,13 @@ func TestReplayJSONCountsOutputCapsOnce(t *testing.T) {
 		t.Fatalf("%d sessions, want 1", len(rep.Sessions))
 	}
 	s := rep.Sessions[0]
-	if s.Compactions != 0 || s.OutputCaps != 50 || s.Metrics["compactions"] != 0 || s.Metrics["output_caps"] != 50 {
-		t.Errorf("row: %d compactions, %d output caps; metrics: %v and %v; want 0 and 50 in both",
+	if s.Compactions != 0 || s.OutputCaps != 2 || s.Metrics["compactions"] != 0 || s.Metrics["output_caps"] != 2 {
+		t.Errorf("row: %d compactions, %d output caps; metrics: %v and %v; want 0 and 2 in both",
 			s.Compactions, s.OutputCaps, s.Metrics["compactions"], s.Metrics["output_caps"])
 	}
 	// The caps are still events, with their stage, so their loss per stage is reported.
-	if len(rep.Events) != 50 || len(rep.Events[0].Stages) != 1 || rep.Events[0].Stages[0].Name != "cap" {
-		t.Errorf("%d events (first %+v), want the 50 caps", len(rep.Events), rep.Events)
+	if len(rep.Events) != 2 || len(rep.Events[0].Stages) != 1 || rep.Events[0].Stages[0].Name != "cap" {
+		t.Errorf("%d events (first %+v), want the 2 caps", len(rep.Events), rep.Events)
 	}
 }
 
