@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,11 +38,12 @@ func capStageKind() stageKind {
 				{Name: "keep", Kind: Enum, Default: CapHeadTail, Choices: []string{CapHead, CapHeadTail}, Help: "keep the head, or half head and half tail around the marker"},
 				{Name: "max_lines", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1),
 					Help: "0: none; else opencode's Truncate.output: an output over max_lines lines or max bytes keeps its first whole lines within both, and the marker follows them, uncounted"},
+				{Name: "tools", Kind: List, Default: "", Help: "tool names whose outputs are capped (empty: every tool's)"},
 				{Name: "marker", Kind: String, Default: `\n[... {omitted} {unit} truncated ...]\n`, Help: `text put where the output was cut; {omitted} is the amount cut, {unit} the unit, {id} the tool call's id, \n a newline`},
 			}
 		},
 		build: func(v stageValues, g globals) (stageRunner, error) {
-			c := &capStage{max: v.Int("max"), unit: v.Str("unit"), keep: v.Str("keep"), maxLines: v.Int("max_lines"),
+			c := &capStage{max: v.Int("max"), unit: v.Str("unit"), keep: v.Str("keep"), maxLines: v.Int("max_lines"), tools: v.List("tools"),
 				marker: strings.ReplaceAll(v.Str("marker"), `\n`, "\n")} // as a stub is read: one line on a command line and in a CSV cell
 			if c.maxLines > 0 && (c.unit != CapBytes || c.keep != CapHead) {
 				return nil, fmt.Errorf("max_lines cuts whole lines within max bytes from the head (opencode's Truncate.output): set unit=%s and keep=%s with it", CapBytes, CapHead)
@@ -53,7 +55,8 @@ func capStageKind() stageKind {
 type capStage struct {
 	max        int
 	unit, keep string
-	maxLines   int // > 0: opencode's line-and-byte cut (capLines)
+	maxLines   int      // > 0: opencode's line-and-byte cut (capLines)
+	tools      []string // only these tools' outputs (none: every tool's)
 	marker     string
 }
 
@@ -67,7 +70,7 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 	for i := start; i < len(h); i++ {
 		for j := range h[i].Blocks {
 			b := &h[i].Blocks[j]
-			if b.Kind != corpus.KindToolResult {
+			if b.Kind != corpus.KindToolResult || !c.caps(b, h[:start]) {
 				continue
 			}
 			if text, ok := c.capText(b.Content(), b.ToolCallID); ok {
@@ -78,6 +81,26 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 		}
 	}
 	return w.done(st)
+}
+
+// caps reports whether the stage caps result b: always without a tools
+// list, else when its tool is listed. A result that does not name its tool
+// is named by its call, in the assistant message before (the last of
+// before, which the results follow).
+func (c *capStage) caps(b *corpus.Block, before []corpus.Message) bool {
+	if len(c.tools) == 0 {
+		return true
+	}
+	name := b.ToolName
+	if name == "" && len(before) > 0 {
+		for _, u := range before[len(before)-1].Blocks {
+			if u.Kind == corpus.KindToolUse && u.ToolCallID == b.ToolCallID {
+				name = u.ToolName
+				break
+			}
+		}
+	}
+	return slices.Contains(c.tools, name)
 }
 
 // capText cuts text, the output of tool call id, to the cap; ok is false

@@ -44,10 +44,15 @@ func presets() []preset {
 		{
 			name:   "gemini-cli",
 			agent:  "Gemini CLI (google-gemini/gemini-cli snapshot 5411f113, 2026-08-21: packages/core/src/context/chatCompressionService.ts, toolOutputMaskingService.ts, config/config.ts; peers.md §1, §9)",
-			what:   "Gemini CLI: tool output capped at 40,000 chars (the rest saved to a file), old tool output masked beyond the newest 50,000 tool tokens and the latest turn, compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>",
+			what:   "Gemini CLI: shell output capped at 40,000 chars (the rest saved to a file), old tool output masked beyond the newest 50,000 tool tokens and the latest turn, compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>",
 			window: 1_048_576, meter: MeterChars4, formats: []corpus.Format{corpus.FormatGemini},
 			stages: []presetStage{
+				// Gemini CLI truncates run_shell_command's string output only
+				// (the scheduler's toolName === SHELL_TOOL_NAME test); on other
+				// agents' logs, their shell tools stand for it (loss's shell
+				// family).
 				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "40000", "unit": CapChars, "keep": CapHead,
+					"tools":  "run_shell_command,Bash,bash,shell,local_shell,exec_command",
 					"marker": `\n[... {omitted} {unit} truncated; the full output was saved to a file ...]`}},
 				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
 					"keep": KeepTokens, "keep_value": "50000", "protect_turns": "1", "min_reclaim": "30000",
@@ -58,7 +63,7 @@ func presets() []preset {
 					"prefix": "<state_snapshot>\n", "suffix": "\n</state_snapshot>", "ack": "Got it. Thanks for the additional context!"}},
 			},
 			unsure: []string{
-				"the truncation marker and which part of a capped output stays are calib's (peers.md gives the 40,000 threshold and the file)",
+				"the truncation marker and which part of a capped output stays are calib's (peers.md gives the 40,000 threshold and the file; Gemini keeps head and tail lines, its line limit and split vary by version); only shell output is capped, as Gemini's scheduler does, other agents' shell tools standing for run_shell_command",
 				"the masked stub keeps Gemini's tag and sentence but not its preview or the file's name",
 				"exempt tools are named as peers.md §9 names them (skill, ask_user, plan)",
 				"characters are counted over text and arguments, not Gemini's JSON of each content",

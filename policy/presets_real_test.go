@@ -57,33 +57,40 @@ func TestPresetsOnTheRealCorpus(t *testing.T) {
 	}
 }
 
-// caps are the presets' documented output caps: whether a result the
-// model was sent is within its preset's.
-var caps = map[string]func(text string) bool{
-	// opencode: 2,000 lines and 51,200 bytes before the marker, which is
-	// not counted.
-	"opencode": func(text string) bool {
+// caps are the presets' documented output caps: whether a result of tool
+// the model was sent is within its preset's.
+var caps = map[string]func(tool, text string) bool{
+	// opencode: every tool's output, 2,000 lines and 51,200 bytes before
+	// the marker, which is not counted.
+	"opencode": func(_, text string) bool {
 		if i := strings.Index(text, " truncated...\n\nThe tool call succeeded"); i >= 0 {
 			text = text[:strings.LastIndex(text[:i], "\n\n...")]
 		}
 		return len(text) <= 51200 && strings.Count(text, "\n") < 2000
 	},
-	// Gemini CLI: 40,000 UTF-16 chars, marker included.
-	"gemini-cli": func(text string) bool { return len(utf16.Encode([]rune(text))) <= 40000 },
+	// Gemini CLI: shell output only (Bash here), 40,000 UTF-16 chars,
+	// marker included.
+	"gemini-cli": func(tool, text string) bool {
+		return tool != "Bash" || len(utf16.Encode([]rune(text))) <= 40000
+	},
 }
 
 // checkCap fails for a tool result over its preset's cap that was sent:
 // one before the last assistant message (later ones were never sent).
-func checkCap(t *testing.T, preset, session string, h []corpus.Message, within func(string) bool) {
+func checkCap(t *testing.T, preset, session string, h []corpus.Message, within func(tool, text string) bool) {
 	t.Helper()
 	last := len(h) - 1
 	for last >= 0 && h[last].Role != corpus.RoleAssistant {
 		last--
 	}
+	tools := map[string]string{}
 	for i := 0; i < last; i++ {
 		for _, b := range h[i].Blocks {
-			if b.Kind == corpus.KindToolResult && !within(b.Text) {
-				t.Errorf("%s on %s: result %s (%d bytes) is over the cap", preset, session, b.ToolCallID, len(b.Text))
+			switch {
+			case b.Kind == corpus.KindToolUse:
+				tools[b.ToolCallID] = b.ToolName
+			case b.Kind == corpus.KindToolResult && !within(tools[b.ToolCallID], b.Text):
+				t.Errorf("%s on %s: %s result %s (%d bytes) is over the cap", preset, session, tools[b.ToolCallID], b.ToolCallID, len(b.Text))
 			}
 		}
 	}

@@ -252,6 +252,21 @@ func TestCapsAsOutputArrives(t *testing.T) {
 	if r := presults(h)[0]; count(r) < 40000-200 || !strings.HasPrefix(r, long[:100]) {
 		t.Errorf("gemini-cli: capped to %d chars, want close to 40,000 from the head", count(r))
 	}
+	// Gemini CLI caps shell output only: the same output of read_file
+	// reaches the model whole.
+	msgs = append([]corpus.Message{puser("u", "go")}, step("1", "read_file", long)...)
+	msgs = append(msgs, passt("e", "ok"))
+	if h, outs := walk(p, msgs); len(outs) != 0 || presults(h)[0] != long {
+		t.Errorf("gemini-cli capped a read_file output: %d outcomes", len(outs))
+	}
+	// A result that does not name its tool (Claude Code's) is named by
+	// its call.
+	msgs = append([]corpus.Message{puser("u", "go")}, step("1", "Bash", long)...)
+	msgs[2].Blocks[0].ToolName = ""
+	msgs = append(msgs, passt("e", "ok"))
+	if _, outs := walk(p, msgs); len(outs) != 1 {
+		t.Errorf("gemini-cli on a Bash output that names no tool: %d outcomes, want its cap", len(outs))
+	}
 	cp := &capStage{max: 10000, unit: CapBytes, keep: CapHeadTail, marker: "[{omitted} {unit} cut]"}
 	out, ok := cp.capText(long, "c1")
 	if !ok || len(out) > 10000 || len(out) < 9990 || !strings.HasPrefix(out, long[:100]) || !strings.HasSuffix(out, long[len(long)-100:]) {
