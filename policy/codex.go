@@ -105,8 +105,9 @@ func (p *Codex) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool {
 func (p *Codex) Metering() (*Meter, int) { return p.meter, p.overhead }
 
 // Window is context_window (Windowed): explicit, else the window behind the
-// session's newest recorded model_context_window (codexWindow), else 272,000. threshold reads the newest
-// one near each request; a rollout records one window.
+// session's newest recorded model_context_window (codexWindow), else
+// 272,000. threshold reads the newest one near each request; a rollout
+// records one window.
 func (p *Codex) Window(s *corpus.Session) int {
 	if p.window > 0 {
 		return p.window

@@ -19,7 +19,7 @@ func presets() []preset {
 	return []preset{
 		{
 			name:   "opencode",
-			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts; peers.md §1, §9)",
+			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts, src/tool/truncation.ts; peers.md §1, §9)",
 			what:   "opencode: tool output capped at 2,000 lines or 50 KiB (the head kept, the rest saved to a file), prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when over 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
 			window: 200_000, meter: MeterChars4, formats: []corpus.Format{corpus.FormatOpencode},
 			stages: []presetStage{
