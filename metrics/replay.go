@@ -46,10 +46,10 @@ type EventRow struct {
 }
 
 // SessionRow sums up one session's replay: what the policy cost (tokens
-// sent across all requests, compactions, each of which changes the prompt,
+// sent across all requests, compactions, each of which changes the prompt
 // and, when it changed what an earlier request sent, breaks the provider's
-// cache) and what it lost (results mangled or
-// summarized away, target misses, exhausted contexts).
+// cache) and what it lost (results mangled or summarized away, target
+// misses, exhausted contexts).
 type SessionRow struct {
 	ID       string `json:"id"`
 	Format   string `json:"format"`

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/calib-dev/calib/corpus"
 )
@@ -160,7 +159,7 @@ func newClearToolResults(v Values) (Policy, error) {
 		walkSkip:   v.Str("keep_walk") == WalkSkip,
 		protect:    v.Bool("protect_pending"),
 		exempt:     map[string]bool{},
-		stub:       newStubTemplate(strings.ReplaceAll(v.Str("stub"), `\n`, "\n")),
+		stub:       newStubTemplate(v.Text("stub")),
 		clearInput: v.Bool("clear_inputs"),
 		minReclaim: v.Int("min_reclaim"),
 	}

@@ -101,6 +101,7 @@ type stageValues struct {
 }
 
 func (s stageValues) Str(n string) string    { return s.v.Str(s.prefix + n) }
+func (s stageValues) Text(n string) string   { return s.v.Text(s.prefix + n) }
 func (s stageValues) Int(n string) int       { return s.v.Int(s.prefix + n) }
 func (s stageValues) Float(n string) float64 { return s.v.Float(s.prefix + n) }
 func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }

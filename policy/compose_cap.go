@@ -44,7 +44,7 @@ func capStageKind() stageKind {
 		},
 		build: func(v stageValues, g globals) (stageRunner, error) {
 			c := &capStage{max: v.Int("max"), unit: v.Str("unit"), keep: v.Str("keep"), maxLines: v.Int("max_lines"), tools: v.List("tools"),
-				marker: strings.ReplaceAll(v.Str("marker"), `\n`, "\n")} // as a stub is read: one line on a command line and in a CSV cell
+				marker: v.Text("marker")}
 			if c.maxLines > 0 && (c.unit != CapBytes || c.keep != CapHead) {
 				return nil, fmt.Errorf("max_lines cuts whole lines within max bytes from the head (opencode's Truncate.output): set unit=%s and keep=%s with it", CapBytes, CapHead)
 			}

@@ -56,7 +56,7 @@ type clearStage struct {
 }
 
 func buildClearStage(v stageValues, g globals) (stageRunner, error) {
-	c := &clearStage{stub: strings.ReplaceAll(v.Str("stub"), `\n`, "\n"), // as clear-tool-results reads it
+	c := &clearStage{stub: v.Text("stub"),
 		protectTurns: v.Int("protect_turns"), keepFirst: v.Bool("keep_first")}
 	if i, j := strings.IndexByte(c.stub, '{'), strings.LastIndexByte(c.stub, '}'); i >= 0 && j > i &&
 		(strings.Contains(c.stub, "{lines}") || strings.Contains(c.stub, "{id}")) {

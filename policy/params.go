@@ -230,6 +230,11 @@ func specList(specs []ParamSpec) []string {
 // Str returns a parameter's value as text.
 func (v Values) Str(name string) string { return v.vals[name] }
 
+// Text is a text parameter's value (a stub, a marker) with \n standing for
+// a newline, so that such a text fits on a command line and in one CSV
+// cell of `calib policies`.
+func (v Values) Text(name string) string { return strings.ReplaceAll(v.vals[name], `\n`, "\n") }
+
 // Int returns a parameter's integer value (validated by Resolve).
 func (v Values) Int(name string) int {
 	n, _ := strconv.Atoi(v.vals[name])

@@ -49,10 +49,10 @@ func newSweepCmd(a *app) *cobra.Command {
 		Use:   "sweep PATH...",
 		Short: "Sweep a policy's parameters over a corpus, in parallel",
 		Long: `Replay the corpus once per parameter set of a grid and report, per set and per
-session, what each choice costs (tokens sent across all requests,
-the bill through the provider's prompt cache, compactions, peak context) and loses (tool results mangled or summarized away, bytes
-removed, target misses, exhausted contexts, digest growth for rotation
-policies).
+session, what each choice costs (tokens sent across all requests, the
+bill through the provider's prompt cache, compactions, peak context) and
+loses (tool results mangled or summarized away, bytes removed, target
+misses, exhausted contexts, digest growth for rotation policies).
 
 Grids: repeat --grid name=v1,v2,v3 or name=a..b:step (integers or
 fractions, end inclusive); the cartesian product runs in a stable order, the
