@@ -46,7 +46,8 @@ func capStageKind() stageKind {
 			c := &capStage{max: v.Int("max"), unit: v.Str("unit"), keep: v.Str("keep"), maxLines: v.Int("max_lines"), tools: v.List("tools"),
 				marker: v.Text("marker")}
 			if c.maxLines > 0 && (c.unit != CapBytes || c.keep != CapHead) {
-				return nil, fmt.Errorf("max_lines cuts whole lines within max bytes from the head (opencode's Truncate.output): set unit=%s and keep=%s with it", CapBytes, CapHead)
+				return nil, fmt.Errorf("%[1]smax_lines=%[2]d cuts whole lines within %[1]smax bytes from the head (opencode's Truncate.output): set %[1]sunit=%[3]s and %[1]skeep=%[4]s with it, or %[1]smax_lines=0",
+					v.prefix, c.maxLines, CapBytes, CapHead)
 			}
 			return c, nil
 		}}

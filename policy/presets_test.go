@@ -308,8 +308,9 @@ func TestOpencodeTruncatesLikeTruncateOutput(t *testing.T) {
 			t.Errorf("%s: capped %v to %d bytes ending %q; want %v, %d bytes ending %q", c.name, ok, len(got), tail(got), want, len(c.want), tail(c.want))
 		}
 	}
-	if _, err := New("opencode", map[string]string{"cap.unit": CapChars}); err == nil || !strings.Contains(err.Error(), "max_lines cuts whole lines") {
-		t.Errorf("max_lines with chars: %v", err)
+	want := "cap.max_lines=2000 cuts whole lines within cap.max bytes from the head (opencode's Truncate.output): set cap.unit=bytes and cap.keep=head with it, or cap.max_lines=0"
+	if _, err := New("opencode", map[string]string{"cap.unit": CapChars}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("max_lines with chars: %v\nwant it to say %q", err, want)
 	}
 }
 
