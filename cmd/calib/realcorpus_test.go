@@ -273,6 +273,43 @@ func TestReplayJSONCountsOutputCapsOnce(t *testing.T) {
 	}
 }
 
+// An arrival cap makes results unseen (the README's example under Loss):
+// on 504216d1's main log, a 2,000-character cap (14 cap events) hides 22
+// results, all 22 unseen, and 18 are lost; opencode's own cap (2,000
+// lines or 50 KiB) cuts 2 outputs, which are its 2 unseen of 25 hidden,
+// 11 lost.
+func TestArrivalCapsMakeResultsUnseen(t *testing.T) {
+	const id = "504216d1-8285-4ec4-92be-0db8dc92a18a"
+	file := filepath.Join(realcorpus.Dir(t, "claude-code", "projects", id), id+".jsonl")
+	for _, c := range []struct {
+		set                        []string
+		caps, hidden, unseen, lost int
+	}{
+		{[]string{"--set", "cap.max=2000,cap.max_lines=0,cap.unit=chars"}, 14, 22, 22, 18},
+		{nil, 2, 25, 2, 11},
+	} {
+		var rep struct {
+			Sessions []struct {
+				OutputCaps int `json:"output_caps"`
+				Loss       struct {
+					Hidden int `json:"results_hidden"`
+					Unseen int `json:"results_unseen"`
+					Lost   int `json:"results_lost"`
+				} `json:"loss"`
+			} `json:"sessions"`
+		}
+		runJSON(t, &rep, append([]string{"replay", "-q", "-p", "opencode", file}, c.set...)...)
+		if len(rep.Sessions) != 1 {
+			t.Fatalf("%v: %d sessions, want 1", c.set, len(rep.Sessions))
+		}
+		s := rep.Sessions[0]
+		if s.OutputCaps != c.caps || s.Loss.Hidden != c.hidden || s.Loss.Unseen != c.unseen || s.Loss.Lost != c.lost {
+			t.Errorf("%v: %d caps, %d hidden, %d unseen, %d lost; want %d, %d, %d, %d",
+				c.set, s.OutputCaps, s.Loss.Hidden, s.Loss.Unseen, s.Loss.Lost, c.caps, c.hidden, c.unseen, c.lost)
+		}
+	}
+}
+
 // replay's messages are inspect's less the summaries the agent recorded
 // (the README's example: f67ab274, 557 messages of which 2 summaries, 555
 // replayed).
