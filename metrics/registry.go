@@ -92,7 +92,7 @@ func Registry() []Metric {
 	return []Metric{
 		{Name: "tokens_sent", Label: "tokens sent", Unit: Tokens, Combine: Sum, Meaning: "history tokens (plus the policy's own overhead) sent over every request, in the policy's meter: raw tokens, no prompt cache and no unlogged overhead; billed_tokens is the bill"},
 		{Name: "compactions", Unit: Count, Combine: Sum, Meaning: "compactions: the policy's changes to the history (output caps apart); one that changed what an earlier request sent breaks the provider's cache"},
-		{Name: "output_caps", Label: "output caps", Unit: Count, Combine: Sum, Meaning: "tool outputs capped as they arrived (before the model saw them; not compactions)"},
+		{Name: "output_caps", Label: "output caps", Unit: Count, Combine: Sum, Meaning: "requests at which tool output was capped as it arrived (before the model saw it; not compactions): one per request, as compactions are, however many outputs it cut"},
 		{Name: "peak_tokens", Label: "peak", Unit: Tokens, Combine: Max, Meaning: "largest request sent"},
 		{Name: "billed_tokens", Label: "billed", Unit: Tokens, Combine: Sum, Decimals: 0, Meaning: "input billed in input-token equivalents through the prompt-cache model: uncached + 1.25×/2× cache writes (5 m/1 h) + 0.1× cache reads, summarizer calls included"},
 		{Name: "usd", Unit: USD, Combine: Sum, Decimals: 4, Meaning: "the bill in dollars at the model's price (built-in table or --prices), input and output, over the sessions priced (unpriced_sessions adds nothing): tables mark a sum that covers only some sessions (1.9731*, with a footnote naming the models without a price) and show - when it covers none"},
