@@ -36,12 +36,19 @@ var triggerUnits = []string{OnTokens, OnWindowFraction, OnWindowReserve, OnMessa
 type stageTrigger struct {
 	unit string
 	at   float64
+	// turnOnly checks the trigger only at the first request of a user
+	// turn: Goose tests its threshold when a user message arrives, Aider
+	// its history's size when a turn is done, neither inside a tool loop.
+	turnOnly bool
 }
 
 // fires applies the trigger to the context as it stands: tokens charged
 // (history + overhead), messages in the history, and whether the request
 // is the first of a user turn.
 func (t stageTrigger) fires(tokens, messages int, turnStart bool, window int) bool {
+	if t.turnOnly && !turnStart {
+		return false
+	}
 	switch t.unit {
 	case OnTokens:
 		return float64(tokens) >= t.at
@@ -107,7 +114,7 @@ func (s stageValues) Float(n string) float64 { return s.v.Float(s.prefix + n) }
 func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }
 func (s stageValues) List(n string) []string { return s.v.List(s.prefix + n) }
 func (s stageValues) trigger() stageTrigger {
-	return stageTrigger{s.Str("trigger"), s.Float("trigger_at")}
+	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only")}
 }
 func (s stageValues) summarizer() (Summarizer, error) {
 	sm, err := ParseSummarizer(s.Str("summarizer"))
@@ -124,6 +131,8 @@ func triggerSpecs() []ParamSpec {
 			Help: "when the stage runs: context tokens, a fraction of window_tokens, window_tokens minus a reserve, more than N messages, the first request of each user turn, or every request"},
 		{Name: "trigger_at", Kind: Float, Default: "0", Min: 0, Max: MaxTokens,
 			Help: "the threshold in the trigger's unit (tokens, a fraction, reserve tokens or messages)"},
+		{Name: "turn_start_only", Kind: Bool, Default: "false",
+			Help: "check the trigger only at the first request of each user turn, never inside a tool loop (Goose, Aider)"},
 	}
 }
 

@@ -32,9 +32,9 @@ func summarizeStageKind() stageKind {
 				{Name: "tail_value", Kind: Float, Default: "1", Min: 0, Max: MaxTokens, Help: "per tail: the fraction kept, the token budget, max_size in messages, or turns"},
 				{Name: "keep_first", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "messages kept before the summary (OpenHands keep_first)"},
 				{Name: "depth", Kind: Int, Default: "3", Min: 0, Max: 100, Help: "tail=tokens: recursion depth past which everything before the turn in progress is summarized (Aider 3)"},
-				{Name: "prefix", Kind: String, Default: "", Help: "text before the summary in its message"},
-				{Name: "suffix", Kind: String, Default: "", Help: "text after the summary in its message"},
-				{Name: "ack", Kind: String, Default: "", Help: "an assistant message after the summary (empty: none)"},
+				{Name: "prefix", Kind: String, Default: "", Help: "text before the summary in its message; \\n a newline"},
+				{Name: "suffix", Kind: String, Default: "", Help: "text after the summary in its message; \\n a newline"},
+				{Name: "ack", Kind: String, Default: "", Help: "an assistant message after the summary (empty: none); \\n a newline"},
 				{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
 			}
 		},
@@ -44,7 +44,7 @@ func summarizeStageKind() stageKind {
 				return nil, err
 			}
 			return &summarizeStage{tail: v.Str("tail"), value: v.Float("tail_value"), keepFirst: v.Int("keep_first"),
-				depth: v.Int("depth"), prefix: v.Str("prefix"), suffix: v.Str("suffix"), ack: v.Str("ack"), sum: sm}, nil
+				depth: v.Int("depth"), prefix: v.Text("prefix"), suffix: v.Text("suffix"), ack: v.Text("ack"), sum: sm}, nil
 		}}
 }
 

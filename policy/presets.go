@@ -9,6 +9,18 @@ const opencodeTruncated = `\n\n...{omitted} {unit} truncated...\n\nThe tool call
 	`~/.local/share/opencode/tool-output/{id}\nUse the Task tool to have explore agent process this file with Grep and Read (with offset/limit). ` +
 	`Do NOT read the full file yourself - delegate to save context.`
 
+// Goose's continuation messages after a compaction (context_mgmt/mod.rs
+// CONVERSATION_CONTINUATION_TEXT and TOOL_LOOP_CONTINUATION_TEXT), with \n
+// for a newline as parameter values write it.
+const (
+	gooseContinuation = `Your context was compacted. The previous message contains a summary of the conversation so far.\n` +
+		`Do not mention that you read a summary or that conversation summarization occurred.\n` +
+		`Just continue the conversation naturally based on the summarized context.`
+	gooseToolLoop = `Your context was compacted. The previous message contains a summary of the conversation so far.\n` +
+		`Do not mention that you read a summary or that conversation summarization occurred.\n` +
+		`Continue calling tools as necessary to complete the task.`
+)
+
 // presets are the agents' compactions as compositions of general stages.
 // Every constant is from shared/specs/peers.md (the section is named with
 // it) unless said otherwise; what peers.md marks 3rd-party or does not
@@ -60,7 +72,7 @@ func presets() []preset {
 					"stub":         "<tool_output_masked>Output too large. Full output available at: tool-outputs/</tool_output_masked>"}},
 				{name: "compress", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.5",
 					"tail": TailChars, "tail_value": "0.3",
-					"prefix": "<state_snapshot>\n", "suffix": "\n</state_snapshot>", "ack": "Got it. Thanks for the additional context!"}},
+					"prefix": `<state_snapshot>\n`, "suffix": `\n</state_snapshot>`, "ack": "Got it. Thanks for the additional context!"}},
 			},
 			unsure: []string{
 				"the truncation marker and which part of a capped output stays are calib's (peers.md gives the 40,000 threshold and the file; Gemini keeps head and tail lines, its line limit and split vary by version); only shell output is capped, as Gemini's scheduler does, other agents' shell tools standing for run_shell_command",
@@ -134,32 +146,46 @@ func presets() []preset {
 		},
 		{
 			name:   "aider",
-			agent:  "Aider (Aider-AI/aider aider/history.py ChatSummary, aider/models.py; peers.md §1)",
-			what:   "Aider: when the history exceeds max_chat_history_tokens (8,192 for windows of 131,072 or more), a tail under half of it stays and the head becomes one summary, recursing up to depth 3",
+			agent:  "Aider (Aider-AI/aider aider/history.py ChatSummary, aider/models.py, aider/coders/base_coder.py summarize_start; peers.md §1)",
+			what:   "Aider: when a user message arrives and the history exceeds max_chat_history_tokens (8,192 for windows of 131,072 or more), a tail under half of it stays and the head becomes one summary, recursing up to depth 3",
 			window: 200_000, meter: MeterChars4,
 			stages: []presetStage{
+				// Coder.move_back_cur_messages starts a summary when a turn is
+				// done (summarize_start: too_big(done_messages)); the next
+				// message's request uses it.
 				{name: "summarize", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "8192",
-					"tail": TailTokens, "tail_value": "8192", "depth": "3",
-					"prefix": "I spoke to you previously about a number of things.\n"}},
+					"turn_start_only": "true", "tail": TailTokens, "tail_value": "8192", "depth": "3",
+					"prefix": `I spoke to you previously about a number of things.\n`}},
 			},
 			unsure: []string{
 				"max_chat_history_tokens is min(max(max_input/16, 1024), 8192): set summarize.trigger_at and summarize.tail_value together for a smaller model",
 				"the summary prefix is 3rd-party",
-				"Aider counts done messages only (not the turn in progress) and summarizes in the background",
+				"Aider counts done messages only (not the new user message), strictly above max_chat_history_tokens; here the context with it, at or above",
+				"Aider summarizes in the background when a turn is done and uses the summary at the next message; here at that message's request",
 			},
 		},
 		{
 			name:   "goose",
-			agent:  "Goose (block/goose docs guides/sessions/smart-context-management; not verified against source; peers.md §1)",
-			what:   "Goose: at GOOSE_AUTO_COMPACT_THRESHOLD 0.8 of the window, the conversation becomes a summary and the latest user message stays",
+			agent:  "Goose (block/goose crates/goose/src/context_mgmt/mod.rs at 0036b819, src/agents/agent.rs at 43025f88: compact_messages, check_if_compaction_needed, Agent::reply; peers.md §1)",
+			what:   "Goose: when a user message arrives and the context is past GOOSE_AUTO_COMPACT_THRESHOLD 0.8 of the window, the conversation becomes a summary, Goose's continuation message and that user message; a request past the window compacts the same way",
 			window: 200_000, meter: MeterChars4,
 			stages: []presetStage{
+				// Agent::reply checks the threshold once, after the user
+				// message is added; compact_messages keeps [summary (a user
+				// message), CONVERSATION_CONTINUATION_TEXT, the user message].
 				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.8",
-					"tail": TailTurns, "tail_value": "1"}},
+					"turn_start_only": "true", "tail": TailTurns, "tail_value": "1", "ack": gooseContinuation}},
+				// The reply loop's ContextLengthExceeded arm compacts again
+				// (TOOL_LOOP_CONTINUATION_TEXT): the provider refused a
+				// request past the window.
+				{name: "recover", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "1",
+					"tail": TailTurns, "tail_value": "1", "ack": gooseToolLoop}},
 			},
 			unsure: []string{
-				"peers.md has Goose from its docs only",
-				"tool-pair summarization after GOOSE_TOOL_CALL_CUTOFF 10 calls and middle-out removal are not modelled",
+				"Goose compares the last response's recorded total tokens (without the new user message), strictly above the threshold; here the estimated context with it, at or above",
+				"recover: Goose summarizes the tool loop in progress too and keeps only the user message; here that turn stays whole",
+				"Goose keeps the user message's text only; here the whole message",
+				"tool-pair summarization (GOOSE_TOOL_CALL_CUTOFF) is switched off in that source (ENABLE_TOOL_PAIR_SUMMARIZATION false), and the summarizer's middle-out removal of tool responses shapes only its input: neither is modelled",
 			},
 		},
 	}

@@ -475,15 +475,68 @@ func TestAiderKeepsATailUnderHalfTheBudget(t *testing.T) {
 	}
 }
 
-func TestGooseCompactsAt80Percent(t *testing.T) {
+// TestGooseCompactsWhenAUserMessageArrives holds the goose preset to
+// Goose's Agent::reply and compact_messages (block/goose 43025f88 and
+// 0036b819): the threshold is checked when a user message arrives, not
+// inside the tool loop; the result is the summary (a user message), the
+// continuation text and the user message; a request past the window
+// compacts again with the tool-loop text.
+func TestGooseCompactsWhenAUserMessageArrives(t *testing.T) {
 	p := presetPolicy(t, "goose", nil)
 	h := []corpus.Message{puser("u0", chars4Text(80_000)), passt("a0", chars4Text(79_999)), puser("u1", "x")}
 	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
 		t.Fatal("compacted under 160,000")
 	}
 	h[1] = passt("a0", chars4Text(80_000))
-	if o := p.Compact(h, sums(p, h)); o.Strategy != Summarized || len(o.History) != 2 || o.History[1].ID != "u1" {
-		t.Fatalf("%s with %d messages; want the summary and the latest user message", o.Strategy, len(o.History))
+	o := p.Compact(h, sums(p, h))
+	if o.Strategy != Summarized || len(o.History) != 3 {
+		t.Fatalf("%s with %d messages; want the summary, the continuation and the user message", o.Strategy, len(o.History))
+	}
+	want := "Your context was compacted. The previous message contains a summary of the conversation so far.\n" +
+		"Do not mention that you read a summary or that conversation summarization occurred.\n" +
+		"Just continue the conversation naturally based on the summarized context."
+	if s, a, u := o.History[0], o.History[1], o.History[2]; !s.Summary || s.Role != corpus.RoleUser ||
+		a.Role != corpus.RoleAssistant || a.Blocks[0].Text != want || u.ID != "u1" {
+		t.Fatalf("history %+v; want [summary (user), Goose's continuation, u1]", o.History)
+	}
+	if len(o.Stages) != 1 || o.Stages[0].Name != "compact" {
+		t.Fatalf("stages %+v, want compact alone", o.Stages)
+	}
+
+	// Inside the tool loop: 170,000 tokens, past 80%, under the window.
+	loop := append([]corpus.Message{puser("u0", chars4Text(80_000)), passt("a0", "ok"), puser("u1", "go on")},
+		step("c1", "shell", chars4Text(90_000))...)
+	if o := p.Compact(loop, sums(p, loop)); o.Strategy != None {
+		t.Fatalf("compacted inside a tool loop under the window: %+v", o.Stages)
+	}
+	// Past the window: recover summarizes what precedes the turn.
+	loop = append(loop, step("c2", "shell", chars4Text(30_000))...)
+	o = p.Compact(loop, sums(p, loop))
+	if o.Strategy != Summarized || len(o.Stages) != 1 || o.Stages[0].Name != "recover" {
+		t.Fatalf("%s by %+v; want recover", o.Strategy, o.Stages)
+	}
+	tool := "Your context was compacted. The previous message contains a summary of the conversation so far.\n" +
+		"Do not mention that you read a summary or that conversation summarization occurred.\n" +
+		"Continue calling tools as necessary to complete the task."
+	if len(o.History) != 7 || o.History[1].Blocks[0].Text != tool || o.History[2].ID != "u1" || o.History[6].ID != "r-c2" {
+		t.Fatalf("%d messages, ack %q; want summary, the tool-loop text, and the turn from u1 whole", len(o.History), o.History[1].Blocks[0].Text)
+	}
+}
+
+// TestAiderSummarizesWhenATurnIsDone: Aider starts a summary when a turn
+// is done (Coder.move_back_cur_messages → summarize_start) and uses it at
+// the next message, so nothing is summarized inside a turn, however large.
+func TestAiderSummarizesWhenATurnIsDone(t *testing.T) {
+	p := presetPolicy(t, "aider", nil)
+	h := []corpus.Message{puser("u0", chars4Text(3_000)), passt("a0", chars4Text(3_000)), puser("u1", chars4Text(3_000)), passt("a1", chars4Text(3_000)), puser("u2", "x")}
+	h = append(h, step("c1", "shell", chars4Text(5_000))...)
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
+		t.Fatalf("summarized inside a turn: %+v", o.Stages)
+	}
+	h = append(h, passt("a2", "done"), puser("u3", "next"))
+	o := p.Compact(h, sums(p, h))
+	if o.Strategy != Summarized || o.History[0].Blocks[0].Text[:52] != "I spoke to you previously about a number of things.\n" {
+		t.Fatalf("%s, first message %.60q; want Aider's summary at the next user message", o.Strategy, o.History[0].Blocks[0].Text)
 	}
 }
 
