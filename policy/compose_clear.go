@@ -17,8 +17,9 @@ import (
 //   - protect_turns: results of the last N real user turns are neither
 //     cleared nor counted (opencode's prune skips the last 2 turns, then
 //     protects the newest 40,000 tokens of older tool output);
-//   - keep_first: the first result is never cleared (SWE-agent keeps the
-//     first observation);
+//   - keep_first: the first result is never cleared (an agent whose task
+//     arrives as a tool result; SWE-agent's never-elided first observation
+//     is its task, a user message, so its preset leaves this off);
 //   - a stub with {lines} (the cleared output's line count, as Python's
 //     str.splitlines counts) or {id} (the tool call id) is written per
 //     result: SWE-agent's "Old environment output: ({lines} lines omitted)".
@@ -35,7 +36,7 @@ func clearStageKind() stageKind {
 			}
 			return append(out,
 				ParamSpec{Name: "protect_turns", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1), Help: "results of the last N real user turns are neither cleared nor counted by the keep rule (opencode: 2)"},
-				ParamSpec{Name: "keep_first", Kind: Bool, Default: "false", Help: "never clear the first tool result (SWE-agent's first observation)"},
+				ParamSpec{Name: "keep_first", Kind: Bool, Default: "false", Help: "never clear the first tool result"},
 			)
 		},
 		build: buildClearStage}

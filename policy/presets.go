@@ -104,15 +104,21 @@ func presets() []preset {
 		{
 			name:   "swe-agent",
 			agent:  "SWE-agent (SWE-agent/SWE-agent sweagent/agent/history_processors.py LastNObservations, the paper's config n=5, polling 1; peers.md §1)",
-			what:   "SWE-agent: at every step, every observation but the first and the last 5 becomes \"Old environment output: (N lines omitted)\"",
+			what:   "SWE-agent: at every step, every tool output but the last 5 becomes \"Old environment output: (N lines omitted)\"",
 			window: 128_000, meter: MeterChars4,
 			stages: []presetStage{
+				// LastNObservations never elides the first observation, but
+				// that is the instance template (the task: Agent
+				// .add_instance_template_to_history writes it through
+				// _add_templated_messages_to_history, message_type
+				// "observation"), a user message calib never clears; every
+				// tool output but the last n is elided.
 				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
-					"keep": KeepResults, "keep_value": "5", "keep_first": "true", "min_reclaim": "0",
+					"keep": KeepResults, "keep_value": "5", "min_reclaim": "0",
 					"stub": "Old environment output: ({lines} lines omitted)"}},
 			},
 			unsure: []string{
-				"observations are tool results; keep_output / remove_output tags are not modelled",
+				"observations are tool results (the first, never elided, is the task); keep_output / remove_output tags and \" (N images omitted)\" are not modelled",
 				"an output shorter than its stub stays (a compaction never grows the context)",
 			},
 		},

@@ -110,7 +110,12 @@ func presults(h []corpus.Message) []string {
 // chars4Text is text of n chars4 tokens (4 ASCII chars each).
 func chars4Text(n int) string { return strings.Repeat("abcd", n) }
 
-func TestSWEAgentKeepsTheFirstAndLastFiveObservations(t *testing.T) {
+// TestSWEAgentKeepsTheLastFiveObservations: LastNObservations elides every
+// observation but the first and the last 5 (SWE-agent
+// history_processors.py _get_omit_indices); the first is the task, so of
+// the tool outputs only the last 5 stay, the first one included in the
+// mask.
+func TestSWEAgentKeepsTheLastFiveObservations(t *testing.T) {
 	p := presetPolicy(t, "swe-agent", nil)
 	msgs := []corpus.Message{puser("u", "fix the bug")}
 	for i := range 12 {
@@ -118,11 +123,14 @@ func TestSWEAgentKeepsTheFirstAndLastFiveObservations(t *testing.T) {
 	}
 	msgs = append(msgs, passt("done", "done"))
 	h, _ := walk(p, msgs)
+	if h[0].Blocks[0].Text != "fix the bug" {
+		t.Errorf("the task became %q", h[0].Blocks[0].Text)
+	}
 	got := presults(h)
 	for i, text := range got {
 		masked := fmt.Sprintf("Old environment output: (%d lines omitted)", 3+i)
-		if keep := i == 0 || i >= len(got)-5; keep == (text == masked) {
-			t.Errorf("observation %d: %q (kept: first and last 5)", i, text)
+		if keep := i >= len(got)-5; keep == (text == masked) {
+			t.Errorf("observation %d: %q (kept: the last 5)", i, text)
 		}
 	}
 }
@@ -148,8 +156,8 @@ func TestSWEAgentMasksAtEveryStep(t *testing.T) {
 					open++
 				}
 			}
-			if n := len(presults(h)); open != min(n, 6) {
-				t.Fatalf("request before message %d: %d observations in full of %d, want %d", i, open, n, min(n, 6))
+			if n := len(presults(h)); open != min(n, 5) {
+				t.Fatalf("request before message %d: %d observations in full of %d, want %d", i, open, n, min(n, 5))
 			}
 		}
 		h = append(h, *m)
