@@ -52,7 +52,7 @@ func TestClearStageMarksAgree(t *testing.T) {
 		{"opencode", nil, append(blind("opencode"), mixed(400)...), false},
 		{"opencode", map[string]string{"prune.keep_value": "1500", "prune.min_reclaim": "5000", "cap.max": "100000"}, mixed(400), false},
 		{"swe-agent", nil, append(append(blind("swe-agent"), tinyResults(1, 500), tinyResults(2, 500)), mixed(400)...), false},
-		{"swe-agent", map[string]string{"mask.keep_first": "false"}, []session{tinyResults(3, 400)}, false},
+		{"swe-agent", map[string]string{"mask.keep_first": "true"}, []session{tinyResults(3, 400)}, false},
 		{"swe-agent", map[string]string{"mask.keep_value": "0", "mask.clear_inputs": "true"}, append([]session{tinyResults(4, 300)}, mixed(300)...), true},
 		{"swe-agent", map[string]string{"mask.stub": "[{id} cleared]"}, []session{tinyResults(5, 400)}, false},
 		{"anthropic-context-editing", map[string]string{"clear-tool-uses.trigger_at": "2000"}, append([]session{tinyResults(6, 400)}, mixed(400)...), false},

@@ -30,7 +30,7 @@ func TestClearStagePlanUnitsAgree(t *testing.T) {
 		{"anthropic-context-editing", map[string]string{"clear-tool-uses.trigger_at": "2000", "clear-tool-uses.min_reclaim": "3000"}, true},
 		{"anthropic-context-editing", map[string]string{"clear-tool-uses.trigger_at": "0", "clear-tool-uses.clear_inputs": "true"}, false},
 		{"swe-agent", nil, false},
-		{"swe-agent", map[string]string{"mask.stub": "[{id} cleared]", "mask.keep_first": "false"}, false},
+		{"swe-agent", map[string]string{"mask.stub": "[{id} cleared]", "mask.keep_first": "true"}, false},
 		{"gemini-cli", map[string]string{"mask.keep_value": "2000", "mask.min_reclaim": "1000"}, true},
 		{"gemini-cli", map[string]string{"mask.keep_value": "2000", "mask.min_reclaim": "0"}, true},
 		{"gemini-cli", map[string]string{"mask.keep": KeepTurns, "mask.keep_value": "2", "mask.min_reclaim": "0"}, false},

@@ -118,7 +118,7 @@ func presets() []preset {
 					"stub": "Old environment output: ({lines} lines omitted)"}},
 			},
 			unsure: []string{
-				"observations are tool results (the first, never elided, is the task); keep_output / remove_output tags and \" (N images omitted)\" are not modelled",
+				"observations are tool results (the first, never elided, is the task: mask.keep_first=true keeps the first tool output as well); keep_output / remove_output tags and \" (N images omitted)\" are not modelled",
 				"an output shorter than its stub stays (a compaction never grows the context)",
 			},
 		},

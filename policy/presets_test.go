@@ -133,6 +133,11 @@ func TestSWEAgentKeepsTheLastFiveObservations(t *testing.T) {
 			t.Errorf("observation %d: %q (kept: the last 5)", i, text)
 		}
 	}
+	// keep_first keeps the first tool output as well.
+	h, _ = walk(presetPolicy(t, "swe-agent", map[string]string{"mask.keep_first": "true"}), msgs)
+	if got := presults(h); strings.HasPrefix(got[0], "Old environment output") || got[1] != "Old environment output: (4 lines omitted)" {
+		t.Errorf("with keep_first: %q, %q; want the first kept, the second masked", got[0], got[1])
+	}
 }
 
 func TestSWEAgentMasksAtEveryStep(t *testing.T) {
