@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,9 @@ import (
 //   - a stub with {lines} (the cleared output's line count, as Python's
 //     str.splitlines counts) or {id} (the tool call id) is written per
 //     result: SWE-agent's "Old environment output: ({lines} lines omitted)".
+//     {preview} is Gemini CLI's preview of the output (gemini_preview.go):
+//     by lines and sections for the shell_tools, by its first and last 250
+//     characters as JSON for the others.
 //     A result already holding such a stub is left as it is.
 func clearStageKind() stageKind {
 	return stageKind{kind: "clear", help: "clear or mask old tool results",
@@ -37,6 +41,8 @@ func clearStageKind() stageKind {
 			return append(out,
 				ParamSpec{Name: "protect_turns", Kind: Int, Default: "0", Min: 0, Max: math.Inf(1), Help: "results of the last N real user turns are neither cleared nor counted by the keep rule (opencode: 2)"},
 				ParamSpec{Name: "keep_first", Kind: Bool, Default: "false", Help: "never clear the first tool result"},
+				ParamSpec{Name: "count_sent", Kind: Bool, Default: "true", Help: "the outputs being sent (since the last assistant message), never cleared, count toward keep; false: neither seen nor counted, as Gemini CLI masks the history the request is not yet part of"},
+				ParamSpec{Name: "shell_tools", Kind: List, Default: "", Help: "tools whose {preview} in the stub is Gemini CLI's shell preview (sections, 10 head and 10 tail lines); other tools get the first and last 250 characters of the output as JSON"},
 			)
 		},
 		build: buildClearStage}
@@ -54,13 +60,16 @@ type clearStage struct {
 	stubSuffix   string
 	protectTurns int
 	keepFirst    bool
+	shellTools   []string // {preview}: these tools' outputs get the shell preview
+	countSent    bool     // the step being sent counts toward keep
 }
 
 func buildClearStage(v stageValues, g globals) (stageRunner, error) {
 	c := &clearStage{stub: v.Text("stub"),
-		protectTurns: v.Int("protect_turns"), keepFirst: v.Bool("keep_first")}
+		protectTurns: v.Int("protect_turns"), keepFirst: v.Bool("keep_first"), shellTools: v.List("shell_tools"),
+		countSent: v.Bool("count_sent")}
 	if i, j := strings.IndexByte(c.stub, '{'), strings.LastIndexByte(c.stub, '}'); i >= 0 && j > i &&
-		(strings.Contains(c.stub, "{lines}") || strings.Contains(c.stub, "{id}")) {
+		(strings.Contains(c.stub, "{lines}") || strings.Contains(c.stub, "{id}") || strings.Contains(c.stub, "{preview}")) {
 		c.perResult, c.stubPrefix, c.stubSuffix = true, c.stub[:i], c.stub[j+1:]
 	}
 	inner := map[string]string{
@@ -135,8 +144,16 @@ func (c *clearStage) isStub(text string) bool {
 	return len(text) >= len(c.stubPrefix)+len(c.stubSuffix) && strings.HasPrefix(text, c.stubPrefix) && strings.HasSuffix(text, c.stubSuffix)
 }
 
-func (c *clearStage) render(b *corpus.Block) string {
-	return strings.NewReplacer("{lines}", strconv.Itoa(splitLines(b.Content())), "{id}", b.ToolCallID).Replace(c.stub)
+// render writes the per-result stub of b; shell picks the shell {preview}.
+func (c *clearStage) render(b *corpus.Block, shell bool) string {
+	s := strings.ReplaceAll(c.stub, "{id}", b.ToolCallID)
+	if strings.Contains(s, "{lines}") {
+		s = strings.ReplaceAll(s, "{lines}", strconv.Itoa(splitLines(b.Content())))
+	}
+	if strings.Contains(s, "{preview}") {
+		s = strings.ReplaceAll(s, "{preview}", geminiPreview(b.Content(), shell))
+	}
+	return s
 }
 
 func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
@@ -151,6 +168,10 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	end := len(h)
 	if c.protectTurns > 0 {
 		end = st.nthLastTurn(c.protectTurns)
+	}
+	if !c.countSent {
+		lastAsst, _ := lastStepAndTurn(h)
+		end = min(end, lastAsst+1)
 	}
 	// Where the count is only a bound, the result marks (at.Results) can
 	// still show that nothing would be written, in O(log n): without them
@@ -196,7 +217,7 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 				continue
 			}
 			if c.perResult {
-				nb.Text = c.render(old)
+				nb.Text = c.render(old, c.shell(h, i, old))
 			}
 			// A stub no shorter than the output stays unwritten (a
 			// compaction never grows the context; SWE-agent would write
@@ -207,6 +228,19 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 		}
 	}
 	return w.done(st)
+}
+
+// shell reports whether result b in h[i] answers one of the shell_tools
+// (its tool named by its call), when the stub has a {preview}.
+func (c *clearStage) shell(h []corpus.Message, i int, b *corpus.Block) bool {
+	if len(c.shellTools) == 0 || !strings.Contains(c.stub, "{preview}") {
+		return false
+	}
+	name, found := callName(h[:i], &h[i], b)
+	if !found {
+		name = callNames(h[:i])[b.ToolCallID]
+	}
+	return slices.Contains(c.shellTools, name)
 }
 
 // newestCleared is the index of the newest message of h holding a result

@@ -126,7 +126,12 @@ func (c *clearStage) writable(b *corpus.Block, u int64, meter *Meter) bool {
 	nb := *b
 	nb.Payload = nil
 	if c.perResult {
-		nb.Text = c.render(b)
+		// A {preview} depends on the result's tool, which b alone does
+		// not always name: writable when either preview is shorter.
+		nb.Text = c.render(b, false)
+		if len(c.shellTools) > 0 && strings.Contains(c.stub, "{preview}") && meter.Block(&nb) >= u {
+			nb.Text = c.render(b, true)
+		}
 	} else {
 		nb.Text = c.inner.stub.render(b.ToolCallID, nil)
 	}

@@ -21,6 +21,11 @@ const (
 		`Continue calling tools as necessary to complete the task.`
 )
 
+// geminiShellTools stand for Gemini CLI's run_shell_command, the one tool
+// whose output its scheduler caps and whose masked preview is by sections:
+// other agents' shell tools (loss's shell family) on their logs.
+const geminiShellTools = "run_shell_command,Bash,bash,shell,local_shell,exec_command"
+
 // presets are the agents' compactions as compositions of general stages.
 // Every constant is from shared/specs/peers.md (the section is named with
 // it) unless said otherwise; what peers.md marks 3rd-party or does not
@@ -55,8 +60,8 @@ func presets() []preset {
 		},
 		{
 			name:   "gemini-cli",
-			agent:  "Gemini CLI (google-gemini/gemini-cli snapshot 5411f113, 2026-08-21: packages/core/src/context/chatCompressionService.ts, toolOutputMaskingService.ts, config/config.ts; peers.md §1, §9)",
-			what:   "Gemini CLI: shell output capped at 40,000 chars (the rest saved to a file), old tool output masked beyond the newest 50,000 tool tokens and the latest turn, compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>",
+			agent:  "Gemini CLI (google-gemini/gemini-cli snapshot 5411f113, 2026-08-21: packages/core/src/context/chatCompressionService.ts, config/config.ts; the mask from toolOutputMaskingService.ts at 78337435 and 25137857, which agree, and GeminiClient.processTurn in core/client.ts; peers.md §1, §9)",
+			what:   "Gemini CLI: shell output capped at 40,000 chars (the rest saved to a file), compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>, then old tool output masked beyond the newest 50,000 tool tokens",
 			window: 1_048_576, meter: MeterChars4, formats: []corpus.Format{corpus.FormatGemini},
 			stages: []presetStage{
 				// Gemini CLI truncates run_shell_command's string output only
@@ -64,20 +69,29 @@ func presets() []preset {
 				// agents' logs, their shell tools stand for it (loss's shell
 				// family).
 				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "40000", "unit": CapChars, "keep": CapHead,
-					"tools":  "run_shell_command,Bash,bash,shell,local_shell,exec_command",
+					"tools":  geminiShellTools,
 					"marker": `\n[... {omitted} {unit} truncated; the full output was saved to a file ...]`}},
-				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
-					"keep": KeepTokens, "keep_value": "50000", "protect_turns": "1", "min_reclaim": "30000",
-					"exempt_tools": "skill,ask_user,plan",
-					"stub":         "<tool_output_masked>Output too large. Full output available at: tool-outputs/</tool_output_masked>"}},
+				// GeminiClient.processTurn compresses, then masks the history
+				// the request is not yet part of: the outputs being sent are
+				// neither masked nor counted in the 50,000 (count_sent
+				// false), and protectLatestTurn skips only the history's
+				// last message, the model's calls, which holds no output.
 				{name: "compress", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.5",
 					"tail": TailChars, "tail_value": "0.3",
 					"prefix": `<state_snapshot>\n`, "suffix": `\n</state_snapshot>`, "ack": "Got it. Thanks for the additional context!"}},
+				// EXEMPT_TOOLS (tool-names.ts: activate_skill, ask_user,
+				// enter_plan_mode, exit_plan_mode), with Claude Code's and
+				// opencode's tools for the same things.
+				{name: "mask", kind: "clear", set: map[string]string{"trigger": OnEveryRequest,
+					"keep": KeepTokens, "keep_value": "50000", "min_reclaim": "30000", "count_sent": "false",
+					"exempt_tools": "activate_skill,ask_user,enter_plan_mode,exit_plan_mode,Skill,skill,AskUserQuestion,EnterPlanMode,ExitPlanMode",
+					"shell_tools":  geminiShellTools,
+					"stub":         `<tool_output_masked>\n{preview}\n\nOutput too large. Full output available at: ~/.gemini/tmp/tool-outputs/{id}.txt\n</tool_output_masked>`}},
 			},
 			unsure: []string{
 				"the truncation marker and which part of a capped output stays are calib's (peers.md gives the 40,000 threshold and the file; Gemini keeps head and tail lines, its line limit and split vary by version); only shell output is capped, as Gemini's scheduler does, other agents' shell tools standing for run_shell_command",
-				"the masked stub keeps Gemini's tag and sentence but not its preview or the file's name",
-				"exempt tools are named as peers.md §9 names them (skill, ask_user, plan)",
+				"the masked stub is Gemini's, its preview of the output taken as the response {\"output\": text}; the saved file's path is calib's (Gemini's holds its temp folder, the session and a random part)",
+				"exempt tools are Gemini's four (tool-names.ts) and Claude Code's and opencode's for the same things",
 				"characters are counted over text and arguments, not Gemini's JSON of each content",
 			},
 		},

@@ -86,7 +86,7 @@ func TestSmithStagesCutStructuredResults(t *testing.T) {
 func TestStubLinesAndRestoredFilesReadStructuredResults(t *testing.T) {
 	payload := "{\n\"stdout\": \"a\",\n\"exit_code\": 0\n}"
 	b := corpus.Block{Kind: corpus.KindToolResult, ToolCallID: "c1", Payload: []byte(payload)}
-	if got := (&clearStage{stub: "({lines} lines omitted, {id})"}).render(&b); got != "(4 lines omitted, c1)" {
+	if got := (&clearStage{stub: "({lines} lines omitted, {id})"}).render(&b, false); got != "(4 lines omitted, c1)" {
 		t.Errorf("stub %q, want the payload's 4 lines", got)
 	}
 	m, _ := NewMeter(MeterChars4, MeterOptions{})

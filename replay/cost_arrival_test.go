@@ -77,7 +77,7 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 // prices no rewrite) exactly when it only capped arriving output: no
 // other compaction there touches only what was appended since. 6 caps
 // (opencode's; gemini-cli caps only shell output, and no Bash output here
-// reaches its 40,000 chars) and 841 other events (aider summarizes only
+// reaches its 40,000 chars) and 845 other events (aider summarizes only
 // when a user message arrives: 29 of them).
 func TestRewroteOnTheRealLogs(t *testing.T) {
 	ss := realClaudeCodeSessions(t)
@@ -108,7 +108,7 @@ func TestRewroteOnTheRealLogs(t *testing.T) {
 			}
 		}
 	}
-	if caps != 6 || others != 841 {
-		t.Errorf("%d caps and %d other events; want 6 and 841", caps, others)
+	if caps != 6 || others != 845 {
+		t.Errorf("%d caps and %d other events; want 6 and 845", caps, others)
 	}
 }

@@ -27,7 +27,9 @@ func TestOneLongTurnLeavesNothingToCut(t *testing.T) {
 		set    map[string]string
 	}{
 		{"cline", map[string]string{"window_tokens": "100000"}},
-		{"gemini-cli", map[string]string{"window_tokens": "100000"}},
+		// Its mask, on, would mask inside the turn as Gemini CLI does:
+		// off, the compression alone is tested.
+		{"gemini-cli", map[string]string{"window_tokens": "100000", "mask.keep_value": "1000000000"}},
 		{"aider", nil}, // summarizes over 8,192 tokens
 	} {
 		p, err := policy.New(tt.preset, tt.set)
