@@ -37,7 +37,7 @@ func presets() []preset {
 		{
 			name:   "opencode",
 			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts, src/tool/truncation.ts; peers.md §1, §9)",
-			what:   "opencode: tool output capped at 2,000 lines or 50 KiB (the head kept, the rest saved to a file), prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when over 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
+			what:   "opencode: tool output capped at 2,000 lines or 50 KiB (the head kept, the rest saved to a file), prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when more than 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
 			window: 200_000, meter: MeterChars4, formats: []corpus.Format{corpus.FormatOpencode},
 			stages: []presetStage{
 				// tool/truncation.ts Truncate.output: MAX_LINES 2000, MAX_BYTES
@@ -45,15 +45,17 @@ func presets() []preset {
 				// use the Task tool (opencode's build agent).
 				{name: ArrivalStage, kind: "cap", set: map[string]string{"max": "51200", "max_lines": "2000", "unit": CapBytes, "keep": CapHead,
 					"marker": opencodeTruncated}},
+				// compaction.ts prune: pruned > PRUNE_MINIMUM (20,000), and
+				// its estimates are whole tokens, so at least 20,001.
 				{name: "prune", kind: "clear", set: map[string]string{"trigger": OnTurnStart,
 					"keep": KeepTokens, "keep_value": "40000", "protect_turns": "2", "exempt_tools": "skill",
-					"min_reclaim": "20000", "stub": ClaudeCodeStub}},
+					"min_reclaim": "20001", "stub": ClaudeCodeStub}},
 				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowReserve, "trigger_at": "20000",
 					"tail": TailTurns, "tail_value": "1"}},
 			},
 			unsure: []string{
 				"the cap is Truncate.output's (2,000 lines, 50 KiB, the head, the hint for an agent with the Task tool); the saved file's path in the hint is calib's (opencode writes one under its data folder with an id of its own), and the 2,000 chars peers.md names cut tool output only in what compaction sends its summarizer, which calib does not model",
-				"prune runs after each loop in opencode, here at the first request of each user turn; it reclaims when the total exceeds PRUNE_MINIMUM, here at or above it",
+				"prune runs after each loop in opencode, here at the first request of each user turn; opencode estimates a tool output's tokens from its text alone, calib from the result block (text, and a tool name where the log gives one)",
 				"reserved is min(COMPACTION_BUFFER 20,000, the model's max output): 20,000 assumes an output limit of at least that",
 				"opencode's summary is an assistant message (summary: true); here a user message, with the summary text only",
 			},

@@ -241,6 +241,28 @@ func TestOpencodePruneNeedsMoreThan20000AndSparesSkill(t *testing.T) {
 	}
 }
 
+// TestOpencodePruneNeedsMoreThan20000Exactly: opencode prunes when what
+// it would prune exceeds PRUNE_MINIMUM (pruned > 20,000): 20,000 tokens
+// beyond the newest 40,000 stay, 20,001 go. The results name no tool, as
+// opencode's estimate reads the output alone.
+func TestOpencodePruneNeedsMoreThan20000Exactly(t *testing.T) {
+	p := presetPolicy(t, "opencode", map[string]string{"cap.max": "1000000"})
+	for _, tt := range []struct {
+		old   int
+		prune bool
+	}{{20_000, false}, {20_001, true}} {
+		msgs := []corpus.Message{puser("u1", "first")}
+		msgs = append(msgs, step("old", "read", chars4Text(tt.old))...)
+		msgs = append(msgs, step("new", "read", chars4Text(40_000))...)
+		msgs = append(msgs, passt("e1", "ok"), puser("u2", "a"), passt("e2", "ok"), puser("u3", "b"), passt("e3", "ok"))
+		h, outs := walk(p, callNamesOnly(msgs))
+		if got := presults(h); (len(outs) == 1) != tt.prune || (got[0] == ClaudeCodeStub) != tt.prune || got[1] == ClaudeCodeStub {
+			t.Errorf("%d tokens beyond the newest 40,000: %d prunes, old cleared %v, new cleared %v; want prune %v of the old alone",
+				tt.old, len(outs), got[0] == ClaudeCodeStub, got[1] == ClaudeCodeStub, tt.prune)
+		}
+	}
+}
+
 // capped checks that every result of h is within max units.
 func capped(t *testing.T, h []corpus.Message, max int, measure func(string) int) {
 	t.Helper()
