@@ -150,6 +150,7 @@ func presets() []preset {
 			unsure: []string{
 				"older SDK defaults are max_size 120, keep_first 4; V0 100 and 1 (--set condense.trigger_at=120,condense.tail_value=120,condense.keep_first=4)",
 				"an event is a message; minimum_progress 0.1 and the max_tokens trigger (None) are not modelled",
+				"OpenHands' view begins with its SystemPromptEvent, which max_size and keep_first count (keep_first 2: the system prompt and the first user message) and calib's history does not hold: here the condensation comes one message later and keeps one more message at the head; newer SDKs also start forgetting at the first unit boundary after keep_first",
 			},
 		},
 		{
