@@ -40,6 +40,9 @@ type stageTrigger struct {
 	// turn: Goose tests its threshold when a user message arrives, Aider
 	// its history's size when a turn is done, neither inside a tool loop.
 	turnOnly bool
+	// above fires only past the threshold, not at it (Goose's
+	// usage_ratio > threshold, Aider's total > max_tokens).
+	above bool
 }
 
 // fires applies the trigger to the context as it stands: tokens charged
@@ -49,19 +52,25 @@ func (t stageTrigger) fires(tokens, messages int, turnStart bool, window int) bo
 	if t.turnOnly && !turnStart {
 		return false
 	}
+	var th float64
 	switch t.unit {
 	case OnTokens:
-		return float64(tokens) >= t.at
+		th = t.at
 	case OnWindowFraction:
-		return float64(tokens) >= t.at*float64(window)
+		th = t.at * float64(window)
 	case OnWindowReserve:
-		return float64(tokens) >= float64(window)-t.at
+		th = float64(window) - t.at
 	case OnMessages:
 		return float64(messages) > t.at
 	case OnTurnStart:
 		return turnStart
+	default:
+		return true
 	}
-	return true
+	if t.above {
+		return float64(tokens) > th
+	}
+	return float64(tokens) >= th
 }
 
 // threshold is the trigger in context tokens, 0 when it is not one.
@@ -114,7 +123,7 @@ func (s stageValues) Float(n string) float64 { return s.v.Float(s.prefix + n) }
 func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }
 func (s stageValues) List(n string) []string { return s.v.List(s.prefix + n) }
 func (s stageValues) trigger() stageTrigger {
-	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only")}
+	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only"), above: s.Bool("trigger_above")}
 }
 func (s stageValues) summarizer() (Summarizer, error) {
 	sm, err := ParseSummarizer(s.Str("summarizer"))
@@ -131,6 +140,8 @@ func triggerSpecs() []ParamSpec {
 			Help: "when the stage runs: context tokens, a fraction of window_tokens, window_tokens minus a reserve, more than N messages, the first request of each user turn, or every request"},
 		{Name: "trigger_at", Kind: Float, Default: "0", Min: 0, Max: MaxTokens,
 			Help: "the threshold in the trigger's unit (tokens, a fraction, reserve tokens or messages)"},
+		{Name: "trigger_above", Kind: Bool, Default: "false",
+			Help: "a tokens, window_fraction or window_reserve trigger fires only above its threshold, not at it (Goose, Aider)"},
 		{Name: "turn_start_only", Kind: Bool, Default: "false",
 			Help: "check the trigger only at the first request of each user turn, never inside a tool loop (Goose, Aider)"},
 	}

@@ -177,13 +177,13 @@ func presets() []preset {
 				// done (summarize_start: too_big(done_messages)); the next
 				// message's request uses it.
 				{name: "summarize", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "8192",
-					"turn_start_only": "true", "tail": TailTokens, "tail_value": "8192", "depth": "3",
+					"trigger_above": "true", "turn_start_only": "true", "tail": TailTokens, "tail_value": "8192", "depth": "3",
 					"prefix": `I spoke to you previously about a number of things.\n`}},
 			},
 			unsure: []string{
 				"max_chat_history_tokens is min(max(max_input/16, 1024), 8192): set summarize.trigger_at and summarize.tail_value together for a smaller model",
 				"the summary prefix is 3rd-party",
-				"Aider counts done messages only (not the new user message), strictly above max_chat_history_tokens; here the context with it, at or above",
+				"Aider counts done messages only (not the new user message); here the context with it",
 				"Aider summarizes in the background when a turn is done and uses the summary at the next message; here at that message's request",
 			},
 		},
@@ -197,7 +197,7 @@ func presets() []preset {
 				// message is added; compact_messages keeps [summary (a user
 				// message), CONVERSATION_CONTINUATION_TEXT, the user message].
 				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.8",
-					"turn_start_only": "true", "tail": TailTurns, "tail_value": "1", "ack": gooseContinuation}},
+					"trigger_above": "true", "turn_start_only": "true", "tail": TailTurns, "tail_value": "1", "ack": gooseContinuation}},
 				// The reply loop's ContextLengthExceeded arm compacts again
 				// (TOOL_LOOP_CONTINUATION_TEXT): the provider refused a
 				// request past the window.
@@ -205,7 +205,7 @@ func presets() []preset {
 					"tail": TailTurns, "tail_value": "1", "ack": gooseToolLoop}},
 			},
 			unsure: []string{
-				"Goose compares the last response's recorded total tokens (without the new user message), strictly above the threshold; here the estimated context with it, at or above",
+				"Goose compares the last response's recorded total tokens (without the new user message) with the threshold; here the estimated context with it",
 				"recover: Goose summarizes the tool loop in progress too and keeps only the user message; here that turn stays whole",
 				"Goose keeps the user message's text only; here the whole message",
 				"tool-pair summarization (GOOSE_TOOL_CALL_CUTOFF) is switched off in that source (ENABLE_TOOL_PAIR_SUMMARIZATION false), and the summarizer's middle-out removal of tool responses shapes only its input: neither is modelled",

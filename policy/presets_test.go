@@ -493,16 +493,16 @@ func TestAiderKeepsATailUnderHalfTheBudget(t *testing.T) {
 	for i := range 8 { // 16 messages of 500 tokens = 8,000
 		h = append(h, puser(fmt.Sprint("u", i), chars4Text(500)), passt(fmt.Sprint("a", i), chars4Text(500)))
 	}
-	h = append(h, puser("u8", chars4Text(191)))
+	h = append(h, puser("u8", chars4Text(192)))
 	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
-		t.Fatalf("summarized at %d tokens, under 8,192", o.BeforeTokens)
+		t.Fatalf("summarized at %d tokens: Aider's too_big is total > 8,192", o.BeforeTokens)
 	}
-	h[16] = puser("u8", chars4Text(192))
+	h[16] = puser("u8", chars4Text(193))
 	o := p.Compact(h, sums(p, h))
-	if o.Strategy != Summarized || o.BeforeTokens != 8192 {
-		t.Fatalf("%s at %d tokens, want a summary at 8,192", o.Strategy, o.BeforeTokens)
+	if o.Strategy != Summarized || o.BeforeTokens != 8193 {
+		t.Fatalf("%s at %d tokens, want a summary at 8,193", o.Strategy, o.BeforeTokens)
 	}
-	// The tail takes messages while under 4,096: u8 (192) + 7 × 500, back
+	// The tail takes messages while under 4,096: u8 (193) + 7 × 500, back
 	// to a4; the head must end with an assistant message: the tail starts
 	// at u4.
 	if s := o.History[0]; !s.Summary || !strings.HasPrefix(s.Blocks[0].Text, "I spoke to you previously about a number of things.\n") || o.History[1].ID != "u4" {
@@ -518,11 +518,11 @@ func TestAiderKeepsATailUnderHalfTheBudget(t *testing.T) {
 // compacts again with the tool-loop text.
 func TestGooseCompactsWhenAUserMessageArrives(t *testing.T) {
 	p := presetPolicy(t, "goose", nil)
-	h := []corpus.Message{puser("u0", chars4Text(80_000)), passt("a0", chars4Text(79_999)), puser("u1", "x")}
+	h := []corpus.Message{puser("u0", chars4Text(80_000)), passt("a0", chars4Text(80_000)), puser("u1", "x")}
 	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
-		t.Fatal("compacted under 160,000")
+		t.Fatal("compacted at 160,000: Goose compacts above the threshold (usage_ratio > threshold)")
 	}
-	h[1] = passt("a0", chars4Text(80_000))
+	h[1] = passt("a0", chars4Text(80_001))
 	o := p.Compact(h, sums(p, h))
 	if o.Strategy != Summarized || len(o.History) != 3 {
 		t.Fatalf("%s with %d messages; want the summary, the continuation and the user message", o.Strategy, len(o.History))
@@ -559,8 +559,9 @@ func TestGooseCompactsWhenAUserMessageArrives(t *testing.T) {
 }
 
 // TestAiderSummarizesWhenATurnIsDone: Aider starts a summary when a turn
-// is done (Coder.move_back_cur_messages → summarize_start) and uses it at
-// the next message, so nothing is summarized inside a turn, however large.
+// is done (Coder.move_back_cur_messages → summarize_start) and its history
+// is above max_chat_history_tokens, and uses it at the next message, so
+// nothing is summarized inside a turn, however large.
 func TestAiderSummarizesWhenATurnIsDone(t *testing.T) {
 	p := presetPolicy(t, "aider", nil)
 	h := []corpus.Message{puser("u0", chars4Text(3_000)), passt("a0", chars4Text(3_000)), puser("u1", chars4Text(3_000)), passt("a1", chars4Text(3_000)), puser("u2", "x")}
