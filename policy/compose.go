@@ -43,6 +43,9 @@ type stageTrigger struct {
 	// above fires only past the threshold, not at it (Goose's
 	// usage_ratio > threshold, Aider's total > max_tokens).
 	above bool
+	// before is what a messages trigger adds to the history's length:
+	// OpenHands' view begins with a SystemPromptEvent no log holds.
+	before int
 }
 
 // fires applies the trigger to the context as it stands: tokens charged
@@ -61,7 +64,7 @@ func (t stageTrigger) fires(tokens, messages int, turnStart bool, window int) bo
 	case OnWindowReserve:
 		th = float64(window) - t.at
 	case OnMessages:
-		return float64(messages) > t.at
+		return float64(messages+t.before) > t.at
 	case OnTurnStart:
 		return turnStart
 	default:
@@ -123,7 +126,8 @@ func (s stageValues) Float(n string) float64 { return s.v.Float(s.prefix + n) }
 func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }
 func (s stageValues) List(n string) []string { return s.v.List(s.prefix + n) }
 func (s stageValues) trigger() stageTrigger {
-	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only"), above: s.Bool("trigger_above")}
+	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only"), above: s.Bool("trigger_above"),
+		before: s.Int("messages_before")}
 }
 func (s stageValues) summarizer() (Summarizer, error) {
 	sm, err := ParseSummarizer(s.Str("summarizer"))
@@ -142,6 +146,8 @@ func triggerSpecs() []ParamSpec {
 			Help: "the threshold in the trigger's unit (tokens, a fraction, reserve tokens or messages)"},
 		{Name: "trigger_above", Kind: Bool, Default: "false",
 			Help: "a tokens, window_fraction or window_reserve trigger fires only above its threshold, not at it (Goose, Aider)"},
+		{Name: "messages_before", Kind: Int, Default: "0", Min: 0, Max: 1e6,
+			Help: "events the agent counts before the history, for a messages trigger and a summarize stage's keep_first and events tail (OpenHands' view begins with its system prompt: 1)"},
 		{Name: "turn_start_only", Kind: Bool, Default: "false",
 			Help: "check the trigger only at the first request of each user turn, never inside a tool loop (Goose, Aider)"},
 	}

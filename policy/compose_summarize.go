@@ -11,7 +11,7 @@ import (
 const (
 	TailChars  = "chars"  // the last tail_value of the characters, split before a user message (Gemini CLI 0.3)
 	TailTokens = "tokens" // a tail under half of tail_value tokens, the head summarized, recursing while summary + tail >= tail_value (Aider)
-	TailEvents = "events" // keep_first messages, a summary, and a tail up to tail_value/2 messages in all (OpenHands max_size)
+	TailEvents = "events" // keep_first events, a summary, and a tail up to tail_value/2 events in all (OpenHands max_size), messages_before of them not in the history
 	TailTurns  = "turns"  // the last tail_value real user turns (1: the turn in progress)
 )
 
@@ -30,7 +30,7 @@ func summarizeStageKind() stageKind {
 				{Name: "tail", Kind: Enum, Default: TailTurns, Choices: []string{TailChars, TailTokens, TailEvents, TailTurns},
 					Help: "what stays after the summary: a fraction of the characters, a token budget's half (recursive), a message count, or user turns"},
 				{Name: "tail_value", Kind: Float, Default: "1", Min: 0, Max: MaxTokens, Help: "per tail: the fraction kept, the token budget, max_size in messages, or turns"},
-				{Name: "keep_first", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "messages kept before the summary (OpenHands keep_first)"},
+				{Name: "keep_first", Kind: Int, Default: "0", Min: 0, Max: inf, Help: "events kept before the summary (OpenHands keep_first), messages_before of them outside the history"},
 				{Name: "depth", Kind: Int, Default: "3", Min: 0, Max: 100, Help: "tail=tokens: recursion depth past which everything before the turn in progress is summarized (Aider 3)"},
 				{Name: "prefix", Kind: String, Default: "", Help: "text before the summary in its message; \\n a newline"},
 				{Name: "suffix", Kind: String, Default: "", Help: "text after the summary in its message; \\n a newline"},
@@ -43,7 +43,7 @@ func summarizeStageKind() stageKind {
 			if err != nil {
 				return nil, err
 			}
-			return &summarizeStage{tail: v.Str("tail"), value: v.Float("tail_value"), keepFirst: v.Int("keep_first"),
+			return &summarizeStage{tail: v.Str("tail"), value: v.Float("tail_value"), keepFirst: v.Int("keep_first"), before: v.Int("messages_before"),
 				depth: v.Int("depth"), prefix: v.Text("prefix"), suffix: v.Text("suffix"), ack: v.Text("ack"), sum: sm}, nil
 		}}
 }
@@ -52,6 +52,7 @@ type summarizeStage struct {
 	tail                string
 	value               float64
 	keepFirst, depth    int
+	before              int // events before the history that keep_first counts (TailEvents)
 	prefix, suffix, ack string
 	sum                 Summarizer
 }
@@ -73,8 +74,11 @@ func (s *summarizeStage) run(st *compState, at Checkpoint) *StageReport {
 		case TailChars:
 			cut = charsSplitBefore(h, 1-s.value, st.nthLastTurn(1))
 		case TailEvents:
-			head = min(s.keepFirst, len(h))
-			cut = max(head, len(h)-(int(s.value)/2-head-1))
+			// LLMSummarizingCondenser: keep_first events, and from the
+			// tail max_size//2 − keep_first − 1; the first messages_before
+			// of the kept head are not in the history.
+			head = min(max(s.keepFirst-s.before, 0), len(h))
+			cut = max(head, len(h)-(int(s.value)/2-s.keepFirst-1))
 		case TailTurns:
 			cut = st.nthLastTurn(max(1, int(s.value)))
 		}

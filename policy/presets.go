@@ -144,13 +144,16 @@ func presets() []preset {
 			what:   "OpenHands: when the view holds more than max_size 240 events, keep the first 2, one summary, and a tail up to max_size/2",
 			window: 200_000, meter: MeterChars4,
 			stages: []presetStage{
+				// The view begins with the SystemPromptEvent, which max_size
+				// and keep_first count (keep_first 2: it and the first user
+				// message) and no log holds: messages_before 1.
 				{name: "condense", kind: "summarize", set: map[string]string{"trigger": OnMessages, "trigger_at": "240",
-					"tail": TailEvents, "tail_value": "240", "keep_first": "2"}},
+					"messages_before": "1", "tail": TailEvents, "tail_value": "240", "keep_first": "2"}},
 			},
 			unsure: []string{
 				"older SDK defaults are max_size 120, keep_first 4; V0 100 and 1 (--set condense.trigger_at=120,condense.tail_value=120,condense.keep_first=4)",
 				"an event is a message; minimum_progress 0.1 and the max_tokens trigger (None) are not modelled",
-				"OpenHands' view begins with its SystemPromptEvent, which max_size and keep_first count (keep_first 2: the system prompt and the first user message) and calib's history does not hold: here the condensation comes one message later and keeps one more message at the head; newer SDKs also start forgetting at the first unit boundary after keep_first",
+				"newer SDKs start forgetting at the first unit boundary strictly after keep_first (an event more at the head)",
 			},
 		},
 		{

@@ -430,21 +430,26 @@ func TestAnthropicClearsThinkingButTheLastTurn(t *testing.T) {
 	}
 }
 
+// TestOpenHandsCondensesPast240Events: OpenHands' view is the system
+// prompt event and the messages; past max_size 240 events it keeps
+// keep_first 2 (the system prompt and the first user message), a summary
+// and max_size//2 − 2 − 1 = 117 events of the tail: 120 events, 119 of
+// them messages.
 func TestOpenHandsCondensesPast240Events(t *testing.T) {
 	p := presetPolicy(t, "openhands", nil)
 	var h []corpus.Message
-	for i := range 120 {
+	for i := range 119 {
 		h = append(h, puser(fmt.Sprint("u", i), chars4Text(100)), passt(fmt.Sprint("a", i), chars4Text(100)))
 	}
+	h = append(h, puser("u119", "q"))
 	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
-		t.Fatal("condensed at 240 events, max_size is 240")
+		t.Fatal("condensed at 240 events (239 messages and the system prompt), max_size is 240")
 	}
-	h = append(h, puser("u120", "q"))
+	h = append(h, passt("a119", "r"))
 	o := p.Compact(h, sums(p, h))
-	// keep_first 2 + 1 summary + 117 = max_size/2; the tail starts at a
-	// user message already.
-	if o.Strategy != Summarized || len(o.History) != 120 || o.History[1].ID != "a0" || !o.History[2].Summary {
-		t.Fatalf("%s, %d events (want 120: 2 first, a summary, a tail)", o.Strategy, len(o.History))
+	// The cut at 240 − 117 = 123 is a61: 1 + 1 + 117.
+	if o.Strategy != Summarized || len(o.History) != 119 || o.History[0].ID != "u0" || !o.History[1].Summary || o.History[2].ID != "a61" {
+		t.Fatalf("%s, %d messages, then %s; want 119: u0, a summary, the tail from a61", o.Strategy, len(o.History), o.History[2].ID)
 	}
 }
 
