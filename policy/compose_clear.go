@@ -199,6 +199,7 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 	// must not clear, render per-result stubs, and count exactly.
 	w := newCow(st)
 	first := c.firstResult(h)
+	var names map[string]string // every call's tool, read once when a result's call is not near it
 	for k := range o.History {
 		i := base + k
 		if len(h[i].Blocks) == 0 || &o.History[k].Blocks[0] == &h[i].Blocks[0] {
@@ -217,7 +218,7 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 				continue
 			}
 			if c.perResult {
-				nb.Text = c.render(old, c.shell(h, i, old))
+				nb.Text = c.render(old, c.shell(h, i, old, &names))
 			}
 			// A stub no shorter than the output stays unwritten (a
 			// compaction never grows the context; SWE-agent would write
@@ -231,14 +232,19 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 }
 
 // shell reports whether result b in h[i] answers one of the shell_tools
-// (its tool named by its call), when the stub has a {preview}.
-func (c *clearStage) shell(h []corpus.Message, i int, b *corpus.Block) bool {
+// (its tool named by its call), when the stub has a {preview}. names maps
+// every call of h to its tool, built on the first call not found near
+// its result.
+func (c *clearStage) shell(h []corpus.Message, i int, b *corpus.Block, names *map[string]string) bool {
 	if len(c.shellTools) == 0 || !strings.Contains(c.stub, "{preview}") {
 		return false
 	}
 	name, found := callName(h[:i], &h[i], b)
 	if !found {
-		name = callNames(h[:i])[b.ToolCallID]
+		if *names == nil {
+			*names = callNames(h)
+		}
+		name = (*names)[b.ToolCallID]
 	}
 	return slices.Contains(c.shellTools, name)
 }
