@@ -33,16 +33,10 @@ func TestClaudeCodeFullCompactionOn1053(t *testing.T) {
 		{"f67ab274-e83b-41ac-ac85-77488d6b5c28.jsonl", []int{140, 223}, []int{140, 222}, []int{155902, 155062},
 			[]int{38433, 31759}, []int{102368, 43421}},
 	}
-	p, err := policy.New(policy.ClaudeCodeName, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPolicy(t, policy.ClaudeCodeName, nil)
 	for _, tt := range tests {
 		s := realCC(t, tt.file)
-		tr, err := Run(t.Context(), s, p, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr := mustRun(t, s, p, Options{})
 		if len(tr.Violations) > 0 {
 			t.Errorf("%s: %+v", tt.file, tr.Violations)
 		}
@@ -140,26 +134,13 @@ func TestClaudeCodeKeepsNoSummaryThatGrows(t *testing.T) {
 		add(corpus.RoleTool, corpus.Block{Kind: corpus.KindToolResult, ToolCallID: id, Text: strings.Repeat(fmt.Sprintf("row %04d of query %03d, some columns\n", i, i), 4000/40)})
 	}
 	add(corpus.RoleAssistant, corpus.Block{Kind: corpus.KindText, Text: "done"})
-	p, err := policy.New(policy.ClaudeCodeName, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr, err := Run(t.Context(), s, p, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr := mustRun(t, s, mustPolicy(t, policy.ClaudeCodeName, nil), Options{})
 	if len(tr.Events) != 0 || len(tr.Violations) != 0 {
 		t.Errorf("long turn: %d events (first %+v), violations %+v; want none", len(tr.Events), firstEvent(tr), tr.Violations)
 	}
 
 	fc := realCC(t, "fc491683-57ba-4bbf-afd0-3362025e7aa7.jsonl")
-	p, err = policy.New(policy.ClaudeCodeName, map[string]string{"mc_keep_tokens": "10000", "mc_trigger_at": "180000"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tr, err = Run(t.Context(), fc, p, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	tr = mustRun(t, fc, mustPolicy(t, policy.ClaudeCodeName, map[string]string{"mc_keep_tokens": "10000", "mc_trigger_at": "180000"}), Options{})
 	var got []string
 	for _, e := range tr.Events {
 		got = append(got, fmt.Sprintf("%d %s", e.Request, e.Outcome.Strategy))

@@ -56,6 +56,16 @@ func mustPolicy(t *testing.T, name string, set map[string]string) policy.Policy 
 	return p
 }
 
+// mustRun is Run with no deadline, failing the test on an error.
+func mustRun(t *testing.T, s *corpus.Session, p policy.Policy, opts Options) *Trace {
+	t.Helper()
+	tr, err := Run(t.Context(), s, p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
 func costOf(t *testing.T, s *corpus.Session, pol policy.Policy) *cache.SessionCost {
 	t.Helper()
 	sc, _ := costAndTrace(t, s, pol)

@@ -1,11 +1,9 @@
 package replay
 
 import (
-	"context"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/policy"
 )
 
 // One turn far over every trigger leaves cline, gemini-cli and aider
@@ -32,24 +30,15 @@ func TestOneLongTurnLeavesNothingToCut(t *testing.T) {
 		{"gemini-cli", map[string]string{"window_tokens": "100000", "mask.keep_value": "1000000000"}},
 		{"aider", nil}, // summarizes over 8,192 tokens
 	} {
-		p, err := policy.New(tt.preset, tt.set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := Run(context.Background(), s, p, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPolicy(t, tt.preset, tt.set)
+		tr := mustRun(t, s, p, Options{})
 		if len(tr.Events) != 0 || len(tr.Requests) != 300 {
 			t.Fatalf("%s, one turn: %d compactions over %d requests, want none over 300", tt.preset, len(tr.Events), len(tr.Requests))
 		}
 		if last := tr.Requests[299]; last.Sent != last.Tokens || last.Sent < 100_000 {
 			t.Fatalf("%s, one turn: last request sends %d of %d tokens, want all, over the trigger", tt.preset, last.Sent, last.Tokens)
 		}
-		tr, err = Run(context.Background(), two, p, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tr = mustRun(t, two, p, Options{})
 		if len(tr.Events) == 0 {
 			t.Fatalf("%s, a finished turn first: no compaction", tt.preset)
 		}
