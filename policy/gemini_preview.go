@@ -24,14 +24,14 @@ func geminiPreview(text string, shell bool) string {
 	if shell {
 		return geminiShellPreview(text)
 	}
-	const open, closing = "{\n  \"output\": \"", "\"\n}" // 15 and 3 UTF-16 units
-	if len(open)+jsonUnits(text, 500)+len(closing) <= 500 {
-		return open + jsStringify(text)[1:] + closing[1:]
+	const open, closing = "{\n  \"output\": \"", "\"\n}" // JSON.stringify(response, null, 2) around the text: 15 and 3 UTF-16 units
+	if n := jsonUnits(text, 500); len(open)+n+len(closing) <= 500 {
+		return open + jsonHead(text, n) + closing
 	}
 	return open + jsonHead(text, 250-len(open)) + "\n... [TRUNCATED] ...\n" + jsonTail(text, 250-len(closing)) + closing
 }
 
-// jsonUnits is the UTF-16 length of text as jsStringify escapes it (the
+// jsonUnits is the UTF-16 length of text as JSON.stringify escapes it (the
 // quotes left out), counted up to just past limit.
 func jsonUnits(text string, limit int) int {
 	n := 0
@@ -44,7 +44,9 @@ func jsonUnits(text string, limit int) int {
 	return n
 }
 
-// escapedUnits is the UTF-16 length of r as jsStringify writes it.
+// escapedUnits is the UTF-16 length of r as JSON.stringify writes it: the quote, the
+// backslash and control characters escaped (\b \f \n \r \t by name, the others
+// as \u00xx), nothing else (Go's encoders also escape <, >, & and U+2028/9).
 func escapedUnits(r rune) int {
 	switch {
 	case r == '"' || r == '\\' || r == '\b' || r == '\f' || r == '\n' || r == '\r' || r == '\t':
@@ -91,7 +93,7 @@ func jsonTail(text string, n int) string {
 	return string(utf16.Decode(units[len(units)-min(n, len(units)):]))
 }
 
-// plainJSON reports whether s is ASCII that jsStringify writes as it is.
+// plainJSON reports whether s is ASCII that JSON.stringify writes as it is.
 func plainJSON(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
@@ -101,7 +103,7 @@ func plainJSON(s string) bool {
 	return true
 }
 
-// appendEscaped appends r to u in UTF-16 units, as jsStringify writes it.
+// appendEscaped appends r to u in UTF-16 units, as JSON.stringify writes it.
 func appendEscaped(u []uint16, r rune) []uint16 {
 	switch r {
 	case '"', '\\':
@@ -223,42 +225,4 @@ func jsTrim(s string) string {
 		}
 		return 0x2000 <= r && r <= 0x200a
 	})
-}
-
-// jsStringify is JSON.stringify of a string: the quote, the backslash and
-// control characters escaped (\b \f \n \r \t by name, the others as
-// \u00xx), nothing else; Go's encoders also escape <, >, & and U+2028/9.
-func jsStringify(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if c < 0x20 {
-				b.WriteString(`\u00`)
-				b.WriteByte("0123456789abcdef"[c>>4])
-				b.WriteByte("0123456789abcdef"[c&0xf])
-			} else {
-				b.WriteByte(c)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
