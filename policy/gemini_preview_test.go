@@ -31,6 +31,8 @@ func TestGeminiPreview(t *testing.T) {
 		want  string
 	}{
 		{"short output, JSON whole", "ok\n", false, "{\n  \"output\": \"ok\\n\"\n}"},
+		{"JavaScript's escapes, nothing more", "a\"\\\x01\b\f\r\t</>&é😀\u2028", false,
+			"{\n  \"output\": \"a\\\"\\\\\\u0001\\b\\f\\r\\t</>&é😀\u2028\"\n}"},
 		{"JSON over 500 units: 250 and 250", long, false,
 			"{\n  \"output\": \"" + strings.Repeat("a", 235) + "\n... [TRUNCATED] ...\n" +
 				strings.Repeat("a", 134) + "é\\\"\\n\\t\\u0001" + strings.Repeat("z", 100) + "\"\n}"},
