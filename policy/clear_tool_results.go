@@ -51,6 +51,12 @@ const (
 	// SourceEstimate measures the history with the meter, plus
 	// overhead_tokens.
 	SourceEstimate = "estimate"
+	// SourceCalibrated predicts the provider's count of the history from
+	// the session's recorded usage (PromptModel), for the presets: their
+	// replayed history is not the recorded one, so the recorded figure
+	// itself does not apply after their first compaction, but the
+	// unlogged prompt and the meter's bias it reveals do.
+	SourceCalibrated = "calibrated"
 )
 
 // Keep walks of keep=tokens (keep_walk).

@@ -111,6 +111,10 @@ type globals struct {
 	window   int
 	overhead int
 	meter    *Meter
+	// calibrated is context_source=calibrated: context tokens are the
+	// session's PromptModel of the metered history where the replay gives
+	// one (Checkpoint.Prompt).
+	calibrated bool
 }
 
 // stageValues reads one stage's parameters out of the preset's values.
@@ -154,11 +158,16 @@ func triggerSpecs() []ParamSpec {
 }
 
 // globalSpecs are the preset-wide parameters.
-func globalSpecs(window int, meter string) []ParamSpec {
+func globalSpecs(window int, meter, source string) []ParamSpec {
+	if source == "" {
+		source = SourceEstimate
+	}
 	return []ParamSpec{
 		{Name: "window_tokens", Kind: Int, Default: fmt.Sprint(window), Min: 1, Max: MaxTokens, Help: "the model's context window (window_fraction and window_reserve triggers)"},
 		{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens, Help: "system prompt + tool definitions not in the history, added to context tokens"},
 		{Name: "meter", Kind: Enum, Default: meter, Choices: []string{MeterChars4, MeterBytes4, MeterO200k}, Help: "how tokens are estimated"},
+		{Name: "context_source", Kind: Enum, Default: source, Choices: []string{SourceCalibrated, SourceEstimate},
+			Help: "what token triggers read: calibrated, the provider's count predicted from the session's recorded usage (overhead + scale × metered history; the estimate where the log records none); estimate, the meter plus overhead_tokens"},
 	}
 }
 
@@ -191,9 +200,19 @@ type compState struct {
 	strategy Strategy
 	removed  int
 	summ     string
+	// prompt predicts the provider's count of the history
+	// (context_source=calibrated on a session with recorded usage); nil:
+	// the meter plus overhead_tokens.
+	prompt *PromptModel
 }
 
-func (st *compState) tokens() int { return st.g.meter.Tokens(st.units) + st.g.overhead }
+// tokens is the context the triggers and reports read.
+func (st *compState) tokens() int {
+	if st.prompt != nil {
+		return st.prompt.Tokens(st.g.meter.Tokens(st.units))
+	}
+	return st.g.meter.Tokens(st.units) + st.g.overhead
+}
 
 // set replaces the history by out, a new array, whose units are known;
 // its count and thinking are recounted (a summary or a dropped middle,
@@ -287,6 +306,9 @@ func (p *Composed) Checkpoint(_ corpus.Format, prev, next *corpus.Message) bool 
 // Metering is the meter and overhead_tokens (policy.Metered).
 func (p *Composed) Metering() (*Meter, int) { return p.g.meter, p.g.overhead }
 
+// CalibratedPrompt reports context_source=calibrated (PromptCalibrated).
+func (p *Composed) CalibratedPrompt() bool { return p.g.calibrated }
+
 // Window is window_tokens (Windowed).
 func (p *Composed) Window(*corpus.Session) int { return p.g.window }
 
@@ -324,6 +346,9 @@ func (p *Composed) thinkingOf(m *corpus.Message) int64 {
 func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	st := &compState{h: h, in: h, units: at.Units, count: at.Count, thinking: at.Thinking, turns: at.Turns,
 		weigh: p.weigh, thinks: p.thinks, g: p.g, strategy: None, owned: at.Owned}
+	if p.g.calibrated {
+		st.prompt = at.Prompt
+	}
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
 	for _, s := range p.stages {

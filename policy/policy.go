@@ -88,6 +88,10 @@ type Checkpoint struct {
 	// per walk by the replay. nil when the caller keeps none: each
 	// checkpoint that needs it then builds it (at.recorded).
 	Recorded *RecordedIndex
+	// Prompt is the session's prompt model, fitted to its recorded usage,
+	// for a policy that asks for it (PromptCalibrated); nil when it does
+	// not or the session records no usage.
+	Prompt *PromptModel
 	// Force asks the policy to decide as if its trigger had fired. The
 	// replay never sets it; agreement with a recording does, because there
 	// the agent is known to have acted (replay.Agree).

@@ -16,6 +16,11 @@ type preset struct {
 	what   string // one line: what the agent does
 	window int    // the model window the defaults assume
 	meter  string
+	// source is where the agent's token triggers read the context from
+	// (context_source): SourceCalibrated for an agent that reads its
+	// provider's usage or count, SourceEstimate (the default) for one that
+	// counts its history itself.
+	source string
 	// formats are the recording formats of the agent: --policy auto
 	// replays their sessions with the preset.
 	formats []corpus.Format
@@ -34,7 +39,7 @@ type presetStage struct {
 
 // def turns a preset into a registered policy.
 func (p preset) def() Def {
-	specs := globalSpecs(p.window, p.meter)
+	specs := globalSpecs(p.window, p.meter, p.source)
 	var names, stages []string
 	for _, s := range p.stages {
 		k := lookupStageKind(s.kind)
@@ -69,7 +74,8 @@ func (p preset) build(v Values) (Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := globals{window: v.Int("window_tokens"), overhead: v.Int("overhead_tokens"), meter: m}
+	g := globals{window: v.Int("window_tokens"), overhead: v.Int("overhead_tokens"), meter: m,
+		calibrated: v.Str("context_source") == SourceCalibrated}
 	c := &Composed{name: p.name, params: v.Params(), g: g}
 	for _, s := range p.stages {
 		sv := stageValues{prefix: s.name + ".", v: v}

@@ -38,7 +38,7 @@ func presets() []preset {
 			name:   "opencode",
 			agent:  "opencode (sst/opencode, now anomalyco/opencode: packages/opencode/src/session/compaction.ts, overflow.ts, message-v2.ts, src/tool/truncation.ts; peers.md §1, §9)",
 			what:   "opencode: tool output capped at 2,000 lines or 50 KiB (the head kept, the rest saved to a file), prune at each user turn (the newest 40,000 tokens of tool output and the last 2 turns stay, skill exempt, only when more than 20,000 tokens go), a summary at the overflow (window − 20,000 reserved)",
-			window: 200_000, meter: MeterChars4, formats: []corpus.Format{corpus.FormatOpencode},
+			window: 200_000, meter: MeterChars4, source: SourceCalibrated, formats: []corpus.Format{corpus.FormatOpencode},
 			stages: []presetStage{
 				// tool/truncation.ts Truncate.output: MAX_LINES 2000, MAX_BYTES
 				// 50 * 1024, direction head, and the hint of an agent that may
@@ -58,13 +58,14 @@ func presets() []preset {
 				"prune runs after each loop in opencode, here at the first request of each user turn; opencode estimates a tool output's tokens from its text alone, calib from the result block (text, and a tool name where the log gives one)",
 				"reserved is min(COMPACTION_BUFFER 20,000, the model's max output): 20,000 assumes an output limit of at least that",
 				"opencode's summary is an assistant message (summary: true); here a user message, with the summary text only",
+				"opencode's overflow reads the last response's recorded tokens (input, cache read, output); here the calibrated prompt of the request being sent (context_source), estimated where the log records no usage",
 			},
 		},
 		{
 			name:   "gemini-cli",
 			agent:  "Gemini CLI (google-gemini/gemini-cli snapshot 5411f113, 2026-08-21: packages/core/src/context/chatCompressionService.ts, config/config.ts; the mask from toolOutputMaskingService.ts at 78337435 and 25137857, which agree, and GeminiClient.processTurn in core/client.ts; peers.md §1, §9)",
 			what:   "Gemini CLI: shell output capped at 40,000 chars (the rest saved to a file), compression at 50% of the window keeping the last 30% of the characters in a <state_snapshot>, then old tool output masked beyond the newest 50,000 tool tokens",
-			window: 1_048_576, meter: MeterChars4, formats: []corpus.Format{corpus.FormatGemini},
+			window: 1_048_576, meter: MeterChars4, source: SourceCalibrated, formats: []corpus.Format{corpus.FormatGemini},
 			stages: []presetStage{
 				// Gemini CLI truncates run_shell_command's string output only
 				// (the scheduler's toolName === SHELL_TOOL_NAME test); on other
@@ -95,13 +96,14 @@ func presets() []preset {
 				"the masked stub is Gemini's, its preview of the output taken as the response {\"output\": text}; the saved file's path is calib's (Gemini's holds its temp folder, the session and a random part)",
 				"exempt tools are Gemini's four (tool-names.ts) and Claude Code's and opencode's for the same things",
 				"characters are counted over text and arguments, not Gemini's JSON of each content",
+				"compress reads the last response's recorded prompt tokens (getLastPromptTokenCount); here the calibrated prompt of the request being sent (context_source), estimated where the log records no usage; the mask counts its outputs' tokens by estimate, as Gemini does",
 			},
 		},
 		{
 			name:   "anthropic-context-editing",
 			agent:  "Anthropic API context management (platform.claude.com docs: clear_tool_uses_20250919, clear_thinking_20251015, compact_20260112; peers.md §1)",
 			what:   "Anthropic API: clear_tool_uses at 100,000 input tokens keeping the last 3 tool uses (clear_at_least none, exclude_tools none, clear_tool_inputs false), clear_thinking keeping 1 thinking turn, compact at 150,000",
-			window: 200_000, meter: MeterChars4,
+			window: 200_000, meter: MeterChars4, source: SourceCalibrated,
 			stages: []presetStage{
 				{name: "clear-tool-uses", kind: "clear", set: map[string]string{"trigger": OnTokens, "trigger_at": "100000",
 					"keep": KeepResults, "keep_value": "3", "min_reclaim": "0", "clear_inputs": "false", "exempt_tools": "",
@@ -114,7 +116,7 @@ func presets() []preset {
 				"the placeholder a cleared result gets is written server-side and not documented: [cleared] is calib's",
 				"a thinking turn is counted as a user turn",
 				"compact drops everything before its block, the turn in progress included; here that turn stays",
-				"input tokens are estimated (chars/4)",
+				"input tokens are the calibrated prompt (context_source: the session's recorded usage fits overhead and scale) where the log records usage, else estimated (chars/4)",
 			},
 		},
 		{
@@ -160,14 +162,14 @@ func presets() []preset {
 			name:   "cline",
 			agent:  "Cline (cline/cline src/core/context/context-management/context-window-utils.ts, ContextManager.ts, src/core/prompts/responses.ts; peers.md §1)",
 			what:   "Cline: past maxAllowedSize (a 200k window less 40,000), earlier reads of a re-read file become a notice, and unless that saved 30% of the characters the first user/assistant pair stays and half (or, when half the context still exceeds it, three quarters) of the rest goes",
-			window: 200_000, meter: MeterChars4,
+			window: 200_000, meter: MeterChars4, source: SourceCalibrated,
 			stages: []presetStage{
 				{name: "truncate", kind: "drop-middle", set: map[string]string{"trigger": OnWindowReserve, "trigger_at": "40000", "keep": DropAuto}},
 			},
 			unsure: []string{
 				"the reserve depends on the window: 64k −27,000, 128k −30,000, 200k −40,000, else max(w − 40,000, 0.8w)",
 				"the truncation notice's text and the 30% rule come from Cline's source (peers.md names the notice only)",
-				"Cline counts the previous request's recorded tokens; here estimated",
+				"Cline reads the previous request's recorded tokens; here the calibrated prompt of the request being sent (context_source), estimated where the log records no usage",
 			},
 		},
 		{
@@ -194,7 +196,7 @@ func presets() []preset {
 			name:   "goose",
 			agent:  "Goose (block/goose crates/goose/src/context_mgmt/mod.rs at 0036b819, src/agents/agent.rs at 43025f88: compact_messages, check_if_compaction_needed, Agent::reply; peers.md §1)",
 			what:   "Goose: when a user message arrives and the context is past GOOSE_AUTO_COMPACT_THRESHOLD 0.8 of the window, the conversation becomes a summary, Goose's continuation message and that user message; a request past the window compacts the same way",
-			window: 200_000, meter: MeterChars4,
+			window: 200_000, meter: MeterChars4, source: SourceCalibrated,
 			stages: []presetStage{
 				// Agent::reply checks the threshold once, after the user
 				// message is added; compact_messages keeps [summary (a user
@@ -208,7 +210,7 @@ func presets() []preset {
 					"tail": TailTurns, "tail_value": "1", "ack": gooseToolLoop}},
 			},
 			unsure: []string{
-				"Goose compares the last response's recorded total tokens (without the new user message) with the threshold; here the estimated context with it",
+				"Goose compares the last response's recorded total tokens (without the new user message) with the threshold; here the calibrated prompt with it (context_source), estimated where the log records no usage",
 				"recover: Goose summarizes the tool loop in progress too and keeps only the user message; here that turn stays whole",
 				"Goose keeps the user message's text only; here the whole message",
 				"tool-pair summarization (GOOSE_TOOL_CALL_CUTOFF) is switched off in that source (ENABLE_TOOL_PAIR_SUMMARIZATION false), and the summarizer's middle-out removal of tool responses shapes only its input: neither is modelled",

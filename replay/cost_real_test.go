@@ -326,8 +326,9 @@ func TestCostIgnoresAGuessedOverhead(t *testing.T) {
 // without it would. opencode's cap set to 2,000 characters (its own,
 // 2,000 lines or 50 KiB, cuts 6 outputs of these logs) caps 270 of them:
 // on every real session where its only events are such caps, each
-// request's cache rule and break are cline's (which never acts on these
-// logs), and no cap is priced as a compaction.
+// request's cache rule and break are those of cline on its own estimate
+// (context_source=estimate, which never acts on these logs), and no cap
+// is priced as a compaction.
 func TestArrivalCapsKeepTheCache(t *testing.T) {
 	capped, caps := 0, 0
 	cap2000 := map[string]string{"cap.max": "2000", "cap.max_lines": "0", "cap.unit": policy.CapChars}
@@ -345,7 +346,7 @@ func TestArrivalCapsKeepTheCache(t *testing.T) {
 		}
 		capped++
 		caps += len(tr.Events)
-		cl, ctr := costAndTrace(t, s, mustPolicy(t, "cline", nil))
+		cl, ctr := costAndTrace(t, s, mustPolicy(t, "cline", map[string]string{"context_source": policy.SourceEstimate}))
 		if len(ctr.Events) != 0 {
 			t.Fatalf("%s: cline compacted %d times; the comparison needs a replay without events", s.ID, len(ctr.Events))
 		}

@@ -67,6 +67,9 @@ type walker struct {
 	// held finds h's results by id, for the agent's recorded clears; only
 	// a walk that follows the recording keeps it (nil otherwise).
 	held *heldResults
+	// prompt is the session's prompt model for a policy that reads it
+	// (Checkpoint.Prompt, promptModel), fitted once per walk.
+	prompt *policy.PromptModel
 }
 
 // measure is a policy's Measure of a message, or a sum of them: the
@@ -110,6 +113,7 @@ func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 	if mode == followRecording {
 		w.held = newHeldResults()
 	}
+	w.prompt = promptModel(w)
 	return w
 }
 
@@ -146,7 +150,7 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.s.Form
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
 		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results,
-		Session: w.s, Recorded: w.recorded, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
+		Session: w.s, Recorded: w.recorded, Prompt: w.prompt, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
 }
 
 // drift is Checkpoint.Cleared: what the policy's clears took out, known

@@ -87,9 +87,14 @@ type PriceHints struct {
 // findings' 2,000 tokens, above the per-request spread of steady steps.
 const hiddenMin = 2000
 
+// DefaultScale is the provider tokens per metered token when no request
+// of a session is steady: the pooled steady median of Claude Code 2.x's
+// logs.
+const DefaultScale = 1.19
+
 // DefaultOptions are the figures the real logs support.
 func DefaultOptions(p Params) Options {
-	return Options{Params: p, Prices: NewPrices(BuiltinPrices()), DefaultScale: 1.19, SummaryPrompt: 1000, Hidden: true}
+	return Options{Params: p, Prices: NewPrices(BuiltinPrices()), DefaultScale: DefaultScale, SummaryPrompt: 1000, Hidden: true}
 }
 
 // RequestCost is one priced request.
@@ -211,11 +216,25 @@ func usageByMessage(s *corpus.Session) map[int]*corpus.Usage {
 
 // calibrate sets sc.Calibration from the recorded prompts against the
 // policy's own figures and returns each request's recorded prompt (0 where
-// none is comparable). Unless the replay is faithful, only the requests
-// before the first compaction, the policy's or the agent's, compare.
+// none is comparable).
 func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*corpus.Usage, o Options) []int {
+	samples, recorded := samplesOf(s, reqs, usage, o.Faithful)
+	cal := Calibrate(samples, o.DefaultScale)
+	cal = o.Params.apply(cal, samples)
+	if !cal.Recorded && o.Params.Overhead.Mode == SettingRecorded && o.Params.Scale.Mode == SettingRecorded {
+		sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
+	}
+	sc.Calibration = cal
+	return recorded
+}
+
+// samplesOf is what calibration reads of a replay's requests, and each
+// request's recorded prompt (0 where none is comparable). Unless the
+// replay is faithful, only the requests before the first compaction, the
+// policy's or the agent's, compare.
+func samplesOf(s *corpus.Session, reqs []Sent, usage map[int]*corpus.Usage, faithful bool) ([]Sample, []int) {
 	diverged := len(reqs)
-	if !o.Faithful {
+	if !faithful {
 		for k, r := range reqs {
 			if r.diverges() {
 				diverged = k
@@ -235,13 +254,19 @@ func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*
 			samples[k].Recorded = recorded[k]
 		}
 	}
-	cal := Calibrate(samples, o.DefaultScale)
-	cal = o.Params.apply(cal, samples)
-	if !cal.Recorded && o.Params.Overhead.Mode == SettingRecorded && o.Params.Scale.Mode == SettingRecorded {
-		sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
-	}
-	sc.Calibration = cal
-	return recorded
+	return samples, recorded
+}
+
+// CalibrateRecording is the calibration of a session's recorded usage
+// against reqs, the requests of a walk that follows the recording and
+// compacts nothing, with the default scale: what a replay's cost
+// calibrates on before its policy's first compaction, for a trigger that
+// reads the provider's count from the first request on
+// (policy.PromptModel). Recorded is false when no request before the
+// agent's first compaction has recorded usage.
+func CalibrateRecording(s *corpus.Session, reqs []Sent) Calibration {
+	samples, _ := samplesOf(s, reqs, usageByMessage(s), false)
+	return Calibrate(samples, DefaultScale)
 }
 
 // finish closes a compaction's account once end agent requests have been

@@ -1,0 +1,33 @@
+package policy
+
+import "math"
+
+// PromptModel predicts the prompt a provider counts for a history from the
+// history's metered size: P = Overhead + Scale·history. The replay fits it
+// per session to the session's recorded usage (replay/cache.Calibrate, the
+// calibration its cost model reads: the overhead is the system prompt and
+// tools the log does not hold, the scale the meter's bias against the
+// provider's tokenizer) and hands it to the policies that ask for it
+// (PromptCalibrated) in Checkpoint.Prompt.
+//
+// Why a model rather than the recorded figure: a preset's replayed history
+// is not the recorded one after its first compaction, so the usage the log
+// records from then on describes a history the replay no longer holds,
+// while the overhead and the bias still apply.
+type PromptModel struct {
+	Overhead int
+	Scale    float64
+}
+
+// Tokens is the predicted prompt of a history of history metered tokens.
+func (m *PromptModel) Tokens(history int) int {
+	return m.Overhead + int(math.Round(m.Scale*float64(history)))
+}
+
+// PromptCalibrated is implemented by policies whose token triggers can
+// read the provider's count instead of their own estimate (the presets'
+// context_source=calibrated): CalibratedPrompt says whether this one does,
+// so that the replay fits the model only for them.
+type PromptCalibrated interface {
+	CalibratedPrompt() bool
+}

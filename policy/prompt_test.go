@@ -1,0 +1,50 @@
+package policy
+
+import (
+	"testing"
+
+	"github.com/calib-dev/calib/corpus"
+)
+
+// TestCalibratedContextReadsThePromptModel: a preset with
+// context_source=calibrated (goose) compares the prompt its session's
+// model predicts, overhead + scale × metered history, with its threshold,
+// and reports it as the context; with no model (a log without usage) or
+// context_source=estimate it reads the meter plus overhead_tokens.
+func TestCalibratedContextReadsThePromptModel(t *testing.T) {
+	h := []corpus.Message{puser("u0", chars4Text(50_000)), passt("a0", chars4Text(50_000)), puser("u1", "x")}
+	goose := presetPolicy(t, "goose", nil)
+	estimate := presetPolicy(t, "goose", map[string]string{"context_source": SourceEstimate})
+	for _, c := range []struct {
+		name   string
+		p      Policy
+		prompt *PromptModel
+		before int
+		fires  bool
+	}{
+		{"no model: the estimate", goose, nil, 100_000, false},
+		// Goose compacts above 0.8 × 200,000, not at it.
+		{"40,000 + 1.2 × 100,000", goose, &PromptModel{Overhead: 40_000, Scale: 1.2}, 160_000, false},
+		{"40,001 + 1.2 × 100,000", goose, &PromptModel{Overhead: 40_001, Scale: 1.2}, 160_001, true},
+		{"context_source=estimate", estimate, &PromptModel{Overhead: 40_001, Scale: 1.2}, 100_000, false},
+	} {
+		at := sums(c.p, h)
+		at.Prompt = c.prompt
+		o := c.p.Compact(h, at)
+		if o.BeforeTokens != c.before || (o.Strategy == Summarized) != c.fires {
+			t.Errorf("%s: context %d, %s; want %d, summarized %v", c.name, o.BeforeTokens, o.Strategy, c.before, c.fires)
+		}
+	}
+}
+
+// TestPromptModelRounds: the prediction rounds the scaled history half
+// away from zero, as the cost model's does (cache.Calibration.Prompt).
+func TestPromptModelRounds(t *testing.T) {
+	m := &PromptModel{Overhead: 18_400, Scale: 1.19}
+	for _, c := range []struct{ history, want int }{{0, 18_400}, {50, 18_460}, {10, 18_412}, {1_000, 19_590}} {
+		// 1.19 × 50 = 59.5 rounds to 60; × 10 = 11.9 to 12.
+		if got := m.Tokens(c.history); got != c.want {
+			t.Errorf("Tokens(%d) = %d, want %d", c.history, got, c.want)
+		}
+	}
+}
