@@ -68,8 +68,12 @@ type walker struct {
 	// a walk that follows the recording keeps it (nil otherwise).
 	held *heldResults
 	// prompt is the session's prompt model for a policy that reads it
-	// (Checkpoint.Prompt, promptModel), fitted once per walk.
+	// (Checkpoint.Prompt, promptModel), fitted once per walk, and pre the
+	// measures of the session's messages the fit took (units -1: not
+	// taken), which add reads instead of measuring again; nil without a
+	// fit.
 	prompt *policy.PromptModel
+	pre    []measure
 }
 
 // measure is a policy's Measure of a message, or a sum of them: the
@@ -225,7 +229,7 @@ func (w *walker) add(m *corpus.Message) {
 		w.held.add(m, len(w.h))
 	}
 	w.h = append(w.h, *m)
-	w.sum = w.sum.plus(measureOf(w.p, m))
+	w.sum = w.sum.plus(w.measured(m))
 	w.prev = m
 	w.raw++
 }

@@ -21,7 +21,7 @@ type pricer struct {
 	model    string
 	price    *Price // nil: the model has no price
 	rates    Rates
-	usage    map[int]*corpus.Usage
+	usage    usageIndex
 	recorded []int // each request's comparable recorded prompt, 0 if none
 
 	// hiddenOK says hidden content is tracked: hidden is content the log
@@ -47,11 +47,11 @@ type pricer struct {
 // newPricer sets up the session's cache (its first read and head) and its
 // price. With a price file that does not price the model it fails; without
 // one, an unpriced session gets a note and usd 0.
-func newPricer(s *corpus.Session, sc *SessionCost, reqs []Sent, usage map[int]*corpus.Usage, recorded []int, fam Family, o Options) (*pricer, error) {
+func newPricer(s *corpus.Session, sc *SessionCost, reqs []Sent, usage usageIndex, recorded []int, fam Family, o Options) (*pricer, error) {
 	cal := sc.Calibration
 	first := 0
 	if len(reqs) > 0 {
-		if u := usage[reqs[0].Next]; u != nil {
+		if u := usage.of(reqs[0].Next); u != nil {
 			first = u.CacheReadTokens
 		}
 	}
@@ -104,7 +104,7 @@ func (p *pricer) request(k int, r Sent) {
 	if r.Next >= 0 && r.Next < len(s.Messages) {
 		resp = &s.Messages[r.Next]
 	}
-	u := p.usage[r.Next]
+	u := p.usage.of(r.Next)
 	if resp != nil && resp.Synthetic && u == nil {
 		p.prevNext = r.Next
 		return // not an API request (Claude Code's "Prompt is too long")

@@ -202,22 +202,43 @@ func newSessionCost(s *corpus.Session, reqs []Sent, o Options) *SessionCost {
 	return sc
 }
 
-// usageByMessage is the session's recorded usage of single requests, by
-// the message each produced.
-func usageByMessage(s *corpus.Session) map[int]*corpus.Usage {
-	usage := make(map[int]*corpus.Usage, len(s.Recorded.Usage))
+// usageIndex is a session's recorded usage of single requests, by the
+// message each produced: at[msg] is one more than the entry's index in
+// Recorded.Usage, 0 for none (a slice, not a map: built and read once
+// per message of every replay that prices or fits a prompt model).
+type usageIndex struct {
+	s  *corpus.Session
+	at []int32
+}
+
+// usageByMessage indexes s's usage; of two entries for one message the
+// later counts.
+func usageByMessage(s *corpus.Session) usageIndex {
+	x := usageIndex{s: s}
 	for i := range s.Recorded.Usage {
-		if u := &s.Recorded.Usage[i]; u.AtMessage >= 0 && u.Requests == 1 {
-			usage[u.AtMessage] = u
+		if u := &s.Recorded.Usage[i]; u.AtMessage >= 0 && u.AtMessage < len(s.Messages) && u.Requests == 1 {
+			if x.at == nil {
+				x.at = make([]int32, len(s.Messages))
+			}
+			x.at[u.AtMessage] = int32(i + 1)
 		}
 	}
-	return usage
+	return x
+}
+
+// of is the usage of the request that produced message msg, nil when none
+// is recorded.
+func (x usageIndex) of(msg int) *corpus.Usage {
+	if msg < 0 || msg >= len(x.at) || x.at[msg] == 0 {
+		return nil
+	}
+	return &x.s.Recorded.Usage[x.at[msg]-1]
 }
 
 // calibrate sets sc.Calibration from the recorded prompts against the
 // policy's own figures and returns each request's recorded prompt (0 where
 // none is comparable).
-func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*corpus.Usage, o Options) []int {
+func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage usageIndex, o Options) []int {
 	samples, recorded := samplesOf(s, reqs, usage, o.Faithful)
 	cal := Calibrate(samples, o.DefaultScale)
 	cal = o.Params.apply(cal, samples)
@@ -232,7 +253,7 @@ func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage map[int]*
 // request's recorded prompt (0 where none is comparable). Unless the
 // replay is faithful, only the requests before the first compaction, the
 // policy's or the agent's, compare.
-func samplesOf(s *corpus.Session, reqs []Sent, usage map[int]*corpus.Usage, faithful bool) ([]Sample, []int) {
+func samplesOf(s *corpus.Session, reqs []Sent, usage usageIndex, faithful bool) ([]Sample, []int) {
 	diverged := len(reqs)
 	if !faithful {
 		for k, r := range reqs {
@@ -249,7 +270,7 @@ func samplesOf(s *corpus.Session, reqs []Sent, usage map[int]*corpus.Usage, fait
 	recorded := make([]int, len(reqs))
 	for k, r := range reqs {
 		samples[k] = Sample{History: r.Tokens - r.Overhead, Event: r.diverges()}
-		if u := usage[r.Next]; u != nil && k < diverged {
+		if u := usage.of(r.Next); u != nil && k < diverged {
 			recorded[k] = u.Prompt()
 			samples[k].Recorded = recorded[k]
 		}
