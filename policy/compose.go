@@ -46,6 +46,9 @@ type stageTrigger struct {
 	// before is what a messages trigger adds to the history's length:
 	// OpenHands' view begins with a SystemPromptEvent no log holds.
 	before int
+	// lastResponse reads the context up to the last response, not the
+	// request being sent (context_at=last_response).
+	lastResponse bool
 }
 
 // fires applies the trigger to the context as it stands: tokens charged
@@ -131,7 +134,7 @@ func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }
 func (s stageValues) List(n string) []string { return s.v.List(s.prefix + n) }
 func (s stageValues) trigger() stageTrigger {
 	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only"), above: s.Bool("trigger_above"),
-		before: s.Int("messages_before")}
+		before: s.Int("messages_before"), lastResponse: s.Str("context_at") == AtLastResponse}
 }
 func (s stageValues) summarizer() (Summarizer, error) {
 	sm, err := ParseSummarizer(s.Str("summarizer"))
@@ -154,6 +157,8 @@ func triggerSpecs() []ParamSpec {
 			Help: "events the agent counts before the history, for a messages trigger and a summarize stage's keep_first and events tail (OpenHands' view begins with its system prompt: 1)"},
 		{Name: "turn_start_only", Kind: Bool, Default: "false",
 			Help: "check the trigger only at the first request of each user turn, never inside a tool loop (Goose, Aider)"},
+		{Name: "context_at", Kind: Enum, Default: AtRequest, Choices: []string{AtRequest, AtLastResponse},
+			Help: "the history a token trigger measures: request, the one being sent; last_response, what the previous request sent and its response, without the step since (an agent reading its provider's usage: Goose, opencode, Cline, Gemini CLI; Aider's done messages)"},
 	}
 }
 
@@ -204,14 +209,46 @@ type compState struct {
 	// (context_source=calibrated on a session with recorded usage); nil:
 	// the meter plus overhead_tokens.
 	prompt *PromptModel
+	// pending is the units of h's messages after its last assistant
+	// message (Checkpoint.Pending), -1 until read back; only the cap stage
+	// rewrites them, and it adjusts it.
+	pending int64
 }
 
-// tokens is the context the triggers and reports read.
-func (st *compState) tokens() int {
-	if st.prompt != nil {
-		return st.prompt.Tokens(st.g.meter.Tokens(st.units))
+// tokens is the context the request would send, as the triggers and
+// reports read it: by the prompt model or the meter plus overhead_tokens.
+func (st *compState) tokens() int { return st.tokensOf(st.units) }
+
+// lastResponseTokens is the context of the history up to the last
+// response, without the step the request is about to send: what a
+// trigger with context_at=last_response reads.
+func (st *compState) lastResponseTokens() int { return st.tokensOf(st.units - st.pendingUnits()) }
+
+// triggerTokens is the context trigger t reads.
+func (st *compState) triggerTokens(t stageTrigger) int {
+	if t.lastResponse {
+		return st.lastResponseTokens()
 	}
-	return st.g.meter.Tokens(st.units) + st.g.overhead
+	return st.tokens()
+}
+
+func (st *compState) tokensOf(units int64) int {
+	if st.prompt != nil {
+		return st.prompt.Tokens(st.g.meter.Tokens(units))
+	}
+	return st.g.meter.Tokens(units) + st.g.overhead
+}
+
+// pendingUnits is st.pending, read back over the messages after the last
+// assistant message when the caller did not keep it.
+func (st *compState) pendingUnits() int64 {
+	if st.pending < 0 {
+		st.pending = 0
+		for i := len(st.h) - 1; i >= 0 && st.h[i].Role != corpus.RoleAssistant; i-- {
+			st.pending += st.g.meter.Message(&st.h[i])
+		}
+	}
+	return st.pending
 }
 
 // set replaces the history by out, a new array, whose units are known;
@@ -349,10 +386,11 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if p.g.calibrated {
 		st.prompt = at.Prompt
 	}
+	st.pending = at.Pending
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
 	for _, s := range p.stages {
-		if !at.Force && !s.trig.fires(st.tokens(), len(st.h), turnStart, p.g.window) {
+		if !at.Force && !s.trig.fires(st.triggerTokens(s.trig), len(st.h), turnStart, p.g.window) {
 			continue
 		}
 		if r := s.run.run(st, at); r != nil {

@@ -62,6 +62,7 @@ type capStage struct {
 }
 
 func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
+	before := st.units
 	w := newCow(st)
 	h := st.h
 	start := len(h)
@@ -81,7 +82,13 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 			}
 		}
 	}
-	return w.done(st)
+	r := w.done(st)
+	// It rewrites only the step being sent: what it takes comes off the
+	// pending units too.
+	if st.pending >= 0 {
+		st.pending += st.units - before
+	}
+	return r
 }
 
 // caps reports whether the stage caps result b: always without a tools

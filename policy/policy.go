@@ -88,6 +88,13 @@ type Checkpoint struct {
 	// per walk by the replay. nil when the caller keeps none: each
 	// checkpoint that needs it then builds it (at.recorded).
 	Recorded *RecordedIndex
+	// Pending is the sum of Measure's units over h's messages after its
+	// last assistant message (the step this request is about to send: tool
+	// results, a user message), kept by the replay, for a trigger that reads
+	// the last response as an agent reading its provider's usage does
+	// (context_at=last_response); -1 when the caller does not know it (the
+	// policy then reads h back over that step).
+	Pending int64
 	// Prompt is the session's prompt model, fitted to its recorded usage,
 	// for a policy that asks for it (PromptCalibrated); nil when it does
 	// not or the session records no usage.

@@ -50,7 +50,7 @@ func presets() []preset {
 				{name: "prune", kind: "clear", set: map[string]string{"trigger": OnTurnStart,
 					"keep": KeepTokens, "keep_value": "40000", "protect_turns": "2", "exempt_tools": "skill",
 					"min_reclaim": "20001", "stub": ClaudeCodeStub}},
-				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowReserve, "trigger_at": "20000",
+				{name: "compact", kind: "summarize", set: map[string]string{"context_at": AtLastResponse, "trigger": OnWindowReserve, "trigger_at": "20000",
 					"tail": TailTurns, "tail_value": "1"}},
 			},
 			unsure: []string{
@@ -58,7 +58,7 @@ func presets() []preset {
 				"prune runs after each loop in opencode, here at the first request of each user turn; opencode estimates a tool output's tokens from its text alone, calib from the result block (text, and a tool name where the log gives one)",
 				"reserved is min(COMPACTION_BUFFER 20,000, the model's max output): 20,000 assumes an output limit of at least that",
 				"opencode's summary is an assistant message (summary: true); here a user message, with the summary text only",
-				"opencode's overflow reads the last response's recorded tokens (input, cache read, output); here the calibrated prompt of the request being sent (context_source), estimated where the log records no usage",
+				"opencode's overflow reads the last response's recorded tokens (input, cache read, output); here the prompt the session's usage predicts for the history up to that response (context_source, context_at), the estimate where the log records no usage",
 			},
 		},
 		{
@@ -79,7 +79,7 @@ func presets() []preset {
 				// neither masked nor counted in the 50,000 (count_sent
 				// false), and protectLatestTurn skips only the history's
 				// last message, the model's calls, which holds no output.
-				{name: "compress", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.5",
+				{name: "compress", kind: "summarize", set: map[string]string{"context_at": AtLastResponse, "trigger": OnWindowFraction, "trigger_at": "0.5",
 					"tail": TailChars, "tail_value": "0.3",
 					"prefix": `<state_snapshot>\n`, "suffix": `\n</state_snapshot>`, "ack": "Got it. Thanks for the additional context!"}},
 				// EXEMPT_TOOLS (tool-names.ts: activate_skill, ask_user,
@@ -96,7 +96,7 @@ func presets() []preset {
 				"the masked stub is Gemini's, its preview of the output taken as the response {\"output\": text}; the saved file's path is calib's (Gemini's holds its temp folder, the session and a random part)",
 				"exempt tools are Gemini's four (tool-names.ts) and Claude Code's and opencode's for the same things",
 				"characters are counted over text and arguments, not Gemini's JSON of each content",
-				"compress reads the last response's recorded prompt tokens (getLastPromptTokenCount); here the calibrated prompt of the request being sent (context_source), estimated where the log records no usage; the mask counts its outputs' tokens by estimate, as Gemini does",
+				"compress reads the last request's recorded prompt tokens (getLastPromptTokenCount); here the prompt the session's usage predicts for the history up to the last response, its output included (context_source, context_at), the estimate where the log records no usage; the mask counts its outputs' tokens by estimate, as Gemini does",
 			},
 		},
 		{
@@ -164,12 +164,12 @@ func presets() []preset {
 			what:   "Cline: past maxAllowedSize (a 200k window less 40,000), earlier reads of a re-read file become a notice, and unless that saved 30% of the characters the first user/assistant pair stays and half (or, when half the context still exceeds it, three quarters) of the rest goes",
 			window: 200_000, meter: MeterChars4, source: SourceCalibrated,
 			stages: []presetStage{
-				{name: "truncate", kind: "drop-middle", set: map[string]string{"trigger": OnWindowReserve, "trigger_at": "40000", "keep": DropAuto}},
+				{name: "truncate", kind: "drop-middle", set: map[string]string{"context_at": AtLastResponse, "trigger": OnWindowReserve, "trigger_at": "40000", "keep": DropAuto}},
 			},
 			unsure: []string{
 				"the reserve depends on the window: 64k −27,000, 128k −30,000, 200k −40,000, else max(w − 40,000, 0.8w)",
 				"the truncation notice's text and the 30% rule come from Cline's source (peers.md names the notice only)",
-				"Cline reads the previous request's recorded tokens; here the calibrated prompt of the request being sent (context_source), estimated where the log records no usage",
+				"Cline reads the previous request's recorded tokens; here the prompt the session's usage predicts for the history up to that request's response (context_source, context_at), the estimate where the log records no usage",
 			},
 		},
 		{
@@ -181,14 +181,13 @@ func presets() []preset {
 				// Coder.move_back_cur_messages starts a summary when a turn is
 				// done (summarize_start: too_big(done_messages)); the next
 				// message's request uses it.
-				{name: "summarize", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "8192",
+				{name: "summarize", kind: "summarize", set: map[string]string{"context_at": AtLastResponse, "trigger": OnTokens, "trigger_at": "8192",
 					"trigger_above": "true", "turn_start_only": "true", "tail": TailTokens, "tail_value": "8192", "depth": "3",
 					"prefix": `I spoke to you previously about a number of things.\n`}},
 			},
 			unsure: []string{
 				"max_chat_history_tokens is min(max(max_input/16, 1024), 8192): set summarize.trigger_at and summarize.tail_value together for a smaller model",
 				"the summary prefix is 3rd-party",
-				"Aider counts done messages only (not the new user message); here the context with it",
 				"Aider summarizes in the background when a turn is done and uses the summary at the next message; here at that message's request",
 			},
 		},
@@ -201,7 +200,7 @@ func presets() []preset {
 				// Agent::reply checks the threshold once, after the user
 				// message is added; compact_messages keeps [summary (a user
 				// message), CONVERSATION_CONTINUATION_TEXT, the user message].
-				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnWindowFraction, "trigger_at": "0.8",
+				{name: "compact", kind: "summarize", set: map[string]string{"context_at": AtLastResponse, "trigger": OnWindowFraction, "trigger_at": "0.8",
 					"trigger_above": "true", "turn_start_only": "true", "tail": TailTurns, "tail_value": "1", "ack": gooseContinuation}},
 				// The reply loop's ContextLengthExceeded arm compacts again
 				// (TOOL_LOOP_CONTINUATION_TEXT): the provider refused a
@@ -210,7 +209,7 @@ func presets() []preset {
 					"tail": TailTurns, "tail_value": "1", "ack": gooseToolLoop}},
 			},
 			unsure: []string{
-				"Goose compares the last response's recorded total tokens (without the new user message) with the threshold; here the calibrated prompt with it (context_source), estimated where the log records no usage",
+				"Goose compares the last response's recorded total tokens with the threshold; here the prompt the session's usage predicts for the history up to that response (context_source, context_at), the estimate where the log records no usage",
 				"recover: Goose summarizes the tool loop in progress too and keeps only the user message; here that turn stays whole",
 				"Goose keeps the user message's text only; here the whole message",
 				"tool-pair summarization (GOOSE_TOOL_CALL_CUTOFF) is switched off in that source (ENABLE_TOOL_PAIR_SUMMARIZATION false), and the summarizer's middle-out removal of tool responses shapes only its input: neither is modelled",

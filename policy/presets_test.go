@@ -44,6 +44,11 @@ func sums(p Policy, h []corpus.Message) Checkpoint {
 		at.Turns = AddTurn(at.Turns, &h[i], i, at.Thinking)
 		measureInto(&at, p, &h[i])
 	}
+	// Pending as the replay keeps it: the units since the last response.
+	for i := len(h) - 1; i >= 0 && h[i].Role != corpus.RoleAssistant; i-- {
+		u, _, _ := p.Measure(&h[i])
+		at.Pending += u
+	}
 	return at
 }
 
@@ -362,7 +367,13 @@ func TestGeminiCompressesAtHalfTheWindowKeeping30Percent(t *testing.T) {
 	if o := p.Compact(h, at); o.Strategy != None {
 		t.Fatalf("compressed at %d tokens, under 524,288", o.BeforeTokens)
 	}
+	// Gemini reads the last prompt's count (getLastPromptTokenCount): the
+	// message being sent does not count (context_at=last_response).
 	h = append(h[:len(h)-1], puser("u10", chars4Text(4288)))
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None || o.BeforeTokens != 524288 {
+		t.Fatalf("%s with %d tokens to send: compressed on the message being sent", o.Strategy, o.BeforeTokens)
+	}
+	h[len(h)-2], h[len(h)-1] = passt("a9", chars4Text(51000+4288)), puser("last", "x")
 	o := p.Compact(h, sums(p, h))
 	if o.Strategy != Summarized || o.BeforeTokens != 524288 {
 		t.Fatalf("at %d tokens: %s, want a summary at 524,288", o.BeforeTokens, o.Strategy)
@@ -460,11 +471,13 @@ func TestClineDropsHalfAfterTheFirstPairAt160000(t *testing.T) {
 		h = append(h, puser(fmt.Sprint("u", i), chars4Text(4000)), passt(fmt.Sprint("a", i), chars4Text(4000)))
 	}
 	h[39] = passt("a19", chars4Text(3999))
-	h = append(h, puser("u20", "x"))
+	h = append(h, puser("u20", chars4Text(10)))
+	// Cline reads the previous request's tokens: 159,999, whatever the
+	// message being sent adds (context_at=last_response).
 	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
-		t.Fatalf("dropped at %d tokens, under 160,000", o.BeforeTokens)
+		t.Fatalf("dropped at %d tokens to send, 159,999 read", o.BeforeTokens)
 	}
-	h[40] = puser("u20", "abcd")
+	h[39] = passt("a19", chars4Text(4000))
 	o := p.Compact(h, sums(p, h))
 	// 41 messages: after the first pair 39, of which floor(39/4)*2 = 18
 	// go (indices 2..19, ending on an assistant message).
@@ -498,18 +511,21 @@ func TestAiderKeepsATailUnderHalfTheBudget(t *testing.T) {
 	for i := range 8 { // 16 messages of 500 tokens = 8,000
 		h = append(h, puser(fmt.Sprint("u", i), chars4Text(500)), passt(fmt.Sprint("a", i), chars4Text(500)))
 	}
-	h = append(h, puser("u8", chars4Text(192)))
+	// Aider counts its done messages, not the new one (context_at=
+	// last_response): 8,192 with a7 at 692, whatever u8 holds.
+	h[15] = passt("a7", chars4Text(692))
+	h = append(h, puser("u8", chars4Text(1000)))
 	if o := p.Compact(h, sums(p, h)); o.Strategy != None {
-		t.Fatalf("summarized at %d tokens: Aider's too_big is total > 8,192", o.BeforeTokens)
+		t.Fatalf("summarized with %d tokens to send: Aider's too_big is done messages > 8,192", o.BeforeTokens)
 	}
-	h[16] = puser("u8", chars4Text(193))
+	h[15], h[16] = passt("a7", chars4Text(693)), puser("u8", "x")
 	o := p.Compact(h, sums(p, h))
 	if o.Strategy != Summarized || o.BeforeTokens != 8193 {
 		t.Fatalf("%s at %d tokens, want a summary at 8,193", o.Strategy, o.BeforeTokens)
 	}
-	// The tail takes messages while under 4,096: u8 (193) + 7 × 500, back
-	// to a4; the head must end with an assistant message: the tail starts
-	// at u4.
+	// The tail takes messages while under 4,096: u8 (0), a7 (693) and
+	// 6 × 500, back to a4; the head must end with an assistant message:
+	// the tail starts at u4.
 	if s := o.History[0]; !s.Summary || !strings.HasPrefix(s.Blocks[0].Text, "I spoke to you previously about a number of things.\n") || o.History[1].ID != "u4" {
 		t.Fatalf("history starts %q then %s", o.History[0].Blocks[0].Text[:20], o.History[1].ID)
 	}

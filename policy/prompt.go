@@ -24,6 +24,18 @@ func (m *PromptModel) Tokens(history int) int {
 	return m.Overhead + int(math.Round(m.Scale*float64(history)))
 }
 
+// Which history a preset's token triggers measure (context_at).
+const (
+	// AtRequest measures the history the request is about to send.
+	AtRequest = "request"
+	// AtLastResponse measures the history up to the last response: what
+	// the previous request sent and what it answered, not the step since
+	// (its tool results, a new user message). An agent that reads its
+	// provider's usage of the last response (Goose, opencode, Cline,
+	// Gemini CLI) or counts its done messages (Aider) sees that.
+	AtLastResponse = "last_response"
+)
+
 // PromptCalibrated is implemented by policies whose token triggers can
 // read the provider's count instead of their own estimate (the presets'
 // context_source=calibrated): CalibratedPrompt says whether this one does,

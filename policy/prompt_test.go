@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -45,6 +46,44 @@ func TestPromptModelRounds(t *testing.T) {
 		// 1.19 × 50 = 59.5 rounds to 60; × 10 = 11.9 to 12.
 		if got := m.Tokens(c.history); got != c.want {
 			t.Errorf("Tokens(%d) = %d, want %d", c.history, got, c.want)
+		}
+	}
+}
+
+// TestLastResponseLeavesTheStepOut: opencode's overflow reads the last
+// response's tokens (context_at=last_response), which hold neither the
+// tool output being sent nor its cap: at 179,999 read it does not
+// compact, at 180,000 it summarizes the first turn, the same 60,000-token
+// output pending and capped (to 50 KiB) at both: the cap takes its cut off
+// the pending units too (or the read would drop by it).
+func TestLastResponseLeavesTheStepOut(t *testing.T) {
+	p := presetPolicy(t, "opencode", nil)
+	build := func(n int) []corpus.Message {
+		h := []corpus.Message{puser("u0", chars4Text(n)), passt("a0", chars4Text(90_000)), puser("u1", "x")}
+		return append(h, step("c1", "Bash", chars4Text(60_000))...)
+	}
+	lastResponse := func(h []corpus.Message) int {
+		at := sums(p, h)
+		m, _ := p.(Metered).Metering()
+		return m.Tokens(at.Units - at.Pending)
+	}
+	base := lastResponse(build(0)) // a0, the call and u0's own rounding
+	for _, c := range []struct {
+		read   int
+		stages string
+	}{{179_999, "cap"}, {180_000, "cap,compact"}} {
+		h := build(c.read - base)
+		if got := lastResponse(h); got != c.read {
+			t.Fatalf("built a last response of %d tokens, want %d", got, c.read)
+		}
+		o := p.Compact(h, sums(p, h))
+		var names []string
+		for _, s := range o.Stages {
+			names = append(names, s.Name)
+		}
+		// The request holds the output whole: 60,001 tokens with its tool name.
+		if got := strings.Join(names, ","); got != c.stages || o.BeforeTokens != c.read+60_001 {
+			t.Errorf("last response %d: stages %s, context %d; want %s, %d", c.read, got, o.BeforeTokens, c.stages, c.read+60_001)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"testing"
 
+	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
 )
 
@@ -42,5 +43,47 @@ func TestPromptModelIsTheCostCalibration(t *testing.T) {
 		if m := newWalker(s, est, followPolicy).prompt; m != nil {
 			t.Errorf("%s: context_source=estimate got a prompt model %+v", s.ID, *m)
 		}
+	}
+}
+
+// pendingChecked checks, at every checkpoint, that the Pending the walker
+// keeps is the units of the messages after the history's last response.
+type pendingChecked struct {
+	policy.Policy
+	t             *testing.T
+	known, unsure int
+}
+
+func (p *pendingChecked) Compact(h []corpus.Message, at policy.Checkpoint) policy.Outcome {
+	if at.Pending < 0 {
+		p.unsure++
+	} else {
+		var want int64
+		for i := len(h) - 1; i >= 0 && h[i].Role != corpus.RoleAssistant; i-- {
+			u, _, _ := p.Measure(&h[i])
+			want += u
+		}
+		if at.Pending != want {
+			p.t.Errorf("%s: request %d: Pending %d, want %d", at.Session.ID, at.Request, at.Pending, want)
+		}
+		p.known++
+	}
+	return p.Policy.Compact(h, at)
+}
+
+// TestWalkerKeepsPending: on the real logs, under opencode (whose cap
+// rewrites the step being sent; wrapped, it offers no PromptCalibrated and
+// reads its estimate: 12 events, caps included), Pending is
+// exact at every one of the 957 requests: a compaction leaves it unknown
+// only until the response that follows, and a preset's checkpoint always
+// comes before one.
+func TestWalkerKeepsPending(t *testing.T) {
+	p := &pendingChecked{Policy: mustPolicy(t, "opencode", nil), t: t}
+	events := 0
+	for _, s := range realClaudeCodeSessions(t) {
+		events += len(mustRun(t, s, p, Options{}).Events)
+	}
+	if p.known != 957 || p.unsure != 0 || events != 12 {
+		t.Errorf("%d checkpoints with Pending, %d without, %d compactions; want 957, 0, 12", p.known, p.unsure, events)
 	}
 }

@@ -74,6 +74,10 @@ type walker struct {
 	// fit.
 	prompt *policy.PromptModel
 	pre    []measure
+	// pending is Checkpoint.Pending: the units of h's messages since its
+	// last assistant message, -1 once a compaction or a recorded clear
+	// rewrote h (until the next assistant message).
+	pending int64
 }
 
 // measure is a policy's Measure of a message, or a sum of them: the
@@ -154,7 +158,7 @@ func (w *walker) checks(m *corpus.Message) bool { return w.p.Checkpoint(w.s.Form
 func (w *walker) at(next int) policy.Checkpoint {
 	return policy.Checkpoint{Request: w.reqs, Raw: w.raw, Turn: w.turn,
 		Units: w.sum.units, Count: w.sum.count, Thinking: w.sum.thinking, Turns: w.turns, Results: w.results,
-		Session: w.s, Recorded: w.recorded, Prompt: w.prompt, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
+		Session: w.s, Recorded: w.recorded, Prompt: w.prompt, Pending: w.pending, Next: next, Owned: w.owned && w.mode == followPolicy, Spare: w.spare[:0], Cleared: w.drift()}
 }
 
 // drift is Checkpoint.Cleared: what the policy's clears took out, known
@@ -182,6 +186,7 @@ func (w *walker) adopt(out policy.Outcome, fc int) {
 		w.cleared = -1
 	}
 	w.sum = outcomeSums(out)
+	w.pending = -1 // a cap may have rewritten the step; known again at the next response
 	w.owned = out.Owned
 	// The history replaced becomes the spare when it was the walker's own
 	// and the new one shares nothing of it (not the same array rewritten
@@ -229,7 +234,14 @@ func (w *walker) add(m *corpus.Message) {
 		w.held.add(m, len(w.h))
 	}
 	w.h = append(w.h, *m)
-	w.sum = w.sum.plus(w.measured(m))
+	ms := w.measured(m)
+	w.sum = w.sum.plus(ms)
+	switch {
+	case m.Role == corpus.RoleAssistant:
+		w.pending = 0
+	case w.pending >= 0:
+		w.pending += ms.units
+	}
 	w.prev = m
 	w.raw++
 }
@@ -240,7 +252,7 @@ func (w *walker) reset() {
 	w.owned = true
 	w.turns = w.turns[:0]
 	w.results = w.results[:0]
-	w.sum, w.dirty = measure{}, 0
+	w.sum, w.dirty, w.pending = measure{}, 0, 0
 	if w.held != nil {
 		w.held.reset()
 	}
@@ -271,6 +283,7 @@ func (w *walker) clear(ids []string, stub string) {
 			}
 			if !copied {
 				w.sum = w.sum.minus(measureOf(w.p, m))
+				w.pending = -1 // the step may hold it: read back if asked
 				m.Blocks = append([]corpus.Block(nil), m.Blocks...)
 				copied = true
 				b = &m.Blocks[j]

@@ -242,8 +242,8 @@ func TestReplayAutoStagesPerPolicy(t *testing.T) {
 // A replay's JSON counts output caps apart from compactions in the
 // session row as in its "metrics": opencode caps 2 of c172889a's tool
 // outputs as they arrive (over 2,000 lines or 50 KiB) and compacts once,
-// when the prompt its recorded usage predicts passes the overflow at
-// request 17 (the row once counted caps as compactions).
+// at request 18, when the last response's prompt its recorded usage
+// predicts passes the overflow (the row once counted caps as compactions).
 func TestReplayJSONCountsOutputCapsOnce(t *testing.T) {
 	const id = "c172889a-aa67-452b-b5c9-81f1e500de7d"
 	file := filepath.Join(realcorpus.Dir(t, "claude-code", "projects", id), id+".jsonl")
