@@ -37,6 +37,9 @@ func Cost(t *Trace, o cache.Options) (*cache.SessionCost, error) {
 		}
 	}
 	o.Faithful = o.Faithful || t.Policy == "recorded"
+	if !o.Faithful {
+		o.Fit = t.Fit
+	}
 	return cache.Cost(t.Session, sent, o)
 }
 

@@ -8,23 +8,24 @@ import (
 	"github.com/calib-dev/calib/replay/cache"
 )
 
-// promptModel is the session's prompt model for a policy whose triggers
-// read the provider's count (policy.PromptCalibrated), nil for any other
-// or a session without recorded usage. It is fitted as the cost model
-// calibrates (cache.CalibrateRecording): on the requests of the recording
-// before the agent's first compaction, each history metered by the
-// policy's meter, found by the walker's own skips and checkpoints. It
+// fitPrompt fits the session's prompt calibration to its recorded usage
+// for a policy that meters its history (policy.Metered), in the walk that
+// follows the policy: nil for any other walk or policy, or a session
+// without recorded usage at its first requests. It is fitted as the cost
+// model calibrates (cache.CalibrateRecording), on the recording itself:
+// its requests before the agent's first compaction, each history metered
+// by the policy's meter, found by the walker's own skips and checkpoints.
+// The triggers of a policy that reads the provider's count
+// (policy.PromptCalibrated) read it (walker.prompt), and the cost model
+// prices the replay with it (Trace.Fit), so that one session has one
+// calibration per meter whatever the policy does to its history. It
 // measures every message of the thread once, and keeps the measures in
 // w.pre for the walk to read instead of measuring them again (measuring
 // twice made such a replay 1.6 times as long; BenchmarkPromptModel).
-func promptModel(w *walker) *policy.PromptModel {
+func fitPrompt(w *walker) *cache.Calibration {
 	s, p := w.s, w.p
-	pc, ok := p.(policy.PromptCalibrated)
-	if !ok || !pc.CalibratedPrompt() || len(s.Recorded.Usage) == 0 {
-		return nil
-	}
 	mt, ok := p.(policy.Metered)
-	if !ok {
+	if !ok || w.mode != followPolicy || len(s.Recorded.Usage) == 0 {
 		return nil
 	}
 	meter, _ := mt.Metering()
@@ -51,7 +52,16 @@ func promptModel(w *walker) *policy.PromptModel {
 	if !cal.Recorded {
 		return nil
 	}
-	return &policy.PromptModel{Overhead: cal.Overhead, Scale: cal.Scale}
+	return &cal
+}
+
+// promptModel is the prompt model a policy that reads the provider's count
+// (policy.PromptCalibrated) gets from the fit, nil for any other.
+func promptModel(p policy.Policy, fit *cache.Calibration) *policy.PromptModel {
+	if pc, ok := p.(policy.PromptCalibrated); !ok || !pc.CalibratedPrompt() || fit == nil {
+		return nil
+	}
+	return &policy.PromptModel{Overhead: fit.Overhead, Scale: fit.Scale}
 }
 
 // measured is m's measure: the fit's (w.pre) when m is one of the

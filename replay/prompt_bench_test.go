@@ -8,28 +8,32 @@ import (
 	"github.com/calib-dev/calib/policy"
 )
 
-// BenchmarkPromptModel replays goose, whose triggers read the prompt model
-// (context_source=calibrated), and goose on its estimate over one-turn
-// sessions of n tool calls whose every request records usage (20,000 +
-// 1.2 × the chars/4 history, so the fit is exact), with a window no
-// request reaches: the difference is the model's fit (a pass over the
-// recording that measures each message, which the walk then reads
-// instead of measuring again, and the calibration), paid only where a
-// session records usage. ns/msg stays flat in n: the fit is linear.
+// BenchmarkPromptModel replays goose over one-turn sessions of n tool
+// calls, once where every request records usage (20,000 + 1.2 × the
+// chars/4 history, so the fit is exact) and once where none does, with a
+// window no request reaches: the difference is the fit (fitPrompt: a
+// pass over the recording that measures each message, which the walk then
+// reads instead of measuring again, and the calibration), which every
+// replay of a metering policy pays on a session with usage. ns/msg stays
+// flat in n: the fit is linear.
 //
 //	go test ./replay -run '^$' -bench BenchmarkPromptModel -benchtime 40x -count 5 -cpu 1
 func BenchmarkPromptModel(b *testing.B) {
+	p, err := policy.New("goose", map[string]string{"window_tokens": "1000000000"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	for _, n := range []int{1_000, 4_000, 16_000} {
-		s := withUsage(oneTurn(n), 20_000, 1.2)
-		for _, source := range []string{policy.SourceCalibrated, policy.SourceEstimate} {
-			p, err := policy.New("goose", map[string]string{"window_tokens": "1000000000", "context_source": source})
-			if err != nil {
-				b.Fatal(err)
+		for _, usage := range []bool{true, false} {
+			s := oneTurn(n)
+			if usage {
+				s = withUsage(s, 20_000, 1.2)
 			}
-			b.Run(fmt.Sprintf("calls=%d/%s", n, source), func(b *testing.B) {
+			b.Run(fmt.Sprintf("calls=%d/usage=%v", n, usage), func(b *testing.B) {
 				for b.Loop() {
-					if t, err := Run(b.Context(), s, p, Options{}); err != nil || len(t.Events) != 0 {
-						b.Fatalf("%v, %d compactions", err, len(t.Events))
+					t, err := Run(b.Context(), s, p, Options{})
+					if err != nil || len(t.Events) != 0 || (t.Fit != nil) != usage {
+						b.Fatalf("%v, %d compactions, fit %v", err, len(t.Events), t.Fit)
 					}
 				}
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(s.Messages)), "ns/msg")

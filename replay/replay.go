@@ -72,6 +72,7 @@ type run struct {
 func newRun(s *corpus.Session, p policy.Policy, opts Options) *run {
 	r := &run{w: newWalker(s, p, followPolicy), chk: newChecker(), observe: opts.Observe,
 		t: &Trace{Session: s, Policy: p.Name(), Params: p.Params()}}
+	r.t.Fit = r.w.fit
 	if w, ok := p.(policy.Windowed); ok {
 		r.t.Window = w.Window(s)
 	}

@@ -6,6 +6,7 @@ package replay
 import (
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/cache"
 	"github.com/calib-dev/calib/replay/loss"
 )
 
@@ -34,6 +35,10 @@ type Trace struct {
 	// Loss is what hiding tool results cost the agent, when
 	// Options.Loss was set.
 	Loss *loss.Report
+	// Fit is the session's prompt calibration, fitted to the recording
+	// for the policy's meter (fitPrompt), which Cost prices with; nil
+	// when the policy meters nothing or the session records no usage.
+	Fit *cache.Calibration
 }
 
 // Request is one checkpoint: a provider request.

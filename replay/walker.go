@@ -5,6 +5,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
+	"github.com/calib-dev/calib/replay/cache"
 )
 
 // walker is the working history an agent holds while a session is walked
@@ -72,6 +73,7 @@ type walker struct {
 	// measures of the session's messages the fit took (units -1: not
 	// taken), which add reads instead of measuring again; nil without a
 	// fit.
+	fit    *cache.Calibration
 	prompt *policy.PromptModel
 	pre    []measure
 	// pending is Checkpoint.Pending: the units of h's messages since its
@@ -121,7 +123,8 @@ func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 	if mode == followRecording {
 		w.held = newHeldResults()
 	}
-	w.prompt = promptModel(w)
+	w.fit = fitPrompt(w)
+	w.prompt = promptModel(p, w.fit)
 	return w
 }
 

@@ -90,6 +90,26 @@ func Calibrate(ss []Sample, defaultScale float64) Calibration {
 	return c
 }
 
+// anchoredTo is the fit c, from the recording, for a replay whose
+// requests are ss: its scale, and its overhead taken again where the
+// replay's anchor is (the last of requests 0 and 1 whose recorded prompt
+// the replay still compares with), so that the prompts the anchor stands
+// in for and the predictions after it agree. A replay that left the
+// recording at its first request keeps the fit's overhead, anchored
+// nowhere.
+func (c Calibration) anchoredTo(ss []Sample) Calibration {
+	c.Anchor = -1
+	for i := 0; i < len(ss) && i <= 1; i++ {
+		if ss[i].Recorded > 0 {
+			c.Anchor = i
+		}
+	}
+	if c.Anchor >= 0 {
+		c.Overhead = max(0, int(math.Round(float64(ss[c.Anchor].Recorded)-c.Scale*float64(ss[c.Anchor].History))))
+	}
+	return c
+}
+
 // Prompt predicts request k's prompt from its metered history; requests
 // up to the anchor use the recorded prompt when there is one.
 func (c Calibration) Prompt(k, history, recorded int) int {

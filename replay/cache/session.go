@@ -62,6 +62,13 @@ type Options struct {
 	// own compactions. Otherwise only the requests before the first
 	// compaction (the policy's or the agent's) calibrate.
 	Faithful bool
+	// Fit, when set, is the session's calibration fitted to the recording
+	// itself for the policy's meter (CalibrateRecording): the replay's
+	// requests then calibrate nothing, so a policy that leaves the
+	// recording within the first requests is priced with the fit every
+	// other policy of that meter gets (and its triggers read). Without it
+	// the requests before the first compaction calibrate.
+	Fit *Calibration
 	// DefaultScale is the provider tokens per metered token when no
 	// request is steady (the 2.x steady median is 1.19).
 	DefaultScale float64
@@ -241,6 +248,9 @@ func (x usageIndex) of(msg int) *corpus.Usage {
 func (sc *SessionCost) calibrate(s *corpus.Session, reqs []Sent, usage usageIndex, o Options) []int {
 	samples, recorded := samplesOf(s, reqs, usage, o.Faithful)
 	cal := Calibrate(samples, o.DefaultScale)
+	if o.Fit != nil {
+		cal = o.Fit.anchoredTo(samples)
+	}
 	cal = o.Params.apply(cal, samples)
 	if !cal.Recorded && o.Params.Overhead.Mode == SettingRecorded && o.Params.Scale.Mode == SettingRecorded {
 		sc.Notes = append(sc.Notes, "no recorded usage: prompts are the policy's own tokens_sent (its overhead and meter)")
