@@ -94,3 +94,26 @@ func TestCalibrationSettings(t *testing.T) {
 		t.Errorf("no usage: %+v", got)
 	}
 }
+
+// TestAnchoredTo: the recording's fit keeps its scale and takes its
+// overhead again at the replay's own anchor, the last of requests 0 and 1
+// whose recorded prompt the replay still compares with; a replay that
+// compares with neither keeps the fit's overhead, anchored nowhere.
+func TestAnchoredTo(t *testing.T) {
+	fit := Calibration{Scale: 1.2, Overhead: 20_000, Anchor: 1, Steady: 5, Recorded: true}
+	for _, c := range []struct {
+		name             string
+		ss               []Sample
+		anchor, overhead int
+	}{
+		{"both compare", []Sample{{Recorded: 31_000, History: 10_000}, {Recorded: 77_000, History: 40_000}}, 1, 29_000},
+		{"request 1 rewritten", []Sample{{Recorded: 31_000, History: 10_000}, {History: 39_000}}, 0, 19_000},
+		{"neither compares", []Sample{{History: 10_000}, {History: 39_000}}, -1, 20_000},
+		{"floored at 0", []Sample{{Recorded: 1_000, History: 10_000}}, 0, 0},
+	} {
+		got := fit.anchoredTo(c.ss)
+		if got.Anchor != c.anchor || got.Overhead != c.overhead || got.Scale != 1.2 || got.Steady != 5 || !got.Recorded {
+			t.Errorf("%s: anchor %d, overhead %d, scale %v, steady %d; want %d, %d, 1.2, 5", c.name, got.Anchor, got.Overhead, got.Scale, got.Steady, c.anchor, c.overhead)
+		}
+	}
+}

@@ -280,3 +280,32 @@ func TestPresetFor(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageByMessage: the index finds a single request's usage by the
+// message it produced; totals (Requests != 1), entries without a message
+// or past the session's messages are not indexed, and of two entries for
+// one message the later counts (as the map it replaced kept it).
+func TestUsageByMessage(t *testing.T) {
+	s := &corpus.Session{Messages: make([]corpus.Message, 4)}
+	s.Recorded.Usage = []corpus.Usage{
+		{AtMessage: 1, Requests: 1, InputTokens: 10},
+		{AtMessage: 3, Requests: 1, InputTokens: 30},
+		{AtMessage: 3, Requests: 1, InputTokens: 31},
+		{AtMessage: 2, Requests: 5, InputTokens: 99},
+		{AtMessage: -1, Requests: 1, InputTokens: 98},
+		{AtMessage: 4, Requests: 1, InputTokens: 97},
+	}
+	x := usageByMessage(s)
+	for msg, want := range map[int]int{-1: 0, 0: 0, 1: 10, 2: 0, 3: 31, 4: 0} {
+		got := 0
+		if u := x.of(msg); u != nil {
+			got = u.InputTokens
+		}
+		if got != want {
+			t.Errorf("message %d: input %d, want %d", msg, got, want)
+		}
+	}
+	if x := usageByMessage(&corpus.Session{Messages: make([]corpus.Message, 2)}); x.at != nil || x.of(0) != nil {
+		t.Errorf("a session without usage indexed %v", x.at)
+	}
+}
