@@ -71,7 +71,7 @@ func (p *pendingChecked) Compact(h []corpus.Message, at policy.Checkpoint) polic
 
 // TestWalkerKeepsPending: on the real logs, under opencode (whose cap
 // rewrites the step being sent; wrapped, it offers no PromptCalibrated and
-// reads its estimate: 12 events, caps included), Pending is
+// reads its estimate: 8 events, caps included), Pending is
 // exact at every one of the 957 requests: a compaction leaves it unknown
 // only until the response that follows, and a preset's checkpoint always
 // comes before one.
@@ -81,7 +81,7 @@ func TestWalkerKeepsPending(t *testing.T) {
 	for _, s := range realClaudeCodeSessions(t) {
 		events += len(mustRun(t, s, p, Options{}).Events)
 	}
-	if p.known != 957 || p.unsure != 0 || events != 12 {
-		t.Errorf("%d checkpoints with Pending, %d without, %d compactions; want 957, 0, 12", p.known, p.unsure, events)
+	if p.known != 957 || p.unsure != 0 || events != 8 {
+		t.Errorf("%d checkpoints with Pending, %d without, %d compactions; want 957, 0, 8", p.known, p.unsure, events)
 	}
 }

@@ -283,8 +283,8 @@ func TestReplayJSONCountsOutputCapsOnce(t *testing.T) {
 // An arrival cap makes results unseen (the README's example under Loss):
 // on 504216d1's main log, a 2,000-character cap (14 cap events) hides 22
 // results, all 22 unseen, and 18 are lost; opencode's own cap (2,000
-// lines or 50 KiB) cuts 2 outputs, which are its 2 unseen of 28 hidden
-// (its prune and its summary hide the rest), 11 lost.
+// lines or 50 KiB) cuts 2 outputs, which are its 2 unseen of 34 hidden
+// (its summaries hide the rest), 15 lost.
 func TestArrivalCapsMakeResultsUnseen(t *testing.T) {
 	const id = "504216d1-8285-4ec4-92be-0db8dc92a18a"
 	file := filepath.Join(realcorpus.Dir(t, "claude-code", "projects", id), id+".jsonl")
@@ -293,7 +293,7 @@ func TestArrivalCapsMakeResultsUnseen(t *testing.T) {
 		caps, hidden, unseen, lost int
 	}{
 		{[]string{"--set", "cap.max=2000,cap.max_lines=0,cap.unit=chars"}, 14, 22, 22, 18},
-		{nil, 2, 28, 2, 11},
+		{nil, 2, 34, 2, 15},
 	} {
 		var rep struct {
 			Sessions []struct {

@@ -323,6 +323,15 @@ func (l *ccLoader) user(t *ccThread, ln *ccLine, n int) {
 // addUser adds a user message and, for a compact summary, records it as
 // (or attaches it to) a compaction.
 func (l *ccLoader) addUser(t *ccThread, msg corpus.Message, n int) {
+	if !msg.Synthetic && localCommandOutput(&msg) {
+		// A local command (/context, /export, /exit) and its output are
+		// history the model is sent, behind the caveat Claude Code writes
+		// before them, but no turn: the model answers neither.
+		msg.Synthetic = true
+		if k := len(t.msgs) - 1; k >= 0 && commandLine(&t.msgs[k]) {
+			t.msgs[k].Synthetic = true
+		}
+	}
 	i := t.add(msg, "")
 	if !msg.Summary {
 		return
