@@ -25,8 +25,8 @@ import (
 func fitPrompt(w *walker) *cache.Calibration {
 	s, p := w.s, w.p
 	mt, ok := p.(policy.Metered)
-	if !ok || w.mode != followPolicy || len(s.Recorded.Usage) == 0 {
-		return nil
+	if _, faithful := p.(policy.Recording); !ok || faithful || w.mode != followPolicy || len(s.Recorded.Usage) == 0 {
+		return nil // the recorded policy calibrates on every request of its own (cache.Options.Faithful)
 	}
 	meter, _ := mt.Metering()
 	reqs := make([]cache.Sent, 0, w.requests(s.Messages))
