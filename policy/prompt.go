@@ -4,8 +4,8 @@ import "math"
 
 // PromptModel predicts the prompt a provider counts for a history from the
 // history's metered size: P = Overhead + Scale·history. The replay fits it
-// per session to the session's recorded usage (replay/cache.Calibrate, the
-// calibration its cost model reads: the overhead is the system prompt and
+// per session to the session's recorded usage (replay/cache.CalibrateRecording,
+// the calibration its cost model reads: the overhead is the system prompt and
 // tools the log does not hold, the scale the meter's bias against the
 // provider's tokenizer) and hands it to the policies that ask for it
 // (PromptCalibrated) in Checkpoint.Prompt.
@@ -39,7 +39,8 @@ const (
 // PromptCalibrated is implemented by policies whose token triggers can
 // read the provider's count instead of their own estimate (the presets'
 // context_source=calibrated): CalibratedPrompt says whether this one does,
-// so that the replay fits the model only for them.
+// and the replay hands the model (which it fits for the cost of every
+// metering policy) only to those that do.
 type PromptCalibrated interface {
 	CalibratedPrompt() bool
 }

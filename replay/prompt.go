@@ -10,8 +10,9 @@ import (
 
 // fitPrompt fits the session's prompt calibration to its recorded usage
 // for a policy that meters its history (policy.Metered), in the walk that
-// follows the policy: nil for any other walk or policy, or a session
-// without recorded usage at its first requests. It is fitted as the cost
+// follows the policy (which prices it) or for a policy whose triggers read
+// it: nil otherwise, or for a session without recorded usage at its first
+// requests. It is fitted as the cost
 // model calibrates (cache.CalibrateRecording), on the recording itself:
 // its requests before the agent's first compaction, each history metered
 // by the policy's meter, found by the walker's own skips and checkpoints.
@@ -25,7 +26,9 @@ import (
 func fitPrompt(w *walker) *cache.Calibration {
 	s, p := w.s, w.p
 	mt, ok := p.(policy.Metered)
-	if _, faithful := p.(policy.Recording); !ok || faithful || w.mode != followPolicy || len(s.Recorded.Usage) == 0 {
+	pc, reads := p.(policy.PromptCalibrated)
+	reads = reads && pc.CalibratedPrompt()
+	if _, faithful := p.(policy.Recording); !ok || faithful || !reads && w.mode != followPolicy || len(s.Recorded.Usage) == 0 {
 		return nil // the recorded policy calibrates on every request of its own (cache.Options.Faithful)
 	}
 	meter, _ := mt.Metering()
@@ -36,8 +39,11 @@ func fitPrompt(w *walker) *cache.Calibration {
 	var prev *corpus.Message
 	for i := range s.Messages {
 		m := &s.Messages[i]
-		if w.skipsAfter(m, raw) {
-			pre[i].units = -1 // not measured: the walk skips it too
+		// The recording's requests as a walk that follows the policy sees
+		// them, whatever this walk follows (Agree keeps the agent's
+		// summaries): one fit per session and meter.
+		if w.skipsIn(followPolicy, m, raw) {
+			pre[i].units = -1 // not measured: the walk measures it if it takes it
 			continue
 		}
 		if p.Checkpoint(s.Format, prev, m) {

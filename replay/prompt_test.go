@@ -11,7 +11,8 @@ import (
 // preset's triggers read is the calibration the cost model prices the
 // same replay with (Trace.Fit, re-anchored at the replay's own anchor),
 // for every calibrated preset at its defaults on every real session,
-// however early it compacts: one fit per session and meter. A session
+// however early it compacts, and agreement's walk (which keeps the agent's
+// summaries) gets the same: one fit per session and meter. A session
 // without recorded usage gets no model, and the cost model keeps the
 // policy's own figures there too.
 func TestPromptModelIsTheCostCalibration(t *testing.T) {
@@ -21,6 +22,9 @@ func TestPromptModelIsTheCostCalibration(t *testing.T) {
 		fitted := 0
 		for _, s := range ss {
 			m := newWalker(s, p, followPolicy).prompt
+			if a := newWalker(s, p, followRecording).prompt; (a == nil) != (m == nil) || a != nil && *a != *m {
+				t.Errorf("%s on %s: agreement's walk got prompt model %+v, the replay's %+v", name, s.ID, a, m)
+			}
 			sc, _ := costAndTrace(t, s, p)
 			cal := sc.Calibration
 			switch {

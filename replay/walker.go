@@ -150,8 +150,11 @@ func (w *walker) requests(msgs []corpus.Message) int {
 func (w *walker) skips(m *corpus.Message) bool { return w.skipsAfter(m, w.raw) }
 
 // skipsAfter is skips after raw messages of the thread.
-func (w *walker) skipsAfter(m *corpus.Message, raw int) bool {
-	return (m.Sidechain && w.skipSide) || (w.mode == followPolicy && m.Summary && raw > 0)
+func (w *walker) skipsAfter(m *corpus.Message, raw int) bool { return w.skipsIn(w.mode, m, raw) }
+
+// skipsIn is skipsAfter in a walk that follows mode.
+func (w *walker) skipsIn(mode walkMode, m *corpus.Message, raw int) bool {
+	return (m.Sidechain && w.skipSide) || (mode == followPolicy && m.Summary && raw > 0)
 }
 
 // checks reports whether the agent asks its provider right before m.

@@ -290,11 +290,10 @@ func samplesOf(s *corpus.Session, reqs []Sent, usage usageIndex, faithful bool) 
 
 // CalibrateRecording is the calibration of a session's recorded usage
 // against reqs, the requests of a walk that follows the recording and
-// compacts nothing, with the default scale: what a replay's cost
-// calibrates on before its policy's first compaction, for a trigger that
-// reads the provider's count from the first request on
-// (policy.PromptModel). Recorded is false when no request before the
-// agent's first compaction has recorded usage.
+// compacts nothing, with the default scale: what the cost model prices a
+// metering policy's replay with (Options.Fit) and a trigger that reads
+// the provider's count reads (policy.PromptModel). Recorded is false when
+// no request before the agent's first compaction has recorded usage.
 func CalibrateRecording(s *corpus.Session, reqs []Sent) Calibration {
 	samples, _ := samplesOf(s, reqs, usageByMessage(s), false)
 	return Calibrate(samples, DefaultScale)
