@@ -82,7 +82,7 @@ func TestCostOfAPersistedOutputAtArrival(t *testing.T) {
 // read their provider's count trigger on the prompt calibrated from the
 // recorded usage, system prompt and tools included, of the last response:
 // anthropic-context-editing 95, cline 28, goose 17, opencode 17, where
-// on their estimates 7, 0, 0 and 6; smith-staged 18, 19 when Claude
+// on their estimates 7, 0, 0 and 2; smith-staged 18, 19 when Claude
 // Code's local commands counted as turns).
 func TestRewroteOnTheRealLogs(t *testing.T) {
 	ss := realClaudeCodeSessions(t)
