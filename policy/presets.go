@@ -102,13 +102,15 @@ func presets() []preset {
 		{
 			name:   "anthropic-context-editing",
 			agent:  "Anthropic API context management (platform.claude.com docs: clear_tool_uses_20250919, clear_thinking_20251015, compact_20260112; peers.md §1)",
-			what:   "Anthropic API: clear_tool_uses at 100,000 input tokens keeping the last 3 tool uses (clear_at_least none, exclude_tools none, clear_tool_inputs false), clear_thinking keeping 1 thinking turn, compact at 150,000",
+			what:   "Anthropic API: clear_thinking keeping 1 thinking turn (listed first, as the API requires), clear_tool_uses at 100,000 input tokens keeping the last 3 tool uses (clear_at_least none, exclude_tools none, clear_tool_inputs false), compact at 150,000",
 			window: 200_000, meter: MeterChars4, source: SourceCalibrated,
 			stages: []presetStage{
+				// The API requires clear_thinking first in the edits array
+				// when both are used ("Combining strategies").
+				{name: "clear-thinking", kind: "thinking", set: map[string]string{"trigger": OnEveryRequest, "keep_turns": "1"}},
 				{name: "clear-tool-uses", kind: "clear", set: map[string]string{"trigger": OnTokens, "trigger_at": "100000",
 					"keep": KeepResults, "keep_value": "3", "min_reclaim": "0", "clear_inputs": "false", "exempt_tools": "",
 					"stub": "[cleared]"}},
-				{name: "clear-thinking", kind: "thinking", set: map[string]string{"trigger": OnEveryRequest, "keep_turns": "1"}},
 				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "150000",
 					"tail": TailTurns, "tail_value": "1"}},
 			},
@@ -116,6 +118,7 @@ func presets() []preset {
 				"the placeholder a cleared result gets is written server-side and not documented: [cleared] is calib's",
 				"a thinking turn is counted as a user turn",
 				"compact drops everything before its block, the turn in progress included; here that turn stays",
+				"the edits run in the order the API requires them listed (clear_thinking, then clear_tool_uses), each on what the one before left; the docs require the order and do not say that the second's trigger reads the first's result",
 				"input tokens are the calibrated prompt (context_source: the session's recorded usage fits overhead and scale) where the log records usage, else estimated (chars/4)",
 			},
 		},

@@ -646,3 +646,33 @@ func BenchmarkSplitLines(b *testing.B) {
 		})
 	}
 }
+
+// TestAnthropicClearsThinkingFirst: the API requires clear_thinking first
+// in the edits array, and calib runs the edits in that order, each on what
+// the one before left. A request of 105,027 tokens, 20,000 of them an
+// earlier turn's thinking: the thinking goes, and what is left (85,027) is
+// under clear_tool_uses' 100,000, so no tool result is cleared.
+// In the order calib had before, the tool results went too.
+func TestAnthropicClearsThinkingFirst(t *testing.T) {
+	p := presetPolicy(t, "anthropic-context-editing", map[string]string{"context_source": SourceEstimate})
+	h := []corpus.Message{puser("u0", "x"), {ID: "a0", Role: corpus.RoleAssistant, Blocks: []corpus.Block{
+		{Kind: corpus.KindThinking, Text: chars4Text(20_000), Signature: "s"}, {Kind: corpus.KindText, Text: "ok"}}}, puser("u1", "go")}
+	for i := range 5 {
+		h = append(h, step(fmt.Sprint("c", i), "Read", chars4Text(17_000))...)
+	}
+	o := p.Compact(h, sums(p, h))
+	var names []string
+	for _, s := range o.Stages {
+		names = append(names, s.Name)
+	}
+	// 20,000 + 5 × 17,000 + the calls, their tool names and the messages'
+	// short texts: 105,027; without the thinking, 85,027.
+	if got := strings.Join(names, ","); got != "clear-thinking" || o.BeforeTokens != 105_027 || o.AfterTokens != 85_027 {
+		t.Fatalf("stages %s, context %d -> %d; want clear-thinking alone, 105,027 -> 85,027", got, o.BeforeTokens, o.AfterTokens)
+	}
+	for _, r := range presults(o.History) {
+		if r == "[cleared]" {
+			t.Fatalf("a tool result was cleared: %.20q", presults(o.History))
+		}
+	}
+}
