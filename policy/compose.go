@@ -213,6 +213,9 @@ type compState struct {
 	// message (Checkpoint.Pending), -1 until read back; only the cap stage
 	// rewrites them, and it adjusts it.
 	pending int64
+	// first is the session's first request, which no response precedes:
+	// an agent reading its last response's usage reads nothing there.
+	first bool
 }
 
 // tokens is the context the request would send, as the triggers and
@@ -221,8 +224,14 @@ func (st *compState) tokens() int { return st.tokensOf(st.units) }
 
 // lastResponseTokens is the context of the history up to the last
 // response, without the step the request is about to send: what a
-// trigger with context_at=last_response reads.
-func (st *compState) lastResponseTokens() int { return st.tokensOf(st.units - st.pendingUnits()) }
+// trigger with context_at=last_response reads; 0 at the session's first
+// request, before any response (no usage to read yet).
+func (st *compState) lastResponseTokens() int {
+	if st.first {
+		return 0
+	}
+	return st.tokensOf(st.units - st.pendingUnits())
+}
 
 // triggerTokens is the context trigger t reads.
 func (st *compState) triggerTokens(t stageTrigger) int {
@@ -386,7 +395,7 @@ func (p *Composed) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	if p.g.calibrated {
 		st.prompt = at.Prompt
 	}
-	st.pending = at.Pending
+	st.pending, st.first = at.Pending, at.Request == 0
 	before := st.tokens()
 	turnStart := len(h) > 0 && h[len(h)-1].RealTurn()
 	for _, s := range p.stages {

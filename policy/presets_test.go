@@ -44,10 +44,16 @@ func sums(p Policy, h []corpus.Message) Checkpoint {
 		at.Turns = AddTurn(at.Turns, &h[i], i, at.Thinking)
 		measureInto(&at, p, &h[i])
 	}
-	// Pending as the replay keeps it: the units since the last response.
+	// Pending as the replay keeps it: the units since the last response;
+	// and the request's number, one per response so far.
 	for i := len(h) - 1; i >= 0 && h[i].Role != corpus.RoleAssistant; i-- {
 		u, _, _ := p.Measure(&h[i])
 		at.Pending += u
+	}
+	for i := range h {
+		if h[i].Role == corpus.RoleAssistant {
+			at.Request++
+		}
 	}
 	return at
 }

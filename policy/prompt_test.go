@@ -87,3 +87,27 @@ func TestLastResponseLeavesTheStepOut(t *testing.T) {
 		}
 	}
 }
+
+// TestLastResponseReadsNothingFirst: at a session's first request no
+// response precedes it, so an agent reading its last response's usage
+// reads nothing, whatever the unlogged prompt: goose with a fitted
+// overhead of 170,000 (past its 160,000) does not compact there, though
+// the log opens with two user messages it could summarize one of (a
+// resumed session's), and does at the next user message, when it has a
+// response to read.
+func TestLastResponseReadsNothingFirst(t *testing.T) {
+	p := presetPolicy(t, "goose", nil)
+	model := &PromptModel{Overhead: 170_000, Scale: 1}
+	h := []corpus.Message{puser("u0", chars4Text(1_000)), puser("u1", "x")}
+	at := sums(p, h)
+	at.Prompt = model
+	if o := p.Compact(h, at); o.Strategy != None || o.BeforeTokens != 171_000 || at.Request != 0 {
+		t.Fatalf("first request: %s at %d tokens (request %d); want nothing", o.Strategy, o.BeforeTokens, at.Request)
+	}
+	h = append(h, passt("a0", chars4Text(1_000)), puser("u2", "x"))
+	at = sums(p, h)
+	at.Prompt = model
+	if o := p.Compact(h, at); o.Strategy != Summarized || at.Request != 1 {
+		t.Fatalf("second request: %s (request %d); want goose's summary of 172,000 read", o.Strategy, at.Request)
+	}
+}
