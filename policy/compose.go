@@ -253,11 +253,22 @@ func (st *compState) tokensOf(units int64) int {
 func (st *compState) pendingUnits() int64 {
 	if st.pending < 0 {
 		st.pending = 0
-		for i := len(st.h) - 1; i >= 0 && st.h[i].Role != corpus.RoleAssistant; i-- {
+		for i := stepStart(st.h); i < len(st.h); i++ {
 			st.pending += st.g.meter.Message(&st.h[i])
 		}
 	}
 	return st.pending
+}
+
+// stepStart is where the step a request is about to send starts in h:
+// right after its last assistant message (0 when it has none). The cap
+// stage cuts only there, and a last_response trigger leaves it out.
+func stepStart(h []corpus.Message) int {
+	i := len(h)
+	for i > 0 && h[i-1].Role != corpus.RoleAssistant {
+		i--
+	}
+	return i
 }
 
 // set replaces the history by out, a new array, whose units are known;

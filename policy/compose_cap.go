@@ -65,10 +65,7 @@ func (c *capStage) run(st *compState, _ Checkpoint) *StageReport {
 	before := st.units
 	w := newCow(st)
 	h := st.h
-	start := len(h)
-	for start > 0 && h[start-1].Role != corpus.RoleAssistant {
-		start--
-	}
+	start := stepStart(h)
 	for i := start; i < len(h); i++ {
 		for j := range h[i].Blocks {
 			b := &h[i].Blocks[j]

@@ -170,8 +170,7 @@ func (c *clearStage) run(st *compState, at Checkpoint) *StageReport {
 		end = st.nthLastTurn(c.protectTurns)
 	}
 	if !c.countSent {
-		lastAsst, _ := lastStepAndTurn(h)
-		end = min(end, lastAsst+1)
+		end = min(end, stepStart(h))
 	}
 	// Where the count is only a bound, the result marks (at.Results) can
 	// still show that nothing would be written, in O(log n): without them

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"iter"
 	"unsafe"
 
 	"github.com/calib-dev/calib/corpus"
@@ -131,19 +132,33 @@ func newWalker(s *corpus.Session, p policy.Policy, mode walkMode) *walker {
 // requests is how many requests a walk of msgs from the walker's start
 // sends: feed's skips and checks without the walk.
 func (w *walker) requests(msgs []corpus.Message) int {
-	n, raw := 0, 0
-	var prev *corpus.Message
-	for i := range msgs {
-		m := &msgs[i]
-		if w.skipsAfter(m, raw) {
-			continue
-		}
-		if w.p.Checkpoint(w.s.Format, prev, m) {
+	n := 0
+	for _, asks := range w.thread(w.mode, msgs) {
+		if asks {
 			n++
 		}
-		prev, raw = m, raw+1
 	}
 	return n
+}
+
+// thread yields the index of each message of msgs that a walk following
+// mode takes, from the walker's start, and whether the agent asks its
+// provider right before it: feed's skips and checks without the walk.
+func (w *walker) thread(mode walkMode, msgs []corpus.Message) iter.Seq2[int, bool] {
+	return func(yield func(int, bool) bool) {
+		raw := 0
+		var prev *corpus.Message
+		for i := range msgs {
+			m := &msgs[i]
+			if w.skipsIn(mode, m, raw) {
+				continue
+			}
+			if !yield(i, w.p.Checkpoint(w.s.Format, prev, m)) {
+				return
+			}
+			prev, raw = m, raw+1
+		}
+	}
 }
 
 // skips reports whether m is not part of the walked thread.
