@@ -102,16 +102,18 @@ func presets() []preset {
 		{
 			name:   "anthropic-context-editing",
 			agent:  "Anthropic API context management (platform.claude.com docs: clear_tool_uses_20250919, clear_thinking_20251015, compact_20260112; peers.md §1)",
-			what:   "Anthropic API: clear_thinking keeping 1 thinking turn (listed first, as the API requires), clear_tool_uses at 100,000 input tokens keeping the last 3 tool uses (clear_at_least none, exclude_tools none, clear_tool_inputs false), compact at 150,000",
+			what:   "Anthropic API: clear_thinking keeping 1 thinking turn (listed first, as the API requires), clear_tool_uses above 100,000 input tokens keeping the last 3 tool uses (clear_at_least none, exclude_tools none, clear_tool_inputs false), compact above 150,000",
 			window: 200_000, meter: MeterChars4, source: SourceCalibrated,
 			stages: []presetStage{
 				// The API requires clear_thinking first in the edits array
 				// when both are used ("Combining strategies").
 				{name: "clear-thinking", kind: "thinking", set: map[string]string{"trigger": OnEveryRequest, "keep_turns": "1"}},
-				{name: "clear-tool-uses", kind: "clear", set: map[string]string{"trigger": OnTokens, "trigger_at": "100000",
+				// Both fire when the input tokens exceed their threshold
+				// (the docs of context editing and of compaction), not at it.
+				{name: "clear-tool-uses", kind: "clear", set: map[string]string{"trigger": OnTokens, "trigger_at": "100000", "trigger_above": "true",
 					"keep": KeepResults, "keep_value": "3", "min_reclaim": "0", "clear_inputs": "false", "exempt_tools": "",
 					"stub": "[cleared]"}},
-				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "150000",
+				{name: "compact", kind: "summarize", set: map[string]string{"trigger": OnTokens, "trigger_at": "150000", "trigger_above": "true",
 					"tail": TailTurns, "tail_value": "1"}},
 			},
 			unsure: []string{

@@ -392,7 +392,11 @@ func TestGeminiCompressesAtHalfTheWindowKeeping30Percent(t *testing.T) {
 	}
 }
 
-func TestAnthropicClearsAt100000KeepingThree(t *testing.T) {
+// TestAnthropicClearsAbove100000KeepingThree: the API clears tool uses
+// "when conversation context exceeds your configured threshold"
+// (platform.claude.com, context editing): a request of exactly 100,000
+// input tokens is left alone, one of 100,001 cleared.
+func TestAnthropicClearsAbove100000KeepingThree(t *testing.T) {
 	p := presetPolicy(t, "anthropic-context-editing", nil)
 	h := []corpus.Message{puser("u", chars4Text(9_900))}
 	for i := range 9 { // 9 × 10,000 tokens + the user's 9,900 + calls
@@ -407,9 +411,13 @@ func TestAnthropicClearsAt100000KeepingThree(t *testing.T) {
 		t.Fatalf("cleared at %d tokens", tokens)
 	}
 	h[0] = puser("u", chars4Text(9_900+100_000-tokens))
+	if o := p.Compact(h, sums(p, h)); o.BeforeTokens != 100_000 || o.Strategy != None {
+		t.Fatalf("at %d tokens: %s, want nothing at 100,000", o.BeforeTokens, o.Strategy)
+	}
+	h[0] = puser("u", chars4Text(9_900+100_001-tokens))
 	o := p.Compact(h, sums(p, h))
-	if o.BeforeTokens != 100_000 || o.Strategy == None {
-		t.Fatalf("at %d tokens: %s, want clearing at 100,000", o.BeforeTokens, o.Strategy)
+	if o.BeforeTokens != 100_001 || o.Strategy == None {
+		t.Fatalf("at %d tokens: %s, want clearing at 100,001", o.BeforeTokens, o.Strategy)
 	}
 	got := presults(o.History)
 	for i, r := range got {
@@ -419,7 +427,10 @@ func TestAnthropicClearsAt100000KeepingThree(t *testing.T) {
 	}
 }
 
-func TestAnthropicCompactsAt150000(t *testing.T) {
+// TestAnthropicCompactsAbove150000: the API compacts when "input tokens
+// exceed your specified trigger threshold" (platform.claude.com,
+// compaction): 150,000 is left alone, 150,001 summarized.
+func TestAnthropicCompactsAbove150000(t *testing.T) {
 	p := presetPolicy(t, "anthropic-context-editing", nil)
 	h := []corpus.Message{puser("u0", chars4Text(70_000)), passt("a0", chars4Text(79_999)), puser("u1", "x")}
 	tok := func(h []corpus.Message) int { return p.(*Composed).g.meter.Tokens(sums(p, h).Units) }
@@ -427,8 +438,12 @@ func TestAnthropicCompactsAt150000(t *testing.T) {
 		t.Fatalf("compacted at %d tokens", tok(h))
 	}
 	h[1] = passt("a0", chars4Text(80_000))
+	if o := p.Compact(h, sums(p, h)); o.BeforeTokens != 150_000 || o.Strategy != None {
+		t.Fatalf("at %d tokens: %s, want nothing at 150,000", o.BeforeTokens, o.Strategy)
+	}
+	h[1] = passt("a0", chars4Text(80_001))
 	o := p.Compact(h, sums(p, h))
-	if o.Strategy != Summarized || o.BeforeTokens != 150_000 || len(o.History) != 2 || o.History[1].ID != "u1" {
+	if o.Strategy != Summarized || o.BeforeTokens != 150_001 || len(o.History) != 2 || o.History[1].ID != "u1" {
 		t.Fatalf("at %d tokens: %s, %d messages; want a summary and the turn in progress", o.BeforeTokens, o.Strategy, len(o.History))
 	}
 }
