@@ -62,7 +62,7 @@ func (s stageValues) Bool(n string) bool     { return s.v.Bool(s.prefix + n) }
 func (s stageValues) List(n string) []string { return s.v.List(s.prefix + n) }
 func (s stageValues) trigger() stageTrigger {
 	return stageTrigger{unit: s.Str("trigger"), at: s.Float("trigger_at"), turnOnly: s.Bool("turn_start_only"), above: s.Bool("trigger_above"),
-		before: s.Int("messages_before"), lastResponse: s.Str("context_at") == AtLastResponse}
+		before: s.Int("messages_before"), contextAt: s.Str("context_at")}
 }
 func (s stageValues) summarizer() (Summarizer, error) {
 	sm, err := ParseSummarizer(s.Str("summarizer"))

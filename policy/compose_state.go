@@ -59,10 +59,30 @@ func (st *compState) lastResponseTokens() int {
 	return st.tokensOf(st.units - st.pendingUnits())
 }
 
+// lastPromptTokens is the context of the history the last request sent:
+// lastResponseTokens without the response itself (the assistant messages
+// right before the step), what a trigger with context_at=last_prompt
+// reads; 0 at the session's first request. The response is measured
+// again at each request that asks, which is linear in the session: each
+// response is read at the one request that follows it.
+func (st *compState) lastPromptTokens() int {
+	if st.first {
+		return 0
+	}
+	response := int64(0)
+	for i := stepStart(st.h) - 1; i >= 0 && st.h[i].Role == corpus.RoleAssistant; i-- {
+		response += st.g.meter.Message(&st.h[i])
+	}
+	return st.tokensOf(st.units - st.pendingUnits() - response)
+}
+
 // triggerTokens is the context trigger t reads.
 func (st *compState) triggerTokens(t stageTrigger) int {
-	if t.lastResponse {
+	switch t.contextAt {
+	case AtLastResponse:
 		return st.lastResponseTokens()
+	case AtLastPrompt:
+		return st.lastPromptTokens()
 	}
 	return st.tokens()
 }

@@ -26,9 +26,9 @@ type stageTrigger struct {
 	// before is what a messages trigger adds to the history's length:
 	// OpenHands' view begins with a SystemPromptEvent no log holds.
 	before int
-	// lastResponse reads the context up to the last response, not the
-	// request being sent (context_at=last_response).
-	lastResponse bool
+	// contextAt is the history a token trigger reads (context_at):
+	// AtRequest, AtLastResponse or AtLastPrompt.
+	contextAt string
 }
 
 // fires applies the trigger to the context as it stands: tokens charged
@@ -85,7 +85,7 @@ func triggerSpecs() []ParamSpec {
 			Help: "events the agent counts before the history, for a messages trigger and a summarize stage's keep_first and events tail (OpenHands' view begins with its system prompt: 1)"},
 		{Name: "turn_start_only", Kind: Bool, Default: "false",
 			Help: "check the trigger only at the first request of each user turn, never inside a tool loop (Goose, Aider)"},
-		{Name: "context_at", Kind: Enum, Default: AtRequest, Choices: []string{AtRequest, AtLastResponse},
-			Help: "the history a token trigger measures: request, the one being sent; last_response, what the previous request sent and its response, without the step since (an agent reading its provider's usage: Goose, opencode, Cline, Gemini CLI; Aider's done messages)"},
+		{Name: "context_at", Kind: Enum, Default: AtRequest, Choices: []string{AtRequest, AtLastResponse, AtLastPrompt},
+			Help: "the history a token trigger measures: request, the one being sent; last_response, what the previous request sent and its response, without the step since (an agent reading its provider's usage of input and output: Goose, opencode, Cline; Aider's done messages); last_prompt, what the previous request sent, without its response (an agent reading the last prompt's count: Gemini CLI)"},
 	}
 }

@@ -79,7 +79,7 @@ func presets() []preset {
 				// neither masked nor counted in the 50,000 (count_sent
 				// false), and protectLatestTurn skips only the history's
 				// last message, the model's calls, which holds no output.
-				{name: "compress", kind: "summarize", set: map[string]string{"context_at": AtLastResponse, "trigger": OnWindowFraction, "trigger_at": "0.5",
+				{name: "compress", kind: "summarize", set: map[string]string{"context_at": AtLastPrompt, "trigger": OnWindowFraction, "trigger_at": "0.5",
 					"tail": TailChars, "tail_value": "0.3",
 					"prefix": `<state_snapshot>\n`, "suffix": `\n</state_snapshot>`, "ack": "Got it. Thanks for the additional context!"}},
 				// EXEMPT_TOOLS (tool-names.ts: activate_skill, ask_user,
@@ -96,7 +96,7 @@ func presets() []preset {
 				"the masked stub is Gemini's, its preview of the output taken as the response {\"output\": text}; the saved file's path is calib's (Gemini's holds its temp folder, the session and a random part)",
 				"exempt tools are Gemini's four (tool-names.ts) and Claude Code's and opencode's for the same things",
 				"characters are counted over text and arguments, not Gemini's JSON of each content",
-				"compress reads the last request's recorded prompt tokens (getLastPromptTokenCount); here the prompt the session's usage predicts for the history up to the last response, its output included (context_source, context_at), the estimate where the log records no usage; the mask counts its outputs' tokens by estimate, as Gemini does",
+				"compress reads the last request's recorded prompt tokens (getLastPromptTokenCount); here the prompt the session's usage predicts for the history that request sent (context_source, context_at=last_prompt), the estimate where the log records no usage; the mask counts its outputs' tokens by estimate, as Gemini does",
 			},
 		},
 		{

@@ -364,28 +364,28 @@ func tail(s string) string { return s[max(0, len(s)-60):] }
 
 func TestGeminiCompressesAtHalfTheWindowKeeping30Percent(t *testing.T) {
 	p := presetPolicy(t, "gemini-cli", map[string]string{"cap.max": "100000000", "mask.trigger": OnTokens, "mask.trigger_at": "1e9"})
-	var h []corpus.Message
-	for i := range 10 { // 10 turns of 52,000 tokens: 520,000 < 524,288
-		h = append(h, puser(fmt.Sprint("u", i), chars4Text(1000)), passt(fmt.Sprint("a", i), chars4Text(51000)))
-	}
-	h = append(h, puser("last", "now"))
-	at := sums(p, h)
-	if o := p.Compact(h, at); o.Strategy != None {
-		t.Fatalf("compressed at %d tokens, under 524,288", o.BeforeTokens)
+	build := func(u9 int) []corpus.Message {
+		var h []corpus.Message
+		for i := range 9 { // 9 turns of 52,000 tokens: 468,000
+			h = append(h, puser(fmt.Sprint("u", i), chars4Text(1000)), passt(fmt.Sprint("a", i), chars4Text(51000)))
+		}
+		return append(h, puser("u9", chars4Text(u9)), passt("a9", chars4Text(4000)), puser("last", chars4Text(4000)))
 	}
 	// Gemini reads the last prompt's count (getLastPromptTokenCount): the
-	// message being sent does not count (context_at=last_response).
-	h = append(h[:len(h)-1], puser("u10", chars4Text(4288)))
-	if o := p.Compact(h, sums(p, h)); o.Strategy != None || o.BeforeTokens != 524288 {
-		t.Fatalf("%s with %d tokens to send: compressed on the message being sent", o.Strategy, o.BeforeTokens)
+	// response to that prompt and the message being sent do not count
+	// (context_at=last_prompt). 524,287 read (a request of 532,287):
+	// nothing; 524,288 read: a summary.
+	h := build(56_287)
+	if o := p.Compact(h, sums(p, h)); o.Strategy != None || o.BeforeTokens != 532_287 {
+		t.Fatalf("%s with %d tokens in the request: compressed under 524,288 of last prompt", o.Strategy, o.BeforeTokens)
 	}
-	h[len(h)-2], h[len(h)-1] = passt("a9", chars4Text(51000+4288)), puser("last", "x")
+	h = build(56_288)
 	o := p.Compact(h, sums(p, h))
-	if o.Strategy != Summarized || o.BeforeTokens != 524288 {
-		t.Fatalf("at %d tokens: %s, want a summary at 524,288", o.BeforeTokens, o.Strategy)
+	if o.Strategy != Summarized || o.BeforeTokens != 532_288 {
+		t.Fatalf("at %d tokens in the request: %s, want a summary at 524,288 of last prompt", o.BeforeTokens, o.Strategy)
 	}
-	// 70% of the characters is 367,001.6 tokens' worth: the first user
-	// message at or past it is turn 7's (7 × 52,000 = 364,000 is short).
+	// 70% of the characters is 372,601.6 tokens' worth: the first user
+	// message at or past it is turn 8's (u7, at 364,000, is short).
 	out := o.History
 	if out[0].Blocks[0].Text[:17] != "<state_snapshot>\n" || out[1].Blocks[0].Text != "Got it. Thanks for the additional context!" || out[2].ID != "u8" {
 		t.Errorf("compressed history starts %q, %q, %s; want the snapshot, the ack, then turn 8", out[0].Blocks[0].Text[:17], out[1].Blocks[0].Text, out[2].ID)

@@ -34,6 +34,11 @@ const (
 	// provider's usage of the last response (Goose, opencode, Cline,
 	// Gemini CLI) or counts its done messages (Aider) sees that.
 	AtLastResponse = "last_response"
+	// AtLastPrompt measures the history the last request sent, without
+	// its response or the step since: what an agent reading its
+	// provider's prompt count of the last request sees (Gemini CLI's
+	// getLastPromptTokenCount, the last response's input tokens).
+	AtLastPrompt = "last_prompt"
 )
 
 // PromptCalibrated is implemented by policies whose token triggers can

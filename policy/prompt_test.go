@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -109,5 +110,34 @@ func TestLastResponseReadsNothingFirst(t *testing.T) {
 	at.Prompt = model
 	if o := p.Compact(h, at); o.Strategy != Summarized || at.Request != 1 {
 		t.Fatalf("second request: %s (request %d); want goose's summary of 172,000 read", o.Strategy, at.Request)
+	}
+}
+
+// TestLastPromptLeavesTheResponseOut: context_at=last_prompt reads what
+// the previous request sent, without its response (one assistant message
+// or a run of them, as Claude Code writes one per block) and without the
+// step since; last_response reads the response too; both read nothing at
+// the first request. Goose's summary, its trigger at 160,000 above,
+// measured each way on the same history.
+func TestLastPromptLeavesTheResponseOut(t *testing.T) {
+	h := []corpus.Message{puser("u0", chars4Text(50_000)), passt("a0", chars4Text(15_000)),
+		passt("a0b", chars4Text(15_000)), puser("u1", chars4Text(25_000))}
+	for _, c := range []struct {
+		at   string
+		read int // what the trigger reads
+	}{{AtRequest, 105_000}, {AtLastResponse, 80_000}, {AtLastPrompt, 50_000}} {
+		for _, th := range []int{c.read - 1, c.read} {
+			p := presetPolicy(t, "goose", map[string]string{"compact.context_at": c.at, "compact.trigger": OnTokens,
+				"compact.trigger_at": fmt.Sprint(th)})
+			o := p.Compact(h, sums(p, h))
+			if want := th < c.read; (o.Strategy == Summarized) != want || o.BeforeTokens != 105_000 {
+				t.Errorf("%s, threshold %d: %s (request %d tokens); want a summary %v, reading %d", c.at, th, o.Strategy, o.BeforeTokens, want, c.read)
+			}
+		}
+	}
+	p := presetPolicy(t, "goose", map[string]string{"compact.context_at": AtLastPrompt, "compact.trigger": OnTokens, "compact.trigger_at": "0"})
+	first := h[:1]
+	if o := p.Compact(first, sums(p, first)); o.Strategy != None {
+		t.Errorf("first request: %s; want nothing read before any response", o.Strategy)
 	}
 }
