@@ -83,12 +83,14 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	capped := &replay.Trace{Session: &corpus.Session{ID: "c"}, Requests: []replay.Request{{Tokens: 30, Sent: 20}},
 		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20,
 			Stages: []policy.StageReport{{Name: policy.ArrivalStage, BeforeTokens: 30, AfterTokens: 20}}}}}}
-	if m := SessionMetrics(capped, nil, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 {
-		t.Errorf("a capped output: %v caps, %v compactions; want 1 and 0", m["output_caps"], m["compactions"])
+	// Nor, ending above a target (its outcome's ReachedTarget is false
+	// here), a target miss, which counts compactions.
+	if m := SessionMetrics(capped, nil, nil, nil); m["output_caps"] != 1 || m["compactions"] != 0 || m["target_misses"] != 0 {
+		t.Errorf("a capped output: %v caps, %v compactions, %v misses; want 1, 0 and 0", m["output_caps"], m["compactions"], m["target_misses"])
 	}
 	// The row replay's JSON prints beside "metrics" says the same.
-	if r := Session(capped); r.OutputCaps != 1 || r.Compactions != 0 {
-		t.Errorf("a capped output's session row: %d caps, %d compactions; want 1 and 0", r.OutputCaps, r.Compactions)
+	if r := Session(capped); r.OutputCaps != 1 || r.Compactions != 0 || r.TargetMisses != 0 {
+		t.Errorf("a capped output's session row: %d caps, %d compactions, %d misses; want 1, 0 and 0", r.OutputCaps, r.Compactions, r.TargetMisses)
 	}
 	// A policy that assumes a window counts the requests whose context
 	// went past it (the trigger's measure, Context, not the history sent);

@@ -140,7 +140,8 @@ func Session(t *replay.Trace) SessionRow {
 		for _, s := range e.Outcome.Stages {
 			r.Reclaimed[s.Name] += s.BeforeTokens - s.AfterTokens
 		}
-		if !e.Outcome.ReachedTarget && e.Outcome.Strategy != policy.Rotated {
+		// An output cap is no compaction (output_caps): it misses no target.
+		if !e.Outcome.ReachedTarget && !policy.IsArrivalOnly(e.Outcome) {
 			r.TargetMisses++
 		}
 		if e.Outcome.Exhausted {
