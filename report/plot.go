@@ -204,18 +204,29 @@ func SavePlots(dir string, figs ...Figure) ([]string, error) {
 		return nil, fmt.Errorf("plot folder %s: %w", dir, err)
 	}
 	var paths []string
-	for _, f := range figs {
-		base := filepath.Join(dir, SanitizeName(f.Name))
-		if err := writeFile(base+".png", func(out io.Writer) error { return WritePNG(out, f.Chart) }); err != nil {
+	for i, p := range PlotPaths(dir, figs...) {
+		c := figs[i/2].Chart
+		write := func(out io.Writer) error { return WritePNG(out, c) }
+		if i%2 == 1 {
+			write = func(out io.Writer) error { return WriteSVG(out, c) }
+		}
+		if err := writeFile(p, write); err != nil {
 			return paths, err
 		}
-		paths = append(paths, base+".png")
-		if err := writeFile(base+".svg", func(out io.Writer) error { return WriteSVG(out, f.Chart) }); err != nil {
-			return paths, err
-		}
-		paths = append(paths, base+".svg")
+		paths = append(paths, p)
 	}
 	return paths, nil
+}
+
+// PlotPaths are the files SavePlots writes for figs in dir, in order: each
+// figure's NAME.png, then its NAME.svg.
+func PlotPaths(dir string, figs ...Figure) []string {
+	paths := make([]string, 0, 2*len(figs))
+	for _, f := range figs {
+		base := filepath.Join(dir, SanitizeName(f.Name))
+		paths = append(paths, base+".png", base+".svg")
+	}
+	return paths
 }
 
 // WritePNG draws c as a PNG at PlotDPI.

@@ -47,6 +47,7 @@ func TestScript(t *testing.T) {
 			"mksqlite":  cmdMksqlite,
 			"plotfiles": cmdPlotfiles,
 			"json":      cmdJSON,
+			"hardlink":  cmdHardlink,
 		},
 	})
 }
@@ -424,4 +425,13 @@ func TestStdoutWriteFails(t *testing.T) {
 			t.Errorf("calib %v: exit %d, stderr %q; want 3, %q", args, code, errOut.String(), want)
 		}
 	}
+}
+
+// cmdHardlink is `hardlink OLD NEW`: NEW becomes another name of the file
+// OLD (os.Link), as backups made with cp -al hold them.
+func cmdHardlink(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: hardlink OLD NEW")
+	}
+	ts.Check(os.Link(ts.MkAbs(args[0]), ts.MkAbs(args[1])))
 }

@@ -88,6 +88,14 @@ func (a *app) savePlots(figs ...report.Figure) error {
 		fmt.Fprintf(a.IO.ErrOut, "calib: --plot %s: nothing to draw (no session has a request), no plot written\n", a.flags.plotDir)
 		return nil
 	}
+	// A plot file's name comes from a session's id, known only now: one
+	// that is an input (calib knows a log by its content, whatever its
+	// name) or a link to one is refused before any plot is written.
+	for _, p := range report.PlotPaths(a.flags.plotDir, figs...) {
+		if err := refuseOverlap("--plot", p, a.inputs); err != nil {
+			return err
+		}
+	}
 	paths, err := report.SavePlots(a.flags.plotDir, figs...)
 	if err != nil {
 		return &outputError{err}
@@ -129,7 +137,7 @@ func checkPlotFolder(dir string) error {
 // after symbolic links are resolved, so a link or a ../ spelling does not
 // get around it. Without this, `sweep sessions/ --out sessions/x.jsonl`
 // overwrote a session file.
-func refuseWritingInputs(cmd *cobra.Command, paths []string) error {
+func refuseWritingInputs(cmd *cobra.Command, paths []string) ([]string, error) {
 	// The flags that name a file calib reads besides the PATH arguments,
 	// and those that name a path it writes; a command has only some of
 	// them (Lookup says which).
@@ -145,10 +153,10 @@ func refuseWritingInputs(cmd *cobra.Command, paths []string) error {
 			continue
 		}
 		if err := refuseOverlap("--"+name, f.Value.String(), inputs); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return inputs, nil
 }
 
 // refuseOverlap is refuseWritingInputs for one output path. An input that
@@ -182,6 +190,11 @@ func refuseOverlap(flag, out string, inputs []string) error {
 		}
 		if insideFolder(rout, holders, rin, inInfo) {
 			return usageErrorf("%s %s is inside the input folder %s: calib never writes to what it reads; give a path outside the inputs", flag, out, in)
+		}
+	}
+	if outErr == nil {
+		if in, folder := linkedInput(outInfo, inputs); in != "" {
+			return usageErrorf("%s %s is the input %s of the folder %s under another name (a hard link): calib never writes to what it reads; give a path outside the inputs", flag, out, in, folder)
 		}
 	}
 	return nil

@@ -127,6 +127,9 @@ type app struct {
 	// running is set once flags and arguments are validated: an error
 	// before that point is a usage error (exit 2).
 	running bool
+	// inputs are the paths calib reads (refuseWritingInputs), which every
+	// plot file is checked against before it is written.
+	inputs []string
 }
 
 const rootLong = `calib replays recorded LLM-agent sessions through context-compaction
@@ -213,9 +216,11 @@ func (a *app) validate(cmd *cobra.Command, args []string) error {
 	if a.flags.demo {
 		paths = nil
 	}
-	if err := refuseWritingInputs(cmd, paths); err != nil {
+	inputs, err := refuseWritingInputs(cmd, paths)
+	if err != nil {
 		return err
 	}
+	a.inputs = inputs
 	if a.flags.plotDir != "" {
 		return checkPlotFolder(a.flags.plotDir)
 	}
