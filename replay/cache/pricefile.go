@@ -169,6 +169,10 @@ func parsePrices(file string, r io.Reader) ([]Price, error) {
 			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
 				return nil, &PriceFileError{File: file, Line: line, Model: p.Model, Field: f.name, Msg: fmt.Sprintf("%q is not a non-negative number of USD per million tokens", v)}
 			}
+			if x > MaxPrice {
+				return nil, &PriceFileError{File: file, Line: line, Model: p.Model, Field: f.name,
+					Msg: fmt.Sprintf("%q USD per million tokens is above %g, far above any real price (the dearest are in the hundreds): check the column and its unit", v, float64(MaxPrice))}
+			}
 			*f.dst = x
 		}
 		out = append(out, p)
@@ -178,6 +182,13 @@ func parsePrices(file string, r io.Reader) ([]Price, error) {
 	}
 	return out, nil
 }
+
+// MaxPrice is the most USD per million tokens a price file may give. Real
+// prices are in the hundreds at most; a finite but absurd one (1e308)
+// made a corpus's bill overflow to +Inf, which JSON cannot hold, and the
+// report died after the run with an output error instead of a bad input.
+// At this cap a bill stays finite for any corpus calib can load.
+const MaxPrice = 1e6
 
 func known(col string) bool {
 	for _, c := range priceColumns {

@@ -79,6 +79,8 @@ func TestParsePrices(t *testing.T) {
 		{"short row", head + "m1,anthropic,3,3.75\n", `p.csv:2: model "m1": field cache_write_1h: missing`},
 		{"bad number", head + "m1,anthropic,3,x,6,0.3,15\n", `p.csv:2: model "m1": field cache_write_5m: "x" is not`},
 		{"negative", head + "m1,anthropic,-3,3.75,6,0.3,15\n", `field input: "-3" is not a non-negative`},
+		{"absurd", head + "m1,anthropic,3,3.75,6,0.3,1e308\n", `p.csv:2: model "m1": field output: "1e308" USD per million tokens is above 1e+06, far above any real price`},
+		{"infinite", head + "m1,anthropic,3,3.75,6,Inf,15\n", `field cache_read: "Inf" is not a non-negative`},
 		{"bad provider", head + "m1,acme,3,3.75,6,0.3,15\n", `model "m1": field provider: "acme" is not a provider`},
 		{"no model", head + ",anthropic,3,3.75,6,0.3,15\n", `p.csv:2: field model: empty`},
 		{"duplicate", head + "m1,anthropic,3,3.75,6,0.3,15\nm1,anthropic,3,3.75,6,0.3,15\n", `p.csv:3: model "m1": listed twice (first at line 2)`},
