@@ -58,7 +58,7 @@ DIR must be empty or absent; --force writes into a folder that holds files
 			}
 			if !a.flags.quiet {
 				for _, p := range paths {
-					fmt.Fprintf(a.IO.ErrOut, "calib: wrote %s\n", p)
+					a.sayf("wrote %s", p)
 				}
 			}
 			return nil

@@ -369,7 +369,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 				g.Baseline = map[string]metrics.GrowthRow{row.ID: b}
 				if warn != "" {
 					if !a.flags.quiet {
-						fmt.Fprintf(a.IO.ErrOut, "calib: warning: --baseline %s: %s\n", o.baseline, warn)
+						a.sayf("warning: --baseline %s: %s", o.baseline, warn)
 					}
 				}
 			}

@@ -127,17 +127,17 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 			w.Path = rel(w.Path)
 			l.warnings = append(l.warnings, corpus.Warning{File: w.Path, Line: w.Line, Message: w.Message})
 			if !a.flags.quiet {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.Path, w.Line), report.EscapeControls(w.Message))
+				a.sayf("%s: warning: %s", location(w.Path, w.Line), w.Message)
 			}
 			continue
 		}
 		l.failed++
 		var fe *corpus.FileError
 		if errors.As(e, &fe) {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: %s\n", location(rel(fe.Path), fe.Line), report.EscapeControls(fileErrorText(fe.Err)))
+			a.sayf("%s: %s", location(rel(fe.Path), fe.Line), fileErrorText(fe.Err))
 			continue
 		}
-		fmt.Fprintf(a.IO.ErrOut, "calib: %s\n", report.EscapeControls(e.Error()))
+		a.sayf("%s", e.Error())
 	}
 	if len(sessions) == 0 && l.failed > 0 {
 		return nil, l.Err()
@@ -174,7 +174,7 @@ func writeDemo() (tmp string, paths []string, rel func(string) string, err error
 func (a *app) readEachOnce(paths []string, rel func(string) string) []string {
 	paths, stdinRepeats := readStdinOnce(paths)
 	if stdinRepeats > 0 && !a.flags.quiet {
-		fmt.Fprintf(a.IO.ErrOut, "calib: -: warning: standard input is given %d times; it is read once\n", stdinRepeats+1)
+		a.sayf("-: warning: standard input is given %d times; it is read once", stdinRepeats+1)
 	}
 	paths, repeats := givenOnce(paths)
 	if a.flags.quiet {
@@ -184,12 +184,12 @@ func (a *app) readEachOnce(paths []string, rel func(string) string) []string {
 	for _, r := range repeats {
 		if r.path == r.first {
 			if !said[r.path] {
-				fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: given more than once; read once\n", rel(r.path))
+				a.sayf("%s: warning: given more than once; read once", rel(r.path))
 			}
 			said[r.path] = true
 			continue
 		}
-		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same %s as %s, read once\n", rel(r.path), r.kind, rel(r.first))
+		a.sayf("%s: warning: the same %s as %s, read once", rel(r.path), r.kind, rel(r.first))
 	}
 	return paths
 }
@@ -199,14 +199,14 @@ func (a *app) readEachOnce(paths []string, rel func(string) string) []string {
 func (a *app) sayDuplicates(dups []duplicate, rel func(string) string) {
 	for _, d := range dups {
 		if d.copied {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out\n", rel(d.path), report.EscapeControls(d.id), rel(d.first))
+			a.sayf("%s: warning: session %s is a copy of the one in %s (the same messages and size): every total counts it twice; leave one copy out", rel(d.path), d.id, rel(d.first))
 			continue
 		}
 		if rel(d.path) == rel(d.first) {
-			fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: reached by two of the PATHs given; read once\n", rel(d.path))
+			a.sayf("%s: warning: reached by two of the PATHs given; read once", rel(d.path))
 			continue
 		}
-		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: the same file as %s, read once\n", rel(d.path), rel(d.first))
+		a.sayf("%s: warning: the same file as %s, read once", rel(d.path), rel(d.first))
 	}
 }
 
@@ -215,10 +215,10 @@ func (a *app) sayDuplicates(dups []duplicate, rel func(string) string) {
 func (a *app) sayWarnings(s *corpus.Session) {
 	shown, more := shownWarnings(s.Warnings)
 	for _, w := range shown {
-		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", location(w.File, w.Line), report.EscapeControls(w.Message))
+		a.sayf("%s: warning: %s", location(w.File, w.Line), w.Message)
 	}
 	if more > 0 {
-		fmt.Fprintf(a.IO.ErrOut, "calib: %s: warning: %s\n", s.Path, moreWarnings(s, more))
+		a.sayf("%s: warning: %s", s.Path, moreWarnings(s, more))
 	}
 }
 
@@ -450,4 +450,13 @@ func splitErrors(err error) []error {
 		return out
 	}
 	return []error{err}
+}
+
+// sayf prints one line on standard error: "calib: " and the formatted
+// text, its control characters escaped. A path, a session id or a message
+// quoted from a log may hold a newline, and a raw one there would start a
+// line of its own: a file named "x\n::error::y.jsonl" printed a line GitHub
+// Actions reads as a workflow command.
+func (a *app) sayf(format string, args ...any) {
+	fmt.Fprintf(a.IO.ErrOut, "calib: %s\n", report.EscapeControls(fmt.Sprintf(format, args...)))
 }

@@ -85,7 +85,7 @@ func (a *app) savePlots(figs ...report.Figure) error {
 		return nil
 	}
 	if len(figs) == 0 { // said even under --quiet: the folder asked for stays empty
-		fmt.Fprintf(a.IO.ErrOut, "calib: --plot %s: nothing to draw (no session has a request), no plot written\n", a.flags.plotDir)
+		a.sayf("--plot %s: nothing to draw (no session has a request), no plot written", a.flags.plotDir)
 		return nil
 	}
 	// A plot file's name comes from a session's id, known only now: one
@@ -102,7 +102,7 @@ func (a *app) savePlots(figs ...report.Figure) error {
 	}
 	if !a.flags.quiet {
 		for _, p := range paths {
-			fmt.Fprintf(a.IO.ErrOut, "calib: wrote %s\n", p)
+			a.sayf("wrote %s", p)
 		}
 	}
 	return nil
