@@ -363,3 +363,19 @@ func TestDigestGrowthRederivesOnlyClai(t *testing.T) {
 		t.Errorf("%d re-derived digests and %d rotations; want none re-derived and the 4 rotations clai-rotation makes of the log as recorded", len(s.Recorded), len(s.Rotations))
 	}
 }
+
+// TestClaudeCodeBillsLikeRecorded: the README's figures for claude-code
+// against the recorded policy over projects/ (The cache model): within
+// 0.6% of each other, as every session where neither changes anything
+// bills the same.
+func TestClaudeCodeBillsLikeRecorded(t *testing.T) {
+	dir := realcorpus.Dir(t, "claude-code")
+	code, out, errOut := runCalib(t, "compare", filepath.Join(dir, "projects"), "--policies", "claude-code,recorded",
+		"--columns", "billed_tokens", "--format", "csv")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "policy,sessions,billed\nclaude-code,25,8388260\nrecorded,25,8441142\n"; out != want {
+		t.Errorf("compare:\n%s\nwant (the README's):\n%s", out, want)
+	}
+}
