@@ -102,7 +102,7 @@ func Registry() []Metric {
 		{Name: "cache_read_tokens", Label: "cache read", Unit: Tokens, Combine: Sum, Meaning: "prompt tokens read from the cache"},
 		{Name: "output_tokens", Label: "output", Unit: Tokens, Combine: Sum, Meaning: "output tokens (responses estimated from their content, summaries)"},
 		{Name: "cache_hit_rate", Label: "hit rate", Unit: Fraction, Combine: Ratio, Num: "cache_read_tokens", Den: "prompt_tokens", HigherBetter: true, Decimals: 4, Meaning: "cache reads over all input tokens"},
-		{Name: "cache_breaks", Label: "breaks", Unit: Count, Combine: Sum, Meaning: "requests that read less from the cache than the previous request left in it"},
+		{Name: "cache_breaks", Label: "breaks", Unit: Count, Combine: Sum, Meaning: "requests that broke the cache: a rewrite, summary or thinking switch the cache model breaks at, or a read of less than the previous request left in it"},
 		{Name: "summary_calls", Label: "summary calls", Unit: Count, Combine: Sum, Meaning: "summarizer calls (uncached requests of their own)"},
 		{Name: "prompt_tokens", Unit: Tokens, Combine: Sum, Part: true, Meaning: "all input tokens (denominator of cache_hit_rate)"},
 		{Name: "results_mangled", Label: "mangled", Unit: Count, Combine: Sum, Meaning: "tool results whose text in the final history differs from the recording"},

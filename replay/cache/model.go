@@ -75,7 +75,8 @@ type Step struct {
 	Tokens
 	Reason Reason
 	// Break is true when the request read less than the previous request
-	// of its stream left cached (the cache_breaks metric).
+	// of its stream left cached, or a break rule applied (ReasonBreak,
+	// ReasonSummary): the cache_breaks metric.
 	Break bool
 	// Billed is the input side in input-token equivalents.
 	Billed float64
@@ -199,7 +200,11 @@ func (m *Model) Step(r Request) Step {
 		e = &entry{}
 		m.entries[key] = e
 	} else if why != ReasonFirst {
-		st.Break = read < e.cached
+		// A break rule (a rewrite, a summary, a thinking switch) breaks
+		// the cache even where the head it reads is more than this stream
+		// had cached (a subagent's cache is smaller than the main thread's
+		// head): counted by the rule, as the per-request table names it.
+		st.Break = read < e.cached || why == ReasonBreak || why == ReasonSummary
 	}
 	m.last, m.lastKey = e, key
 	e.cached = cached

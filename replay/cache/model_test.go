@@ -42,6 +42,12 @@ func TestStepRules(t *testing.T) {
 			{Request{Model: "m", Prompt: 80000, Cause: Rewrite, Tail: 5000}, Tokens{Write5m: 62000, Read: 18000}, ReasonBreak, true},
 			{Request{Model: "m", Prompt: 30000, Cause: Summary}, Tokens{Write5m: 12000, Read: 18000}, ReasonSummary, true},
 		}},
+		// A subagent caches less than the main thread's head: the rule
+		// reads the head all the same, and the request is a break.
+		{"a rewrite is a break where the head exceeds the stream's cache", Default(), Session{Head: 20500}, []req{
+			{Request{Model: "m", Prompt: 19758}, Tokens{Write5m: 19758}, ReasonFirst, false},
+			{Request{Model: "m", Prompt: 30000, Cause: Rewrite}, Tokens{Write5m: 9500, Read: 20500}, ReasonBreak, true},
+		}},
 		{"prefix rule keeps the unchanged prefix", prefix, Session{Head: 18000}, []req{
 			{Request{Model: "m", Prompt: 100000}, Tokens{Write5m: 100000}, ReasonFirst, false},
 			{Request{Model: "m", Prompt: 80000, Cause: Rewrite, Kept: 70000}, Tokens{Write5m: 10000, Read: 70000}, ReasonPrefix, true},
