@@ -227,7 +227,13 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		return o
 	}
 	after := p.meter.Tokens(units) + p.overhead
-	stages := append(o.Stages, StageReport{Name: "compact", BeforeTokens: ctx, AfterTokens: after})
+	// What the summary replaced: every message before the turn in
+	// progress, less what it added (the summary, the restored files). The
+	// loss report attributes the results it dropped to this stage by its
+	// blocks touched, as it does the presets' summaries.
+	blocks, bytes := contentOf(cur[:len(cur)-len(keep)])
+	_, added := contentOf(out[:len(out)-len(keep)])
+	stages := append(o.Stages, StageReport{Name: "compact", BeforeTokens: ctx, AfterTokens: after, BlocksTouched: blocks, BytesRemoved: bytes - added})
 	return Outcome{History: out, Strategy: Summarized, Stages: stages, BeforeTokens: before, AfterTokens: after,
 		TriggerTokens: p.trigger(version), TargetTokens: p.trigger(version), MaxTokens: p.window, ReachedTarget: true,
 		Removed: len(cur) - len(keep), Units: units, Count: count, Summarizer: used}

@@ -135,11 +135,10 @@ func (d *dropStage) dropMiddle(st *compState, r *StageReport) {
 	units := st.units
 	for i := start; i <= end; i++ {
 		units -= m.Message(&h[i])
-		r.BlocksTouched += len(h[i].Blocks)
-		for k := range h[i].Blocks {
-			r.BytesRemoved += smithBytes(&h[i].Blocks[k])
-		}
 	}
+	blocks, bytes := contentOf(h[start : end+1])
+	r.BlocksTouched += blocks
+	r.BytesRemoved += bytes
 	out := make([]corpus.Message, 0, len(h)-(end-start+1))
 	out = append(out, h[:start]...)
 	out = append(out, h[end+1:]...)

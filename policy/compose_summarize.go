@@ -153,19 +153,15 @@ func (s *summarizeStage) replace(st *compState, at Checkpoint, head, cut int, r 
 			Blocks: []corpus.Block{{Kind: corpus.KindText, Text: s.ack}}})
 	}
 	units := st.units
-	var blocks int
-	var bytes int64
 	for i := head; i < cut; i++ {
 		units -= m.Message(&h[i])
-		blocks += len(h[i].Blocks)
-		for k := range h[i].Blocks {
-			bytes += smithBytes(&h[i].Blocks[k])
-		}
 	}
 	for i := range add {
 		units += m.Message(&add[i])
-		bytes -= smithBytes(&add[i].Blocks[0])
 	}
+	blocks, bytes := contentOf(h[head:cut])
+	_, added := contentOf(add)
+	bytes -= added
 	if m.Tokens(units) >= m.Tokens(st.units) {
 		return false // a summary that does not shrink the context is not kept
 	}

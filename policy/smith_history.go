@@ -230,6 +230,18 @@ func smithBytes(b *corpus.Block) int64 {
 	return int64(len(b.Content()) + len(b.Args) + len(b.ToolName) + len(b.Signature))
 }
 
+// contentOf is the blocks of msgs and their bytes (smithBytes): what a
+// stage that summarizes or drops them reports as touched and removed.
+func contentOf(msgs []corpus.Message) (blocks int, bytes int64) {
+	for i := range msgs {
+		blocks += len(msgs[i].Blocks)
+		for k := range msgs[i].Blocks {
+			bytes += smithBytes(&msgs[i].Blocks[k])
+		}
+	}
+	return blocks, bytes
+}
+
 // safeCutIndex is smith's safe_cut_index over the working history: the
 // first candidate i > 0 whose suffix fits in limit tokens, else the last
 // candidate (which keeps at least the current turn), else 0. Candidates are

@@ -379,3 +379,42 @@ func TestClaudeCodeBillsLikeRecorded(t *testing.T) {
 		t.Errorf("compare:\n%s\nwant (the README's):\n%s", out, want)
 	}
 }
+
+// TestClaudeCodeCompactReportsItsStage: claude-code's full compaction of
+// 0a725fb5 (request 158) reports what its compact stage did, the 384
+// blocks of the 272 messages it summarized and 246,608 bytes less the
+// summary and restored files, and the results it hid under that stage's
+// name: 131 hidden, 3 lost. It once reported 0 blocks and 0 bytes, and
+// its results under the strategy's name, "summarized".
+func TestClaudeCodeCompactReportsItsStage(t *testing.T) {
+	var rep struct {
+		Events []struct {
+			Removed int `json:"removed_messages"`
+			Stages  []struct {
+				Name   string `json:"name"`
+				Blocks int    `json:"blocks_touched"`
+				Bytes  int64  `json:"bytes_removed"`
+				Loss   struct {
+					Hidden int `json:"results_hidden"`
+					Lost   int `json:"results_lost"`
+				} `json:"loss"`
+			} `json:"stages"`
+		} `json:"events"`
+		Sessions []struct {
+			Loss struct {
+				ByStage map[string]json.RawMessage `json:"by_stage"`
+			} `json:"loss"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &rep, "replay", "-q", "-p", "claude-code", filepath.Join(realcorpus.Dir(t, "claude-code"), "0a725fb5-6378-432a-9e84-9f3f49d4043d.jsonl"))
+	if len(rep.Events) != 1 || len(rep.Events[0].Stages) != 1 {
+		t.Fatalf("events %+v; want one compaction of one stage", rep.Events)
+	}
+	e, s := rep.Events[0], rep.Events[0].Stages[0]
+	if e.Removed != 272 || s.Name != "compact" || s.Blocks != 384 || s.Bytes != 246_608 || s.Loss.Hidden != 131 || s.Loss.Lost != 3 {
+		t.Errorf("compaction: %d messages removed, stage %+v; want 272, compact with 384 blocks, 246,608 bytes, 131 hidden, 3 lost", e.Removed, s)
+	}
+	if _, ok := rep.Sessions[0].Loss.ByStage["compact"]; !ok || len(rep.Sessions[0].Loss.ByStage) != 1 {
+		t.Errorf("loss by stage %v; want compact alone", rep.Sessions[0].Loss.ByStage)
+	}
+}
