@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -416,5 +417,38 @@ func TestClaudeCodeCompactReportsItsStage(t *testing.T) {
 	}
 	if _, ok := rep.Sessions[0].Loss.ByStage["compact"]; !ok || len(rep.Sessions[0].Loss.ByStage) != 1 {
 		t.Errorf("loss by stage %v; want compact alone", rep.Sessions[0].Loss.ByStage)
+	}
+}
+
+// TestRecordedPolicyTotals: the README's worked example gives the recorded
+// policy's bill on the 33 Claude Code sessions, predicted against recorded
+// over the requests with usage (the cost agreement's sums), and the cost
+// table's sum, which adds the recorded compactions' summarizer calls.
+func TestRecordedPolicyTotals(t *testing.T) {
+	type billed struct {
+		Billed float64 `json:"billed_tokens"`
+	}
+	var rep struct {
+		Cost []struct {
+			Metrics billed `json:"metrics"`
+		} `json:"cost"`
+		CostAgreement struct {
+			Sessions []struct {
+				Recorded  billed `json:"recorded"`
+				Predicted billed `json:"predicted"`
+			} `json:"sessions"`
+		} `json:"cost_agreement"`
+	}
+	runJSON(t, &rep, "replay", "-q", "--policy", "recorded", "--compare-recorded", realcorpus.Dir(t, "claude-code"))
+	var pred, rec, table float64
+	for _, s := range rep.CostAgreement.Sessions {
+		pred += s.Predicted.Billed
+		rec += s.Recorded.Billed
+	}
+	for _, c := range rep.Cost {
+		table += c.Metrics.Billed
+	}
+	if got := [3]int64{int64(math.Round(pred)), int64(math.Round(rec)), int64(math.Round(table))}; got != [3]int64{18_291_905, 18_929_450, 18_841_897} {
+		t.Errorf("predicted, recorded, cost table: %v; want the README's 18,291,905, 18,929,450 and 18,841,897", got)
 	}
 }
