@@ -284,7 +284,7 @@ func compareColumns(ps []comparePolicyJSON) []string {
 
 // compareDefaultColumns are the columns of compare's text, markdown and
 // github tables without --columns: the bill and the loss, in registry
-// order. All 26 are some 320 characters wide on the demo, more than a terminal.
+// order. All 29 are some 330 characters wide on the demo, more than a terminal.
 const compareDefaultColumns = "tokens_sent,compactions,billed_tokens,usd,cache_hit_rate,results_hidden,results_lost,refetch_tokens"
 
 // compareColumnChoice resolves --columns for compare before any work: the

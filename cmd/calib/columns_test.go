@@ -59,3 +59,18 @@ func TestCompareDefaultColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareAllColumnsWidth: the README's reason for compare's default
+// columns, that all of them (policy, sessions and every metric) are 29
+// columns some 330 characters wide on the demo, more than a terminal.
+func TestCompareAllColumnsWidth(t *testing.T) {
+	code, text, errOut := runCalib(t, "compare", "--demo", "-q", "--columns", "all")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, csv, _ := runCalib(t, "compare", "--demo", "-q", "--columns", "all", "--format", "csv")
+	header := strings.Split(text, "\n")[1]
+	if n, w := len(strings.Split(strings.SplitN(csv, "\n", 2)[0], ",")), len(header); n != 29 || w < 320 || w > 340 {
+		t.Errorf("--columns all: %d columns, %d characters wide; want 29, some 330:\n%s", n, w, header)
+	}
+}
