@@ -220,7 +220,8 @@ func notALog(p string, sniffErr error) error {
 			name = n
 		}
 	}
-	if !strings.EqualFold(filepath.Ext(name), ".jsonl") || filepath.Base(name) == "history.jsonl" {
+	jsonl := strings.EqualFold(filepath.Ext(name), ".jsonl") && filepath.Base(name) != "history.jsonl"
+	if !jsonl && !geminiChatName(filepath.Base(name)) {
 		return nil
 	}
 	why := "unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log)"
@@ -232,6 +233,29 @@ func notALog(p string, sniffErr error) error {
 		why = sniffErr.Error()
 	}
 	return &corpus.FileWarning{Path: p, Message: why + "; file skipped"}
+}
+
+// geminiChatName reports whether name is how Gemini CLI names a chat
+// (session-<YYYY-MM-DDTHH-MM>-<id>.json, the legacy document): a .json file
+// is skipped in silence (folders hold every kind), but one with that name
+// holds a chat, and one cut mid-write was missing from the report with
+// nothing said.
+func geminiChatName(name string) bool {
+	rest, ok := strings.CutPrefix(name, "session-")
+	if !ok || !strings.HasSuffix(rest, ".json") || len(rest) < len("2006-01-02T15-04-x.json") {
+		return false
+	}
+	for i, c := range rest[:16] {
+		switch i {
+		case 4, 7, 13:
+			ok = ok && c == '-'
+		case 10:
+			ok = ok && c == 'T'
+		default:
+			ok = ok && c >= '0' && c <= '9'
+		}
+	}
+	return ok && rest[16] == '-'
 }
 
 // loadFile sniffs one file's content and hands it to its reader.

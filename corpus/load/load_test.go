@@ -98,6 +98,10 @@ func TestWalkNamesJSONLItSkips(t *testing.T) {
 	writeFile(t, dir, "other.JSONL", `{"not":"a session"}`+"\n")
 	writeFile(t, dir, "notes.txt", "hello\n")
 	writeFile(t, dir, "package.json", `{"name":"x"}`+"\n")
+	// A .json file named as Gemini CLI names its chats holds one: cut
+	// before it can be recognised, it is named; a name near it is not one.
+	writeFile(t, dir, "session-2025-09-02T10-00-22222222.json", "{\n  \"sessionId\": \"22222222-2222-4333-844")
+	writeFile(t, dir, "session-2025-09-02-10-00-22222222.json", `{"x": 1}`)
 	// The agents' prompt histories (the form here is Codex's), never a
 	// session.
 	writeFile(t, dir, "history.jsonl", `{"session_id":"019b","ts":1766900000,"text":"fix the test"}`+"\n")
@@ -110,6 +114,7 @@ func TestWalkNamesJSONLItSkips(t *testing.T) {
 		filepath.Join(dir, "old.jsonl.zst") + ": warning: zstd-compressed; calib reads logs uncompressed: decompress it first (zstd -d FILE, or zstd -dc FILE | calib ... -); file skipped",
 		filepath.Join(dir, "other.JSONL") + ": warning: unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log); file skipped",
 		filepath.Join(dir, "packed.jsonl") + ": warning: gzip-compressed; calib reads logs uncompressed: decompress it first (gunzip -k FILE, or gunzip -c FILE | calib ... -); file skipped",
+		filepath.Join(dir, "session-2025-09-02T10-00-22222222.json") + ": warning: unrecognised content; expected a session log (a smith transcript, or a Claude Code, Codex or Gemini CLI log); file skipped",
 	}
 	if err == nil || err.Error() != strings.Join(want, "\n") {
 		t.Errorf("error:\n%v\nwant:\n%s", err, strings.Join(want, "\n"))

@@ -453,3 +453,57 @@ func TestDatabaseOnStdin(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestStorageDamageIsNamed: what a damaged storage folder loses is named.
+// Its first session file cut mid-write (the folder was once judged by that
+// file alone, walked as a plain folder, and the file skipped in silence);
+// messages whose session has no file; a folder where a message file was
+// expected.
+func TestStorageDamageIsNamed(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "storage")
+	if err := os.CopyFS(root, os.DirFS(storage)); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(root, "session/4b825dc642cb6eb9a060e54bf8d69288fbee4904/ses_01jgdemo0000000000000000.json")
+	data, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(root, "session/p9/ses_09second.json")
+	for p, content := range map[string]string{
+		first:  string(data[:60]),
+		second: strings.Replace(string(data), "ses_01jgdemo0000000000000000", "ses_09second", 1),
+		filepath.Join(root, "message/ses_gone/msg_0001.json"): `{"id": "msg_0001", "sessionID": "ses_gone", "role": "user"}`,
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dirMsg := filepath.Join(root, "message/ses_09second/msg_0009.json")
+	if err := os.MkdirAll(dirMsg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ss, err := load.Load([]string{root}, corpus.Options{})
+	if len(ss) != 1 || ss[0].ID != "ses_09second" {
+		t.Fatalf("%d sessions; want ses_09second alone", len(ss))
+	}
+	var got []string
+	for _, e := range strings.Split(err.Error(), "\n") {
+		got = append(got, strings.TrimPrefix(e, root+"/"))
+	}
+	for _, w := range ss[0].Warnings {
+		got = append(got, strings.TrimPrefix(w.File, root+"/")+": "+w.Message)
+	}
+	want := []string{
+		"session/4b825dc642cb6eb9a060e54bf8d69288fbee4904/ses_01jgdemo0000000000000000.json:3: expected an opencode session (a JSON object with id, projectID, directory, title): unexpected end of JSON input",
+		"message/ses_gone: warning: messages of session ses_gone, which has no session/<project>/ses_gone.json file; skipped",
+		"message/ses_09second/msg_0009.json: a folder where a message or part file was expected; skipped",
+		"session/p9/ses_09second.json: session ses_09second has no messages opencode would send",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("errors and warnings:\n got %q\nwant %q", got, want)
+	}
+}

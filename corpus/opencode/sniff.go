@@ -44,7 +44,12 @@ func IsSessionFile(head []byte) bool {
 }
 
 // IsStorage reports whether dir is an opencode storage folder: session/
-// and message/ folders, and a session file that reads as one.
+// and message/ folders, session/<project>/<id>.json files, and a part/
+// folder or one session file that reads as one. Any one will do: judged
+// by the first file alone, a storage folder whose first session file was
+// cut mid-write was walked as a plain folder, where that file, no longer
+// recognisable, was skipped in silence with its messages; read as
+// storage, LoadStorage names it.
 func IsStorage(dir string) bool {
 	if fi, err := os.Stat(filepath.Join(dir, "message")); err != nil || !fi.IsDir() {
 		return false
@@ -53,12 +58,20 @@ func IsStorage(dir string) bool {
 	if len(files) == 0 {
 		return false
 	}
-	f, err := jsonscan.Open(files[0])
-	if err != nil {
-		return false
+	if fi, err := os.Stat(filepath.Join(dir, "part")); err == nil && fi.IsDir() {
+		return true
 	}
-	defer f.Close()
 	buf := make([]byte, 4096)
-	n, _ := io.ReadFull(f, buf)
-	return IsSessionFile(buf[:n])
+	for _, p := range files {
+		f, err := jsonscan.Open(p)
+		if err != nil {
+			continue
+		}
+		n, _ := io.ReadFull(f, buf)
+		f.Close()
+		if IsSessionFile(buf[:n]) {
+			return true
+		}
+	}
+	return false
 }

@@ -34,14 +34,18 @@ func LoadStorage(root string, opts corpus.Options) ([]*corpus.Session, error) {
 	sort.Strings(files)
 	var ss []*corpus.Session
 	var errs []error
+	ids := map[string]bool{}
 	for _, f := range files {
+		ids[strings.TrimSuffix(filepath.Base(f), ".json")] = true
 		s, err := loadStorageSession(root, f)
 		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
+		ids[s.ID] = true
 		ss = append(ss, s)
 	}
+	errs = append(errs, orphanMessages(root, ids)...)
 	if len(ss) == 0 && len(errs) == 0 {
 		return nil, &corpus.FileError{Path: root, Err: fmt.Errorf("%w: the opencode storage folder has no session/<project>/<id>.json files", corpus.ErrNoSessions)}
 	}
@@ -92,6 +96,22 @@ func loadStorageSession(root, file string) (*corpus.Session, error) {
 	return s, nil
 }
 
+// orphanMessages warns of each message/<id>/ folder whose session has no
+// session file (ids holds those that have one, read or not): opencode
+// wrote those messages, and a session that lost its file would otherwise
+// leave the report with nothing said.
+func orphanMessages(root string, ids map[string]bool) []error {
+	entries, _ := os.ReadDir(filepath.Join(root, "message"))
+	var warns []error
+	for _, e := range entries {
+		if e.IsDir() && !ids[e.Name()] {
+			warns = append(warns, &corpus.FileWarning{Path: filepath.Join(root, "message", e.Name()),
+				Message: "messages of session " + e.Name() + ", which has no session/<project>/" + e.Name() + ".json file; skipped"})
+		}
+	}
+	return warns
+}
+
 // listRows reads every .json file of dir, sorted by name (an absent
 // folder is empty: a message may have no parts).
 func listRows(dir string, warns *[]corpus.Warning) []row {
@@ -105,7 +125,11 @@ func listRows(dir string, warns *[]corpus.Warning) []row {
 	var rows []row
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") {
+		if !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		if e.IsDir() {
+			*warns = append(*warns, corpus.Warning{File: filepath.Join(dir, name), Message: "a folder where a message or part file was expected; skipped"})
 			continue
 		}
 		p := filepath.Join(dir, name)
