@@ -199,6 +199,9 @@ func (p *ClaudeCode) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	before, _ := anchoredContext(h, at, p.meter, p.overhead, p.strategiesC, usage, arriving)
 	ctx := before - (p.meter.Tokens(at.Units) - p.meter.Tokens(o.Units))
 	o.BeforeTokens, o.AfterTokens = before, ctx
+	for i := range o.Stages { // microcompact's clear, in this context
+		o.Stages[i].BeforeTokens, o.Stages[i].AfterTokens = before, ctx
+	}
 	if !p.full || ctx < p.trigger(version) {
 		return o
 	}

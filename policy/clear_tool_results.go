@@ -311,10 +311,13 @@ func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		return o
 	}
 	pl := p.plan(h)
-	st := StageReport{Name: "clear", BeforeTokens: p.meter.Tokens(pl.resultUnits),
-		AfterTokens: p.meter.Tokens(pl.resultUnits - pl.clearedUnits)}
+	// The stage chains the context like any other; Claude Code's own
+	// figures, over its results alone, go to agreement.
+	st := StageReport{Name: "clear", BeforeTokens: before, AfterTokens: before,
+		Agent: &AgentCount{Before: p.meter.Tokens(pl.resultUnits),
+			Saved: p.meter.Tokens(pl.resultUnits) - p.meter.Tokens(pl.resultUnits-pl.clearedUnits)}}
 	if len(pl.clear) == 0 || p.meter.Tokens(pl.clearedUnits) < p.minReclaim {
-		st.AfterTokens = st.BeforeTokens
+		st.Agent.Saved = 0
 		if at.Force {
 			o.Stages = []StageReport{st} // agreement reads the measured figures
 		}
@@ -331,6 +334,7 @@ func (p *ClearToolResults) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	}
 	o.History, o.Strategy = out, Truncated
 	o.AfterTokens, o.Units, o.Count = after, units, count
+	st.AfterTokens = after
 	o.Stages = []StageReport{st}
 	o.ReachedTarget = !p.fires(count, after)
 	o.Exhausted = !o.ReachedTarget

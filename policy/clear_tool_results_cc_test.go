@@ -192,7 +192,7 @@ func TestClaudeCodeStubTemplate(t *testing.T) {
 		t.Errorf("units %d after the clear, a fresh measure %d", o.Units, got)
 	}
 	forced := p.Compact(o.History, Checkpoint{Units: o.Units, Session: s, Force: true})
-	if forced.Strategy != None || forced.Stages[0].BeforeTokens != 40000 {
-		t.Errorf("second pass: %s, result tokens %d (the stub counted as a result?)", forced.Strategy, forced.Stages[0].BeforeTokens)
+	if forced.Strategy != None || forced.Stages[0].Agent.Before != 40000 {
+		t.Errorf("second pass: %s, result tokens %d (the stub counted as a result?)", forced.Strategy, forced.Stages[0].Agent.Before)
 	}
 }

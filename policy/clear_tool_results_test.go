@@ -204,10 +204,13 @@ func TestClearToolResultsKeepRules(t *testing.T) {
 func TestClearToolResultsStageReport(t *testing.T) {
 	h := ctrHistory()
 	o := ctrCompact(t, ctr(t, "trigger_at=0,min_reclaim=0,keep=results,keep_value=3"), h, false)
-	// r1 400 + r2 800 + r3 200 characters become 3 stubs of 33.
-	want := StageReport{Name: "clear", BeforeTokens: 650, AfterTokens: 300, BlocksTouched: 3, BytesRemoved: 1400 - 3*33}
+	// r1 400 + r2 800 + r3 200 characters become 3 stubs of 33. The
+	// stage chains the context, 676 to 350 (the outcome's); Claude Code's
+	// own count, over its results: 650 before, 350 saved.
+	want := StageReport{Name: "clear", BeforeTokens: 676, AfterTokens: 676 - 350 + 24, BlocksTouched: 3, BytesRemoved: 1400 - 3*33,
+		Agent: &AgentCount{Before: 650, Saved: 350}}
 	if len(o.Stages) != 1 || !reflect.DeepEqual(o.Stages[0], want) {
-		t.Fatalf("stages %+v, want %+v", o.Stages, want)
+		t.Fatalf("stages %+v (agent %+v), want %+v", o.Stages, o.Stages[0].Agent, want)
 	}
 	// Context 676 - 350 + 3 stubs of round(33/4) = 8 tokens.
 	if o.Strategy != Truncated || o.BeforeTokens != 676 || o.AfterTokens != 676-350+24 {
@@ -223,8 +226,8 @@ func TestClearToolResultsExemptTools(t *testing.T) {
 	if got := Cleared(h, o.History); !slices.Equal(got, []string{"r1"}) {
 		t.Fatalf("cleared %v, want [r1]", got)
 	}
-	if o.Stages[0].BeforeTokens != 400 {
-		t.Errorf("compactable result tokens %d, want 400 (r2, r3 exempt)", o.Stages[0].BeforeTokens)
+	if o.Stages[0].Agent.Before != 400 {
+		t.Errorf("compactable result tokens %d, want 400 (r2, r3 exempt)", o.Stages[0].Agent.Before)
 	}
 }
 
@@ -271,7 +274,7 @@ func TestClearToolResultsMinReclaim(t *testing.T) {
 	}
 	// Forced, the measured figures are still reported.
 	o := ctrCompact(t, ctr(t, "trigger_at=0,keep_value=3,min_reclaim=351"), h, true)
-	if o.Strategy != None || len(o.Stages) != 1 || o.Stages[0].BeforeTokens != 650 || o.Stages[0].AfterTokens != 650 {
+	if o.Strategy != None || len(o.Stages) != 1 || *o.Stages[0].Agent != (AgentCount{Before: 650}) || o.Stages[0].BeforeTokens != o.Stages[0].AfterTokens {
 		t.Fatalf("forced below min_reclaim: %s %+v", o.Strategy, o.Stages)
 	}
 }
@@ -285,16 +288,16 @@ func TestClearToolResultsStubIdempotent(t *testing.T) {
 	}
 	// Stubs are not results any more: the uncleared results are the 3 kept
 	// (300 tokens), so the trigger fires again but finds nothing to clear.
-	if got := o.Stages[0].AfterTokens; got != 300 {
-		t.Fatalf("after %d", got)
+	if got := o.Stages[0].Agent.Before - o.Stages[0].Agent.Saved; got != 300 {
+		t.Fatalf("results after %d", got)
 	}
 	again := ctrCompact(t, p, o.History, false)
 	if again.Strategy != None || &again.History[0] != &o.History[0] {
 		t.Fatalf("a second pass cleared again: %s", again.Strategy)
 	}
 	forced := ctrCompact(t, p, o.History, true)
-	if forced.Stages[0].BeforeTokens != 300 {
-		t.Fatalf("stubs counted as results: %d", forced.Stages[0].BeforeTokens)
+	if forced.Stages[0].Agent.Before != 300 {
+		t.Fatalf("stubs counted as results: %d", forced.Stages[0].Agent.Before)
 	}
 	var trig int64
 	for i := range o.History {

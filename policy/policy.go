@@ -236,13 +236,21 @@ func (o Outcome) settled() Outcome {
 	return o
 }
 
-// StageReport is what one stage of a compaction did.
+// StageReport is what one stage of a compaction did. BeforeTokens and
+// AfterTokens are the context, in the compaction's own tokens, before and
+// after this stage: the stages of one compaction chain from its
+// BeforeTokens to its AfterTokens.
 type StageReport struct {
 	Name          string
 	BeforeTokens  int
 	AfterTokens   int
 	BlocksTouched int
 	BytesRemoved  int64
+	// Agent is the stage's work in the agent's own count, where the agent
+	// records one to compare with (Claude Code's microcompact: preTokens
+	// and tokensSaved over its tool results alone, markers not taken
+	// off); nil otherwise. Agreement reads it.
+	Agent *AgentCount
 	// Hid lists the tool call ids whose results this stage hid (replaced
 	// by a marker, cut, or removed from the history), when the policy
 	// knows them exactly (recorded: the ids its recorded events name);
@@ -250,6 +258,11 @@ type StageReport struct {
 	// first stage that lists it, and infers the stage from how the result
 	// changed only for results no stage lists.
 	Hid []string
+}
+
+// AgentCount is a stage's before and saved tokens as its agent counts them.
+type AgentCount struct {
+	Before, Saved int
 }
 
 // Digest describes a rotation digest (clai's session_rotation_summary).

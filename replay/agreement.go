@@ -184,8 +184,8 @@ func judge(c *corpus.Compaction, e int, h []corpus.Message, held *heldResults, o
 	}
 	ev.PredictedBefore, ev.PredictedSaved = o.BeforeTokens, o.BeforeTokens-o.AfterTokens
 	for _, st := range o.Stages {
-		if st.Name == "clear" {
-			ev.PredictedBefore, ev.PredictedSaved = st.BeforeTokens, st.BeforeTokens-st.AfterTokens
+		if st.Agent != nil {
+			ev.PredictedBefore, ev.PredictedSaved = st.Agent.Before, st.Agent.Saved
 		}
 	}
 	if o.Strategy == policy.None {
