@@ -146,7 +146,7 @@ func Registry() []Metric {
 		{Name: "compaction_events", Unit: Count, Combine: Sum, Needs: NeedsCompare, Meaning: "recorded full compactions judged"},
 		{Name: "compactions_within_one", Unit: Count, Combine: Sum, Needs: NeedsCompare, Part: true, Meaning: "numerator of agreement_timing"},
 		{Name: "reclaimed_", Family: true, Unit: Tokens, Combine: Sum, Meaning: "tokens one stage reclaimed (reclaimed_<stage>), over every compaction"},
-		{Name: "requests", Unit: Count, Combine: Sum, Part: true, Meaning: "requests replayed"},
+		{Name: "requests", Unit: Count, Combine: Sum, Part: true, Meaning: "requests the replay asked the policy before (its checkpoints), those the provider refused included (Claude Code's Prompt is too long); the cost table's requests are those billed, and the summarizer calls"},
 		{Name: "sessions", Unit: Count, Combine: Sum, Part: true, Meaning: "sessions a parameter set finished (fewer than the corpus's: interrupted)"},
 	}
 }

@@ -36,6 +36,9 @@ type pricer struct {
 
 	prevP, prevNext            int
 	thinkingSeen, stopHookSeen bool
+	// carried is the compaction at a request the provider refused (no
+	// request is priced there), which the retry's request sends.
+	carried *Sent
 	summaryBilled              float64 // the summarizer call of this request
 
 	// The requests that recorded usage, for the agreement.
@@ -106,8 +109,21 @@ func (p *pricer) request(k int, r Sent) {
 	}
 	u := p.usage.of(r.Next)
 	if resp != nil && resp.Synthetic && u == nil {
+		// Not an API request (Claude Code's "Prompt is too long"): a
+		// compaction the policy made there is sent, and priced, with the
+		// agent's next request, the retry (a summary before a rewrite).
+		if r.Strategy != policy.None && r.Strategy != "" && (p.carried == nil || r.Strategy == policy.Summarized || r.Strategy == policy.Rotated) {
+			c := r
+			p.carried = &c
+		}
 		p.prevNext = r.Next
-		return // not an API request (Claude Code's "Prompt is too long")
+		return
+	}
+	if c := p.carried; c != nil {
+		if r.Strategy == policy.None || r.Strategy == "" || c.Strategy == policy.Summarized || c.Strategy == policy.Rotated {
+			r.Strategy, r.Before, r.Summary = c.Strategy, c.Before, c.Summary
+		}
+		p.carried = nil
 	}
 	P := p.prompt(k, r)
 	// Kept (BreakPrefix only): an append-only request keeps the whole

@@ -309,3 +309,26 @@ func TestUsageByMessage(t *testing.T) {
 		t.Errorf("a session without usage indexed %v", x.at)
 	}
 }
+
+// TestCompactionAtARefusedRequest: a compaction at a request the provider
+// refused (Claude Code's synthetic "Prompt is too long", no usage, no
+// request priced) is sent with the agent's next request, the retry: that
+// request breaks the cache and opens the compaction's account. Without
+// the carry the retry read the whole cache as if nothing had changed.
+func TestCompactionAtARefusedRequest(t *testing.T) {
+	s, reqs := steadySession(0)
+	refused := &reqs[len(reqs)-1]
+	refused.Strategy, refused.Before, refused.Tokens = policy.Truncated, refused.Tokens, refused.Tokens-1000
+	s.Messages = append(s.Messages, corpus.Message{Role: corpus.RoleAssistant, Blocks: []corpus.Block{{Kind: corpus.KindText, Text: "x"}}})
+	reqs = append(reqs, Sent{Next: len(s.Messages) - 1, Tokens: refused.Tokens})
+	sc, err := Cost(s, reqs, DefaultOptions(Default()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Requests) != 5 {
+		t.Fatalf("%d requests priced; want the 4 recorded and the retry", len(sc.Requests))
+	}
+	if r := sc.Requests[4]; r.Request != 5 || r.Reason != ReasonBreak || !r.Break || len(sc.Compactions) != 1 || sc.Compactions[0].Request != 5 {
+		t.Errorf("the retry: request %d %s (break %v), %d compaction rows; want request 5, a break and its row", r.Request, r.Reason, r.Break, len(sc.Compactions))
+	}
+}
