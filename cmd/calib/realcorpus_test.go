@@ -452,3 +452,30 @@ func TestRecordedPolicyTotals(t *testing.T) {
 		t.Errorf("predicted, recorded, cost table: %v; want the README's 18,291,905, 18,929,450 and 18,841,897", got)
 	}
 }
+
+// TestInspectCountsRecordedEventsOnly: inspect's compactions are the
+// events the agent wrote down; 504216d1's main thread wrote none, while
+// the recorded policy counts the 3 requests at which it placed the
+// outputs Claude Code persisted (silent clears), as the README says.
+func TestInspectCountsRecordedEventsOnly(t *testing.T) {
+	dir := filepath.Join(realcorpus.Dir(t, "claude-code"), "projects", "504216d1-8285-4ec4-92be-0db8dc92a18a")
+	var in struct {
+		Sessions []struct {
+			Recorded  []json.RawMessage `json:"recorded"`
+			Persisted []json.RawMessage `json:"persisted"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &in, "inspect", "-q", dir)
+	var rp struct {
+		Sessions []struct {
+			Metrics map[string]float64 `json:"metrics"`
+		} `json:"sessions"`
+	}
+	runJSON(t, &rp, "replay", "-q", "-p", "recorded", dir)
+	if len(in.Sessions) == 0 || len(rp.Sessions) == 0 {
+		t.Fatal("no session")
+	}
+	if r, p, c := len(in.Sessions[0].Recorded), len(in.Sessions[0].Persisted), rp.Sessions[0].Metrics["compactions"]; r != 0 || p != 24 || c != 3 {
+		t.Errorf("inspect: %d recorded events, %d persisted outputs; replay -p recorded: %v compactions; want 0, 24 and 3", r, p, c)
+	}
+}
