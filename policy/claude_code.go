@@ -57,7 +57,7 @@ func claudeCodeDef() Def {
 			{Name: "restore_file_tokens", Kind: Int, Default: "5000", Min: 0, Max: MaxTokens, Help: "tokens kept of each restored file"},
 			{Name: "restore_budget", Kind: Int, Default: "50000", Min: 0, Max: MaxTokens, Help: "tokens of all restored files"},
 			{Name: "overhead_tokens", Kind: Int, Default: "18000", Min: 0, Max: MaxTokens,
-				Help: "system prompt and tools, added to the estimate where the log has no usage (2.x head: 18,020-21,200)"},
+				Help: "system prompt and tools, added to the estimate where no earlier request of the session recorded usage (its first request; a log without usage) (2.x head: 18,020-21,200; a subagent's own is about 4,500, so its first request reads high)"},
 		},
 		New: newClaudeCode,
 	}
