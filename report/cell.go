@@ -45,12 +45,6 @@ func Int[T ~int | ~int64 | ~int32 | ~uint32 | ~uint64 | ~uint](n T) Cell {
 // Float is a number with exactly prec digits after the point.
 func Float(f float64, prec int) Cell { return Cell{kind: kindFloat, f: f, prec: prec} }
 
-// Percent is a fraction shown as a percentage with prec decimals ("12.5%").
-// It is a text cell, so it is right-aligned only in an explicit NumCol.
-func Percent(frac float64, prec int) Cell {
-	return Cell{kind: kindStr, s: FormatFloat(frac*100, prec) + "%"}
-}
-
 // Marked is c followed, in text and markdown, by a footnote marker
 // ("1.9731*"); the table's Notes explain it. CSV and JSON write the plain
 // value.

@@ -120,7 +120,6 @@ func TestFormatNumbers(t *testing.T) {
 		{FormatFloat(1.0/3, 3), "0.333"},
 		{Float(12345.678, 1).Format(true), "12,345.7"},
 		{Float(12345.678, 1).Format(false), "12345.7"},
-		{Percent(0.1234, 1).Format(true), "12.3%"},
 		{Int(1234).Format(false), "1234"},
 		{Empty().Format(true), ""},
 	}

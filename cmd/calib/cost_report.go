@@ -60,10 +60,12 @@ func costTables(cs []*cache.SessionCost) []*report.Table {
 			scale, overhead = report.Float(sc.Calibration.Scale, 3), report.Int(sc.Calibration.Overhead)
 		}
 		// A session with no prompt has no hit rate (its JSON metrics
-		// leave cache_hit_rate out); 0.0% read as "nothing cached".
+		// leave cache_hit_rate out); 0 read as "nothing cached". A
+		// fraction of 4 decimals, as compare and sweep show the metric
+		// (a percentage here made one CSV carry it two ways).
 		hit := report.Empty()
 		if tot.Prompt() > 0 {
-			hit = report.Percent(tot.HitRate(), 1)
+			hit = report.Float(tot.HitRate(), 4)
 		}
 		t.AddRow(report.Str(sc.Session), report.Str(sc.Model), report.Int(tot.Requests), report.Int(tot.Uncached),
 			report.Int(tot.Write()), report.Int(tot.Read), report.Int(tot.Output), report.Int(int64(tot.Billed+0.5)), usd,

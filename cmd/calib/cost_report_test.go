@@ -33,7 +33,7 @@ func TestCostTableHitRate(t *testing.T) {
 	if col < 0 || len(rows) != 3 {
 		t.Fatalf("header %v, %d rows", rows[0], len(rows))
 	}
-	if rows[1][col] != "" || rows[2][col] != "60.0%" {
-		t.Errorf("hit rates %q and %q, want \"\" and \"60.0%%\"", rows[1][col], rows[2][col])
+	if rows[1][col] != "" || rows[2][col] != "0.6000" {
+		t.Errorf("hit rates %q and %q, want \"\" and \"0.6000\" (the fraction compare and sweep show)", rows[1][col], rows[2][col])
 	}
 }
