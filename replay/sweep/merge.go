@@ -65,6 +65,12 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 		}
 		return nil, fmt.Errorf("merge: missing shard(s) %s%s", strings.Join(missing, ", "), more)
 	}
+	for i, p := range parts {
+		sh, _ := ParseShard(p.Shard)
+		if err := checkRows(p, sh); err != nil {
+			return nil, fmt.Errorf("%s: %w", names[i], err)
+		}
+	}
 	h := first.Header
 	h.Shard = "1/1"
 	v := first.View
@@ -72,6 +78,53 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 		v = *view
 	}
 	return Build(h, v, true, rows)
+}
+
+// checkRows refuses a shard whose rows are not the ones its header says
+// the sweep ran: each a set of this shard, with that set's grid values, for
+// one of its sessions, once, and every set with a row for every session.
+// A shard's JSON is easy to edit (jq is the tool for it), and a row
+// duplicated, dropped or taken from another shard changed the merged
+// totals with nothing said.
+func checkRows(p *Report, sh Shard) error {
+	g := p.Header.Grid
+	points := g.Points()
+	sessions := make(map[string]bool, len(p.Sessions))
+	for _, s := range p.Sessions {
+		sessions[s] = true
+	}
+	type key struct {
+		set     int
+		session string
+	}
+	seen := make(map[key]int, len(p.Rows))
+	perSet := map[int]int{}
+	for i, r := range p.Rows {
+		if r.Set < 0 || int64(r.Set) >= points || !sh.Has(int64(r.Set)) {
+			return fmt.Errorf("row %d: set %d is not one of shard %s's (of %d sets); the file was edited or comes from another sweep", i, r.Set, sh, points)
+		}
+		if !sessions[r.Session] {
+			return fmt.Errorf("row %d: session %q is not one of the sweep's sessions", i, r.Session)
+		}
+		want := g.Set(int64(r.Set), nil)
+		for _, a := range g {
+			if got := r.Params.Get(a.Name); got != want[a.Name] {
+				return fmt.Errorf("row %d: %s=%s, but set %d has %s=%s; the file was edited or comes from another sweep", i, a.Name, got, r.Set, a.Name, want[a.Name])
+			}
+		}
+		k := key{r.Set, r.Session}
+		if j, dup := seen[k]; dup {
+			return fmt.Errorf("rows %d and %d are both set %d of session %s", j, i, r.Set, r.Session)
+		}
+		seen[k] = i
+		perSet[r.Set]++
+	}
+	for set := int64(sh.K - 1); set < points; set += int64(max(sh.N, 1)) {
+		if n := perSet[int(set)]; n != len(p.Sessions) {
+			return fmt.Errorf("set %d has rows for %d of the sweep's %d sessions; a complete shard has them all", set, n, len(p.Sessions))
+		}
+	}
+	return nil
 }
 
 func headerDiff(a, b Header) string {
@@ -82,8 +135,11 @@ func headerDiff(a, b Header) string {
 		return fmt.Sprintf("fixed parameters %s vs %s", a.Fixed, b.Fixed)
 	case a.Grid.String() != b.Grid.String():
 		return "the grids differ"
-	case a.Corpus != b.Corpus || strings.Join(a.Sessions, ",") != strings.Join(b.Sessions, ","):
+	case a.Corpus != b.Corpus:
 		return fmt.Sprintf("corpus %s vs %s", a.Corpus, b.Corpus)
+	case strings.Join(a.Sessions, ",") != strings.Join(b.Sessions, ","):
+		// The same fingerprint, other lists: one file was edited.
+		return fmt.Sprintf("their lists of sessions differ (%d and %d sessions) under one corpus fingerprint, %s; one file was edited", len(a.Sessions), len(b.Sessions), a.Corpus)
 	}
 	return ""
 }

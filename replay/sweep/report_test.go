@@ -78,6 +78,8 @@ func TestMergeRefusesMismatchedShards(t *testing.T) {
 		{"two whole sweeps", []*Report{mk("1/1", nil), mk("1/1", func(h *Header) { h.Grid[0].Values = []string{"9"} })}, "f1 and f2 come from different sweeps: the grids differ"},
 		{"other split", []*Report{mk("1/2", nil), mk("2/3", nil)}, "split the sweep differently"},
 		{"other corpus", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Corpus = "zzz" })}, "corpus abc vs zzz"},
+		{"edited sessions", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Sessions = append(h.Sessions, "b") })},
+			"f1 and f2 come from different sweeps: their lists of sessions differ (2 and 3 sessions) under one corpus fingerprint, abc; one file was edited"},
 		{"other grid", []*Report{mk("1/2", nil), mk("2/2", func(h *Header) { h.Grid[0].Values = []string{"9"} })}, "grids differ"},
 		{"none", nil, "no shard files"},
 		// A damaged shard count: before, listing every missing shard took
@@ -159,6 +161,53 @@ func TestBuildRefusesABadView(t *testing.T) {
 	} {
 		if _, err := Build(header("1/1"), c.view, true, nil); err == nil || err.Error() != c.want {
 			t.Errorf("%+v: %v, want %q", c.view, err, c.want)
+		}
+	}
+}
+
+// TestMergeChecksRows: a shard whose rows are not the ones its header
+// says the sweep ran (a row duplicated, dropped, moved to another set or
+// shard, given values not in the grid, or a session the sweep never had)
+// is refused, naming the row; before, each changed the merged totals and
+// merge exited 0.
+func TestMergeChecksRows(t *testing.T) {
+	build := func(edit func(rows []Row) []Row) []*Report {
+		t.Helper()
+		var parts []*Report
+		for k := 1; k <= 2; k++ {
+			rows := sweepRows(k, 2)
+			if k == 1 {
+				rows = edit(rows)
+			}
+			p, err := Build(header(fmt.Sprintf("%d/2", k)), View{}, true, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, p)
+		}
+		return parts
+	}
+	if _, err := Merge(build(func(r []Row) []Row { return r }), []string{"s1", "s2"}, nil); err != nil {
+		t.Fatalf("intact shards: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func([]Row) []Row
+		want string
+	}{
+		{"duplicated", func(r []Row) []Row { return append(r, r[0]) }, "s1: rows 0 and 1 are both set 0 of session b"},
+		{"dropped", func(r []Row) []Row { return r[1:] }, "s1: set 0 has rows for 1 of the sweep's 2 sessions; a complete shard has them all"},
+		{"another shard's set", func(r []Row) []Row { r[0].Set = 1; return r }, "s1: row 1: set 1 is not one of shard 1/2's (of 6 sets)"},
+		{"no such set", func(r []Row) []Row { r[0].Set = -1; return r }, "s1: row 0: set -1 is not one of shard 1/2's"},
+		{"edited value", func(r []Row) []Row {
+			r[0].Params = policy.Params{{Name: "x", Value: "0.99"}}
+			return r
+		}, "s1: row 0: x=0.99, but set 0 has x=0"},
+		{"foreign session", func(r []Row) []Row { r[0].Session = "zz"; return r }, `s1: row 0: session "zz" is not one of the sweep's sessions`},
+	} {
+		_, err := Merge(build(c.edit), []string{"s1", "s2"}, nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want %q", c.name, err, c.want)
 		}
 	}
 }
