@@ -93,6 +93,9 @@ func expandRange(s string) ([]string, error) {
 	if !hasStep {
 		step = "1"
 	}
+	if out, ok, err := expandIntRange(s, lo, hi, step); ok {
+		return out, err
+	}
 	a, err1 := strconv.ParseFloat(lo, 64)
 	b, err2 := strconv.ParseFloat(hi, 64)
 	st, err3 := strconv.ParseFloat(step, 64)
@@ -122,6 +125,52 @@ func expandRange(s string) ([]string, error) {
 		out[i] = strconv.FormatFloat(a+float64(i)*st, 'f', dec, 64)
 	}
 	return out, nil
+}
+
+// expandIntRange expands a range whose bounds and step are all integers in
+// int64 arithmetic (ok false: not such a range). Through float64, values
+// past 2^53 came out as ones the user never wrote
+// (9007199254740993..9007199254740997 gave 9007199254740992 twice).
+func expandIntRange(s, lo, hi, step string) (out []string, ok bool, err error) {
+	a, err1 := strconv.ParseInt(lo, 10, 64)
+	b, err2 := strconv.ParseInt(hi, 10, 64)
+	st, err3 := strconv.ParseInt(step, 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil, false, nil
+	}
+	switch {
+	case st == 0:
+		return nil, true, fmt.Errorf("range %q: the step must be positive; a step of 0 never reaches the end", s)
+	case st < 0:
+		return nil, true, fmt.Errorf("range %q: the step must be positive; a range counts up from its start to its end", s)
+	case b < a:
+		return nil, true, fmt.Errorf("range %q: the end is below the start; a range counts up: write %s..%s:%s", s, hi, lo, step)
+	}
+	// b - a as unsigned cannot overflow when b >= a; the count, one more
+	// than the steps, can (the whole int64 range), so steps are compared.
+	steps := (uint64(b) - uint64(a)) / uint64(st)
+	if steps >= MaxRows {
+		count := new(big.Int).Add(new(big.Int).SetUint64(steps), big.NewInt(1))
+		return nil, true, fmt.Errorf("range %q has %s values; a sweep holds at most %s rows: use a larger step", s, groupDigits(count.String()), report.FormatInt(MaxRows))
+	}
+	n := steps + 1
+	out = make([]string, n)
+	for i := range out {
+		out[i] = strconv.FormatInt(a+int64(i)*st, 10)
+	}
+	return out, true, nil
+}
+
+// groupDigits writes a run of digits in groups of three ("1,000,000").
+func groupDigits(d string) string {
+	var b strings.Builder
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,5 +191,29 @@ func TestGridFileErrorLines(t *testing.T) {
 	g, err := ParseGridFile([]byte("{\"a\": [1],\n\"b\": [2]}"))
 	if err != nil || g[0].Line != 1 || g[1].Line != 2 {
 		t.Errorf("lines of %v: %v", g, err)
+	}
+}
+
+// TestIntegerRangesStayExact: a range of integers is expanded in integer
+// arithmetic, so values past 2^53 are the ones written (through float64
+// 9007199254740993..9007199254740997 gave 9007199254740992 twice), up to
+// the largest int64; a float range still works as before.
+func TestIntegerRangesStayExact(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"n=9007199254740993..9007199254740997:2", []string{"9007199254740993", "9007199254740995", "9007199254740997"}},
+		{"n=9223372036854775806..9223372036854775807", []string{"9223372036854775806", "9223372036854775807"}},
+		{"n=-3..3:3", []string{"-3", "0", "3"}},
+		{"n=0.5..1:0.25", []string{"0.50", "0.75", "1.00"}},
+	} {
+		a, err := ParseAxis(c.in)
+		if err != nil || !slices.Equal(a.Values, c.want) {
+			t.Errorf("%s: %v %v; want %v", c.in, a.Values, err, c.want)
+		}
+	}
+	if _, err := ParseAxis("n=-9223372036854775808..9223372036854775807"); err == nil || !strings.Contains(err.Error(), "has 18,446,744,073,709,551,616 values; a sweep holds at most 1,000,000 rows") {
+		t.Errorf("the whole int64 range: %v", err)
 	}
 }
