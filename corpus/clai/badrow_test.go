@@ -91,3 +91,23 @@ func TestClaiRowOfWrongType(t *testing.T) {
 		})
 	}
 }
+
+// TestClaiWarningsInRowOrder: a table's checks run in passes (a column's
+// type, then the content's JSON), and their warnings came out pass by
+// pass; a session's warnings are in table, then row, order, so the 20
+// shown are the first 20 rows'.
+func TestClaiWarningsInRowOrder(t *testing.T) {
+	p := synth.ClaiProfile{Sessions: 1, Turns: 4, ToolCalls: 1, UserBytes: 30, AssistantBytes: 30, ToolBytes: 30}
+	path, _ := writeClai(t, p, 7)
+	claiExec(t, path, false,
+		"UPDATE assistant_messages SET content_json = '[' WHERE rowid IN (3, 6)",
+		"UPDATE assistant_messages SET created_at = 'yesterday' WHERE rowid IN (2, 5)")
+	ss := Load(t, path)
+	var rows []int
+	for _, w := range ss[0].Warnings {
+		rows = append(rows, w.Line)
+	}
+	if want := []int{2, 3, 5, 6}; !reflect.DeepEqual(rows, want) {
+		t.Errorf("warnings at rows %v; want %v: %q", rows, want, warnings(ss[0]))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +89,35 @@ func (r *claiReader) load() ([]*corpus.Session, error) {
 		return nil, fmt.Errorf("%w: the clai database has no rows in assistant_sessions", corpus.ErrNoSessions)
 	}
 	r.sessions[0].Warnings = append(r.sessions[0].Warnings, r.unattached...)
+	for _, s := range r.sessions {
+		sortByRow(s.Warnings)
+	}
 	return r.sessions, nil
+}
+
+// warnedTables is the order sortByRow gives the tables a warning names.
+var warnedTables = []string{"assistant_sessions", "assistant_messages", "assistant_session_links", "assistant_runs",
+	"assistant_compactions", "assistant_tool_calls"}
+
+// sortByRow orders a session's warnings by table, then row: the checks of
+// one table run in several passes (a column's type, then its JSON), and
+// their warnings came out pass by pass, so the 20 shown were the first
+// pass's, not the first 20 rows'. A warning names its table first
+// ("assistant_messages row 130: ..."); one that does not sorts last.
+func sortByRow(ws []corpus.Warning) {
+	rank := func(w *corpus.Warning) int {
+		table, _, _ := strings.Cut(w.Message, " ")
+		if i := slices.Index(warnedTables, table); i >= 0 {
+			return i
+		}
+		return len(warnedTables)
+	}
+	slices.SortStableFunc(ws, func(a, b corpus.Warning) int {
+		if ra, rb := rank(&a), rank(&b); ra != rb {
+			return ra - rb
+		}
+		return a.Line - b.Line
+	})
 }
 
 // schema reads the tables and their columns, and refuses a SQLite file that
