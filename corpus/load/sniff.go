@@ -61,7 +61,7 @@ func formats() []format {
 		{name: "codex", record: codex.IsRecord, load: codex.Load, read: readStream(codex.Read)},
 		{name: "gemini-cli", record: gemini.IsRecord, doc: gemini.IsConversation, load: gemini.Load, read: readStream(gemini.Read)},
 		{name: "opencode-session", whole: true, doc: opencode.IsSessionFile, load: opencode.LoadSessionFile,
-			what: "opencode storage session file (it reads the message/ and part/ folders beside session/)"},
+			what: "storage session file of opencode (it reads the message/ and part/ folders beside session/)"},
 		{name: "claude-code", record: claudecode.IsRecord, load: claudecode.Load, read: readStream(claudecode.Read)},
 		{name: "smith-session", record: smith.IsSession, whole: true, load: smith.LoadSessionFile, read: readSmithSession},
 		{name: "smith-transcript", record: smith.IsMessageLine, load: smith.LoadTranscript, read: readSmithTranscript},
