@@ -374,3 +374,30 @@ func TestClaudeCodeBadTimestamps(t *testing.T) {
 		t.Errorf("span %v to %v, want 10:00:00 to 10:09:00", s.Meta.CreatedAt, s.Meta.UpdatedAt)
 	}
 }
+
+// TestClaudeCodeDuplicatedUseLine: a tool_use line written twice (a log
+// appended to itself, a copy pasted in) is named as a reused id, and the
+// later one is paired with the result: the earlier was also reported as
+// having no tool_result, which it has.
+func TestClaudeCodeDuplicatedUseLine(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "compact_2x.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	dup := append(append(append([]string{}, lines[:5]...), lines[4]), lines[5:]...) // line 5, a tool_use, twice
+	p := filepath.Join(t.TempDir(), "dup.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(dup, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := loadOne(t, p)[0]
+	var got []string
+	for _, w := range warnLines(s.Warnings) {
+		if strings.Contains(w, "tool_use") {
+			got = append(got, w)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "6: tool_use id ") || !strings.Contains(got[0], "already used at line 5; the later one is kept for pairing") {
+		t.Errorf("warnings about tool uses %q; want the reused id at line 6 alone", got)
+	}
+}

@@ -72,7 +72,12 @@ func (l *ccLoader) pairing(t *ccThread, held resultThreads) []corpus.Warning {
 		}
 		w(r.ln, "tool_result for tool_use id %s, which never occurs in this log", r.id)
 	}
-	for _, u := range t.useList {
+	for i, u := range t.useList {
+		if k := t.uses[u.id]; k != i {
+			// An earlier tool_use of the same id (a duplicated line),
+			// already named as such: the later one is paired.
+			continue
+		}
 		if !u.answered {
 			if at, elsewhere := l.useAt[u.id]; elsewhere && at.t != t {
 				continue
