@@ -479,3 +479,30 @@ func TestInspectCountsRecordedEventsOnly(t *testing.T) {
 		t.Errorf("inspect: %d recorded events, %d persisted outputs; replay -p recorded: %v compactions; want 0, 24 and 3", r, p, c)
 	}
 }
+
+// TestPresetsOnTheEstimate: the README's figures for the calibrated
+// presets read on the estimate instead (context_source=estimate): goose
+// and cline never act (19.8 M billed, 0 lost), opencode compacts twice and
+// the Anthropic API 7 times; and swe-agent keeping its first tool output
+// (mask.keep_first=true) masks 675 times and loses 236.
+func TestPresetsOnTheEstimate(t *testing.T) {
+	dir := realcorpus.Dir(t)
+	args := []string{"compare", dir, "-q", "--policies", "goose,cline,opencode,anthropic-context-editing",
+		"--columns", "compactions,billed_tokens,results_lost", "--format", "csv"}
+	for _, p := range []string{"goose", "cline", "opencode", "anthropic-context-editing"} {
+		args = append(args, "--set", p+":context_source=estimate")
+	}
+	code, out, errOut := runCalib(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := "policy,sessions,compactions,billed,lost\ngoose,34,0,19797457,0\ncline,34,0,19797457,0\n" +
+		"opencode,34,2,19300439,15\nanthropic-context-editing,34,7,17980191,64\n"; out != want {
+		t.Errorf("on the estimate:\n%s\nwant:\n%s", out, want)
+	}
+	code, out, errOut = runCalib(t, "compare", dir, "-q", "--policies", "swe-agent", "--set", "swe-agent:mask.keep_first=true",
+		"--columns", "compactions,results_lost", "--format", "csv")
+	if want := "policy,sessions,compactions,lost\nswe-agent,34,675,236\n"; code != 0 || out != want {
+		t.Errorf("swe-agent keeping the first output: exit %d %s\n%s\nwant:\n%s", code, errOut, out, want)
+	}
+}
