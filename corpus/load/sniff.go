@@ -108,6 +108,17 @@ func sniffFile(p string) (*format, error) {
 		return nil, &corpus.FileError{Path: p, Err: err}
 	}
 	buf = buf[:n]
+	if n == sniffLen && bytes.IndexByte(bytes.TrimLeft(buf, " \t\r\n"), '\n') < 0 {
+		// The first record is longer than the window. The agents write
+		// the keys that tell their formats apart first, but a log whose
+		// keys were sorted since (jq -S, json.dumps(sort_keys=True))
+		// holds them after a long message, beyond the window: such a
+		// Claude Code log was refused, or taken for a smith transcript
+		// by the keys of its nested message. Read the first line whole.
+		if buf, err = readFirstLine(f, buf); err != nil {
+			return nil, &corpus.FileError{Path: p, Err: err}
+		}
+	}
 	if len(bytes.TrimSpace(buf)) == 0 {
 		return nil, &corpus.FileError{Path: p, Err: errors.New("empty file; expected at least one JSON line or a SQLite database")}
 	}
@@ -129,6 +140,27 @@ func sniffFile(p string) (*format, error) {
 		return nil, &corpus.FileError{Path: p, Err: binaryError(buf)}
 	}
 	return k, nil
+}
+
+// maxSniffLine bounds how much of a first line readFirstLine reads: a
+// first record longer than that is judged by its first 64 MiB.
+const maxSniffLine = 64 << 20
+
+// readFirstLine extends buf, the start of r, to the end of its first line
+// (or of r, or maxSniffLine).
+func readFirstLine(r io.Reader, buf []byte) ([]byte, error) {
+	chunk := make([]byte, 256<<10)
+	for len(buf) < maxSniffLine {
+		n, err := r.Read(chunk)
+		buf = append(buf, chunk[:n]...)
+		if bytes.IndexByte(chunk[:n], '\n') >= 0 || err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // sniffBytes recognises a format from the first bytes of a file, or
