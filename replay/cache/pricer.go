@@ -38,8 +38,8 @@ type pricer struct {
 	thinkingSeen, stopHookSeen bool
 	// carried is the compaction at a request the provider refused (no
 	// request is priced there), which the retry's request sends.
-	carried *Sent
-	summaryBilled              float64 // the summarizer call of this request
+	carried       *Sent
+	summaryBilled float64 // the summarizer call of this request
 
 	// The requests that recorded usage, for the agreement.
 	recTok    []Tokens
