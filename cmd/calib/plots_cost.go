@@ -24,13 +24,18 @@ func costFigures(sc *cache.SessionCost, name string, compare bool) ([]report.Fig
 	}
 	n := len(sc.Requests)
 	cats := make([]string, n)
-	keep := make([]bool, n) // a compaction's or summarizer call's label stays when labels are thinned
+	// A compaction's label stays when labels are thinned. A summarizer
+	// call, right before its compaction, has its colour and no label: kept
+	// labels stand k or more apart, and its "S", placed first, took the
+	// place of the C after it (the demo's 22C, 35C and 49C went
+	// unlabelled).
+	keep := make([]bool, n)
+	summarized := false
 	read, write, unc, summ := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
 	for i, r := range sc.Requests {
 		switch {
 		case r.Reason == cache.ReasonSummarizer:
-			cats[i], keep[i] = "S", true
-			summ[i] = float64(r.Tokens.Prompt())
+			summ[i], summarized = float64(r.Tokens.Prompt()), true
 			continue
 		case compacted[r.Request]:
 			cats[i], keep[i] = strconv.Itoa(r.Request)+"C", true
@@ -39,12 +44,17 @@ func costFigures(sc *cache.SessionCost, name string, compare bool) ([]report.Fig
 		}
 		read[i], write[i], unc[i] = float64(r.Read), float64(r.Write()), float64(r.Uncached)
 	}
-	bars := report.StackedBars{
-		Title:         fmt.Sprintf("%s: prompt per request by billing (C compaction, S summarizer call)", short),
-		CategoryLabel: "request", ValueLabel: "input tokens", Categories: cats, Keep: keep, IntegerValues: true,
-		Stacks: []report.Stack{{Name: "cache read", Values: read}, {Name: "cache write", Values: write},
-			{Name: "uncached", Values: unc}, {Name: "summarizer", Values: summ}},
+	// The title and legend name only what the chart shows.
+	title := fmt.Sprintf("%s: prompt per request by billing", short)
+	if len(sc.Compactions) > 0 {
+		title += " (C: a compaction's request)"
 	}
+	stacks := []report.Stack{{Name: "cache read", Values: read}, {Name: "cache write", Values: write}, {Name: "uncached", Values: unc}}
+	if summarized {
+		stacks = append(stacks, report.Stack{Name: "summarizer call", Values: summ})
+	}
+	bars := report.StackedBars{Title: title, CategoryLabel: "request", ValueLabel: "input tokens", Categories: cats, Keep: keep,
+		IntegerValues: true, Stacks: stacks}
 	p, err := bars.Plot()
 	if err != nil {
 		return nil, err
