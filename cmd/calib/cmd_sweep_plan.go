@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -24,6 +26,8 @@ type sweepPlan struct {
 	view  sweep.View
 	// columns are the chosen metric columns (nil: all).
 	columns []string
+	// setup is what else the rows depend on (sweep.Header.Setup).
+	setup policy.Params
 }
 
 func planSweep(o *sweepOptions) (*sweepPlan, error) {
@@ -94,7 +98,32 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	if err := checkChainRotations(o.rotations, bounded, "a grid whose every set has a bounded digest (variant=fixed, or clamp=on)"); err != nil {
 		return nil, err
 	}
-	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols}, nil
+	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols,
+		setup: sweepSetup(o, cs)}, nil
+}
+
+// sweepSetup is what a sweep's rows depend on besides its policy, its
+// parameters and its corpus, for merge to tell shards run differently
+// apart: run with another --cache, --prices, --rotations or without
+// --compare-recorded, a shard merged with the others gave a report no
+// single run gives (a bill 4 times another set's), with exit 0.
+func sweepSetup(o *sweepOptions, cs *costSetup) policy.Params {
+	ps := policy.Params{{Name: "cache", Value: cmp.Or(cs.preset, "auto")}}
+	keys := slices.Sorted(maps.Keys(cs.set))
+	for _, k := range keys {
+		ps = append(ps, policy.Param{Name: k, Value: cs.set[k]})
+	}
+	if cs.model != "" {
+		ps = append(ps, policy.Param{Name: "model", Value: cs.model})
+	}
+	ps = append(ps, policy.Param{Name: "prices", Value: cs.prices.Fingerprint()})
+	if o.rotations > 0 {
+		ps = append(ps, policy.Param{Name: "rotations", Value: fmt.Sprint(o.rotations)}, policy.Param{Name: "seed", Value: fmt.Sprint(o.seed)})
+	}
+	if o.compare {
+		ps = append(ps, policy.Param{Name: "compare_recorded", Value: "true"})
+	}
+	return ps
 }
 
 // sweepGrid is the grid of --grid-file and the --grid flags, each axis
@@ -234,7 +263,7 @@ func (pl *sweepPlan) header(sessions []*corpus.Session) sweep.Header {
 		}
 	}
 	h := sweep.Header{Policy: pl.def.Name, Fixed: fixed, Corpus: sweep.Fingerprint(sessions),
-		Points: pl.grid.Points(), Shard: pl.shard.String(), Sessions: make([]string, len(sessions))}
+		Points: pl.grid.Points(), Shard: pl.shard.String(), Sessions: make([]string, len(sessions)), Setup: pl.setup}
 	for _, a := range pl.grid {
 		h.Grid = append(h.Grid, sweep.Axis{Name: a.Name, Values: a.Values})
 	}

@@ -1,7 +1,10 @@
 package cache
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -84,6 +87,22 @@ func NewPrices(rows ...[]Price) Prices {
 		}
 	}
 	return t
+}
+
+// Fingerprint identifies the table by its prices (not by the file they
+// came from): sweep shards priced by different tables do not merge.
+func (t Prices) Fingerprint() string {
+	models := make([]string, 0, len(t.rows))
+	for m := range t.rows {
+		models = append(models, m)
+	}
+	slices.Sort(models)
+	h := sha256.New()
+	for _, m := range models {
+		r := t.rows[m]
+		fmt.Fprintf(h, "%s %s %g %g %g %g %g\n", r.Model, r.Provider, r.Input, r.Write5m, r.Write1h, r.Read, r.Output)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
 // Lookup finds the price of a model id as a log spells it. The id matches

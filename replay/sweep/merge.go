@@ -48,6 +48,12 @@ func Merge(parts []*Report, names []string, view *View) (*Report, error) {
 		if p.View.Top > 0 {
 			return nil, &TopShardError{File: names[i], Top: p.View.Top}
 		}
+		// Without a view of its own, merge keeps the shards': they must
+		// agree on it, or the first file named would choose.
+		if view == nil && (p.View.Sort != first.View.Sort || strings.Join(p.View.Pareto, ",") != strings.Join(first.View.Pareto, ",")) {
+			return nil, fmt.Errorf("%s and %s were run with different views (--sort %q and %q, --pareto %q and %q): give merge the --sort and --pareto to apply",
+				names[0], names[i], first.View.Sort, p.View.Sort, strings.Join(first.View.Pareto, ","), strings.Join(p.View.Pareto, ","))
+		}
 		rows = append(rows, p.Rows...)
 	}
 	if len(seen) < n {
@@ -137,11 +143,30 @@ func headerDiff(a, b Header) string {
 		return "the grids differ"
 	case a.Corpus != b.Corpus:
 		return fmt.Sprintf("corpus %s vs %s", a.Corpus, b.Corpus)
+	case a.Setup.String() != b.Setup.String():
+		for _, p := range a.Setup {
+			if v := b.Setup.Get(p.Name); v != p.Value {
+				return fmt.Sprintf("%s %s vs %s", p.Name, p.Value, orNone(v))
+			}
+		}
+		for _, p := range b.Setup {
+			if a.Setup.Get(p.Name) == "" {
+				return fmt.Sprintf("%s none vs %s", p.Name, p.Value)
+			}
+		}
+		return fmt.Sprintf("settings %s vs %s", a.Setup, b.Setup)
 	case strings.Join(a.Sessions, ",") != strings.Join(b.Sessions, ","):
 		// The same fingerprint, other lists: one file was edited.
 		return fmt.Sprintf("their lists of sessions differ (%d and %d sessions) under one corpus fingerprint, %s; one file was edited", len(a.Sessions), len(b.Sessions), a.Corpus)
 	}
 	return ""
+}
+
+func orNone(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return v
 }
 
 // TopShardError is a shard that kept only its first Top sets: the rows of

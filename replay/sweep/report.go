@@ -22,6 +22,10 @@ type Header struct {
 	Sessions []string      `json:"sessions"`
 	Points   int64         `json:"points"`
 	Shard    string        `json:"shard"`
+	// Setup is what else the rows depend on (the cache model, the prices,
+	// the model, rotations and their seed, --compare-recorded): shards
+	// that differ in it are not one sweep.
+	Setup policy.Params `json:"setup,omitempty"`
 }
 
 // View is how the rows are presented; it does not change the rows.
