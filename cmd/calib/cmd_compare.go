@@ -237,6 +237,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		}
 	}
 	violations := 0
+	var broke []report.Annotation
 	for pi, d := range defs {
 		if len(byPolicy[pi]) == 0 {
 			continue // applies to no session: the skipped table says so
@@ -244,13 +245,18 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 		m := metrics.CombineSessions(byPolicy[pi])
 		m["sessions"] = float64(len(byPolicy[pi]))
 		violations += int(m["violations"])
+		if v := int(m["violations"]); v > 0 {
+			// The ::error a failed run owes --format github, as replay's.
+			broke = append(broke, report.Annotation{Level: report.LevelError, Title: "invariant violations",
+				Message: fmt.Sprintf("%s broke %d invariant(s); calib replay --policy %s on the sessions shows them", d.Name, v, d.Name)})
+		}
 		slices.Sort(unpriced[pi])
 		out.Policies = append(out.Policies, comparePolicyJSON{Name: d.Name, Agent: d.Agent, Params: pols[pi].p.Params(), Metrics: m, UnpricedModels: unpriced[pi]})
 	}
 	for _, k := range skipOrder {
 		out.Skipped = append(out.Skipped, compareSkipJSON{Policy: k[0], Format: k[1], Sessions: skipped[k]})
 	}
-	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions), csvUSDColumns(cols, a.Format))}
+	doc := report.Doc{JSON: out, Tables: compareTables(out, len(l.Sessions), csvUSDColumns(cols, a.Format)), Annotations: broke}
 	for _, s := range out.Skipped {
 		doc.Annotations = append(doc.Annotations, report.Annotation{Level: report.LevelWarning, Title: "policy skipped",
 			Message: fmt.Sprintf("%s cannot replay %s sessions: skipped for %d", s.Policy, s.Format, s.Sessions)})
@@ -258,10 +264,11 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err := a.writeWithPlots(doc, func() ([]report.Figure, error) { return compareFigures(out, len(l.Sessions)) }); err != nil {
 		return err
 	}
+	var gate error
 	if violations > 0 {
-		return gateFailed("%d invariant violation(s); calib replay --policy NAME on the session shows them", violations)
+		gate = gateFailed("%d invariant violation(s); calib replay --policy NAME on the session shows them", violations)
 	}
-	return l.Err()
+	return l.verdict(gate)
 }
 
 // compareColumns are the registry's plain-replay figures present in any

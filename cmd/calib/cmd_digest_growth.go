@@ -392,14 +392,15 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	if err := a.writeWithPlots(doc, func() ([]report.Figure, error) { return growthFigures(out) }); err != nil {
 		return err
 	}
+	var gate error
 	if len(failures) > 0 {
 		more := ""
 		if len(failures) > 1 {
 			more = fmt.Sprintf(" (and %d more)", len(failures)-1)
 		}
-		return gateFailed("digest-growth: gate %s failed: %s%s", failures[0].Gate, failures[0].Message, more)
+		gate = gateFailed("digest-growth: gate %s failed: %s%s", failures[0].Gate, failures[0].Message, more)
 	}
-	return l.Err()
+	return l.verdict(gate)
 }
 
 // growthTables lays out the chains. When two inputs share a session id (a

@@ -249,10 +249,11 @@ func runReplay(ctx context.Context, a *app, o *replayOptions, args []string) err
 	if err != nil {
 		return err
 	}
+	var gate error
 	if len(rep.violations) > 0 {
-		return gateFailed("%d invariant violation(s); first: %s", len(rep.violations), rep.violations[0])
+		gate = gateFailed("%d invariant violation(s); first: %s", len(rep.violations), rep.violations[0])
 	}
-	return l.Err()
+	return l.verdict(gate)
 }
 
 // replayReport is a replay's results put together for the report.

@@ -107,7 +107,11 @@ func errorMessage(err error) string {
 	var ie *inputError
 	var ge *gateError
 	switch {
-	case err == nil, errors.As(err, &ie), readerGone(err):
+	case err == nil, readerGone(err):
+		return ""
+	case errors.As(err, &ge) && ge.Msg != "" && errors.As(err, &ie):
+		return fmt.Sprintf("%s; reached on what could be read (%d input(s) could not be), so the exit status is 2", ge.Msg, ie.failed)
+	case errors.As(err, &ie):
 		return ""
 	case errors.Is(err, context.Canceled):
 		return "interrupted"

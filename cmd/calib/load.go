@@ -39,6 +39,13 @@ func (l *loaded) Err() error {
 	return &inputError{failed: l.failed}
 }
 
+// verdict is a command's error once it has reported: its failed gate (nil
+// when none failed) and the inputs that could not be read. Both together
+// exit 2, not 1, with the gate's message: a verdict reached on part of
+// the corpus is no regression a CI step should take for one (a failed
+// gate used to hide an unreadable input and --strict).
+func (l *loaded) verdict(gate error) error { return errors.Join(gate, l.Err()) }
+
 // loadSessions reads the corpus named by args (PATH..., "-" for standard
 // input) or, with --demo, the demo corpus, honouring --strict. It prints
 // every load warning (unless --quiet) and every per-file error to stderr as
