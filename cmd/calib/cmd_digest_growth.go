@@ -268,15 +268,39 @@ func fewNames(names []string) string {
 // find returns the baseline chain for row: the same session and variant,
 // else the same session under another variant (compared, with a warning,
 // since a legacy baseline makes a fixed run look good and vice versa).
+//
+// A chain of another length or other parameters is compared too, with a
+// warning naming what differs: a baseline of 20 rotations against a run
+// of 21, or of another budget, was compared in silence, and a failed slope
+// gate then had no visible cause.
 func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, bool) {
-	if r, ok := b.byKey[row.key()]; ok {
+	r, sameVariant := b.byKey[row.key()]
+	if !sameVariant {
+		var ok bool
+		if r, ok = b.byID[row.ID]; !ok {
+			return metrics.GrowthRow{}, "", false
+		}
+	}
+	var diffs []string
+	if n, m := len(r.Rotations), len(row.Rotations); n != m {
+		diffs = append(diffs, fmt.Sprintf("%d rotations and this run's %d", n, m))
+	}
+	// Another variant sets other parameters too: the variant says it.
+	for _, p := range row.Params {
+		if v := r.Params.Get(p.Name); sameVariant && v != p.Value && len(r.Params) > 0 {
+			diffs = append(diffs, fmt.Sprintf("%s=%s and this run's %s", p.Name, v, p.Value))
+		}
+	}
+	what := "has " + strings.Join(diffs, ", ")
+	switch {
+	case !sameVariant && len(diffs) > 0:
+		what = fmt.Sprintf("is variant %q and this run's %q, and %s", r.Variant, row.Variant, what)
+	case !sameVariant:
+		what = fmt.Sprintf("is variant %q and this run's %q", r.Variant, row.Variant)
+	case len(diffs) == 0:
 		return r.GrowthRow, "", true
 	}
-	r, ok := b.byID[row.ID]
-	if !ok {
-		return metrics.GrowthRow{}, "", false
-	}
-	return r.GrowthRow, fmt.Sprintf("session %s: the baseline's chain is variant %q and this run's %q; compared anyway", row.ID, r.Variant, row.Variant), true
+	return r.GrowthRow, fmt.Sprintf("session %s: the baseline's chain %s; compared anyway", row.ID, what), true
 }
 
 // finite is false for NaN and ±Inf, which a float flag parses: NaN compares
@@ -365,13 +389,16 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	for _, row := range rows {
 		g := o.gates
 		if baseline != nil {
-			if b, warn, ok := baseline.find(row); ok {
+			b, warn, ok := baseline.find(row)
+			if ok {
 				g.Baseline = map[string]metrics.GrowthRow{row.ID: b}
-				if warn != "" {
-					if !a.flags.quiet {
-						a.sayf("warning: --baseline %s: %s", o.baseline, warn)
-					}
-				}
+			} else {
+				// Said, not silent: the run passes the baseline gates on
+				// a chain it never compared.
+				warn = fmt.Sprintf("session %s has no chain in the baseline: only the absolute gates apply to it", row.ID)
+			}
+			if warn != "" && !a.flags.quiet {
+				a.sayf("warning: --baseline %s: %s", o.baseline, warn)
 			}
 		}
 		g.Apply(&row.GrowthRow)
