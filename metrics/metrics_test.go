@@ -2,8 +2,10 @@ package metrics
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/calib-dev/calib/corpus"
@@ -113,5 +115,30 @@ func TestRowMetricsUsesTheRow(t *testing.T) {
 	row.ResultsMangled, row.TokensSent = 7, 99
 	if got := RowMetrics(row, tr, nil, nil, nil); got["results_mangled"] != 7 || got["tokens_sent"] != 99 {
 		t.Errorf("RowMetrics gave results_mangled %v and tokens_sent %v, want the row's 7 and 99", got["results_mangled"], got["tokens_sent"])
+	}
+}
+
+// TestBaselineNestingHasNoTolerance: against a baseline of 20 copies, 21
+// fails (a 5% tolerance let it pass and reported the limit as 20), 20
+// passes; the digest size keeps its tolerance.
+func TestBaselineNestingHasNoTolerance(t *testing.T) {
+	base := GrowthRow{ID: "s", MaxNesting: 20, MaxDigestBytes: 100_000}
+	g := Gates{Baseline: map[string]GrowthRow{"s": base}, Tolerance: 0.05}
+	for _, c := range []struct {
+		nesting, bytes int
+		want           []string
+	}{
+		{20, 105_000, nil},
+		{21, 100_000, []string{"baseline-nesting 21 > 20"}},
+		{20, 105_001, []string{"baseline-max-digest-bytes 105001 > 105000"}},
+	} {
+		r := GrowthRow{ID: "s", MaxNesting: c.nesting, MaxDigestBytes: c.bytes}
+		var got []string
+		for _, f := range g.Apply(&r) {
+			got = append(got, fmt.Sprintf("%s %g > %g", f.Gate, f.Value, f.Limit))
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("nesting %d, %d bytes: %v; want %v", c.nesting, c.bytes, got, c.want)
+		}
 	}
 }
