@@ -182,7 +182,8 @@ func cellPrec(rep *sweep.Report, metric string) int {
 // (variant=legacy,fixed) gets a categorical axis.
 func sweepLine(rep *sweep.Report, metric string, bySet map[string]float64) report.LineChart {
 	x := rep.Grid[0]
-	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true}
+	line := report.LineChart{Title: fmt.Sprintf("%s by %s (%s)", metric, x.Name, rep.Policy), XLabel: x.Name, YLabel: metric, Markers: true,
+		IntegerY: countMetric(metric)}
 	numeric := true
 	for _, v := range x.Values {
 		if _, err := strconv.ParseFloat(v, 64); err != nil {

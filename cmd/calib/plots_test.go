@@ -131,6 +131,11 @@ func TestSweepLineAxis(t *testing.T) {
 	if c.Categories != nil || fmt.Sprint(c.Series[0].X) != "[0.6 0.7]" {
 		t.Errorf("numeric: categories %v, x %v", c.Categories, c.Series[0].X)
 	}
+	// A count ticks at whole numbers (results_lost ran 4.0, 4.5, ... 7.0),
+	// a fraction does not.
+	if !sweepLine(num, "results_lost", setValues(num, "results_lost")).IntegerY || sweepLine(num, "cache_hit_rate", setValues(num, "cache_hit_rate")).IntegerY {
+		t.Error("IntegerY: want it for results_lost, not for cache_hit_rate")
+	}
 }
 
 // TestParetoChartLabels: front points carry their set's values; the
