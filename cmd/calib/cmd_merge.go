@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -59,10 +60,10 @@ as in sweep: write the shards without --top.`,
 			rep, err := sweep.Merge(parts, args, vp)
 			var top *sweep.TopShardError
 			if errors.As(err, &top) {
-				return usageErrorf("%s was written with --top %d and lacks rows; write shards without --top", top.File, top.Top)
+				return &inputRefused{fmt.Errorf("%s was written with --top %d and lacks rows; write shards without --top", top.File, top.Top)}
 			}
 			if err != nil {
-				return &usageError{err}
+				return &inputRefused{err}
 			}
 			plot := ""
 			if a.plotsWanted() {
@@ -109,10 +110,10 @@ func readShard(p string) (*sweep.Report, error) {
 	r, err := sweep.ReadFile(p)
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return nil, usageErrorf("%s: %s", p, fileErrorText(err))
+		return nil, &inputRefused{fmt.Errorf("%s: %s", p, fileErrorText(err))}
 	}
 	if err != nil {
-		return nil, &usageError{err}
+		return nil, &inputRefused{err}
 	}
 	return r, nil
 }

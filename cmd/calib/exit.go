@@ -40,6 +40,15 @@ func (e *inputError) Error() string {
 	return fmt.Sprintf("%d input(s) could not be read", e.failed)
 }
 
+// inputRefused is input calib read and refuses (a shard of another sweep,
+// an interrupted one): exit 2 with its message, and no pointer to --help,
+// which has nothing to say about it (CI logs showed one after "is an
+// interrupted shard").
+type inputRefused struct{ err error }
+
+func (e *inputRefused) Error() string { return e.err.Error() }
+func (e *inputRefused) Unwrap() error { return e.err }
+
 // gateError is a gate or threshold that failed: the command ran and
 // reported, and its verdict is "no" (exit 1). Msg is printed as
 // "calib: Msg"; leave it empty when the report already says why.
@@ -84,6 +93,7 @@ func exitCode(err error) int {
 	}
 	var ue *usageError
 	var ie *inputError
+	var ir *inputRefused
 	var ge *gateError
 	var oe *outputError
 	switch {
@@ -93,7 +103,7 @@ func exitCode(err error) int {
 		return exitOutput
 	case errors.Is(err, context.Canceled):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.As(err, &ie):
+	case errors.As(err, &ue), errors.As(err, &ie), errors.As(err, &ir):
 		return exitUsage
 	case errors.As(err, &ge):
 		return exitFailed
