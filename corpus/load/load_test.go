@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -187,4 +188,28 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestWarningsInLineOrder: a reader's later pass (a smith transcript's tool
+// pairing) warns after its lines did; a session's warnings come in line
+// order all the same, as the 20 shown and the github annotations assume.
+func TestWarningsInLineOrder(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "t.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\n"+
+		`{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"c1","tool_name":"bash","tool_args":{}}]}`+"\n"+
+		`{"role":"tool","content":[{"type":"tool_result","tool_call_id":"c1","text":"ok","is_error":false}]}`+"\n"+
+		`{"role":"assistant","content":[{"type":"tool_use","tool_call_id":"c2","tool_name":"bash","tool_args":{}}]}`+"\n"+
+		"not json\n"+
+		`{"role":"user","content":[{"type":"text","text":"next"}]}`+"\n")
+	ss, err := load.Load([]string{p}, corpus.Options{})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("%v, %d sessions", err, len(ss))
+	}
+	var lines []int
+	for _, w := range ss[0].Warnings {
+		lines = append(lines, w.Line)
+	}
+	if !slices.IsSorted(lines) || len(lines) < 2 {
+		t.Errorf("warnings at lines %v; want two or more, in line order: %v", lines, ss[0].Warnings)
+	}
 }
