@@ -256,9 +256,13 @@ func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(m
 }
 
 func (pl *sweepPlan) header(sessions []*corpus.Session) sweep.Header {
+	// A value given at its default is the same sweep as one not given: a
+	// shard run with --set max_tokens=120000 (the default) was refused
+	// as another sweep.
 	fixed := policy.Params{}
-	for _, p := range mustResolve(pl.def, pl.fixed).Params() {
-		if _, given := pl.fixed[p.Name]; given {
+	defaults := mustResolve(pl.def, nil).Params()
+	for i, p := range mustResolve(pl.def, pl.fixed).Params() {
+		if _, given := pl.fixed[p.Name]; given && p.Value != defaults[i].Value {
 			fixed = append(fixed, p)
 		}
 	}

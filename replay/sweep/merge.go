@@ -138,7 +138,7 @@ func headerDiff(a, b Header) string {
 	case a.Policy != b.Policy:
 		return fmt.Sprintf("policy %s vs %s", a.Policy, b.Policy)
 	case a.Fixed.String() != b.Fixed.String():
-		return fmt.Sprintf("fixed parameters %s vs %s", a.Fixed, b.Fixed)
+		return fmt.Sprintf("fixed parameters %s vs %s", orNone(a.Fixed.String()), orNone(b.Fixed.String()))
 	case a.Grid.String() != b.Grid.String():
 		return "the grids differ"
 	case a.Corpus != b.Corpus:
