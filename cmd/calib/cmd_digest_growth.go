@@ -359,6 +359,11 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	if err := checkGrowthFlags(o); err != nil {
 		return err
 	}
+	if o.gates.Tolerance >= 1 && o.baseline != "" && !a.flags.quiet {
+		// A percentage given where a fraction is meant (5 for 5%) allows
+		// 500% worse, which no one asks for on purpose; said, not refused.
+		a.sayf("warning: --tolerance %g allows %g%% worse than the baseline; the tolerance is a fraction (0.05 allows 5%%)", o.gates.Tolerance, o.gates.Tolerance*100)
+	}
 	runs, err := growthRuns(o)
 	if err != nil {
 		return err
