@@ -358,15 +358,24 @@ const compareLoss = "results_lost"
 // sessions is left out of the charts (the table has its row).
 func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 	all := out.Policies[:0:0]
+	var left []string
 	for _, p := range out.Policies {
-		if int(p.Metrics["sessions"]) == sessions {
+		if n := int(p.Metrics["sessions"]); n == sessions {
 			all = append(all, p)
+		} else {
+			left = append(left, fmt.Sprintf("%s (replays %d of the %d sessions)", p.Name, n, sessions))
 		}
 	}
 	if len(all) == 0 {
 		return nil, nil
 	}
 	out.Policies = all
+	// A policy that replays only some sessions has no comparable sum: the
+	// plots leave it out, and say so (the table has it).
+	note := ""
+	if len(left) > 0 {
+		note = "\nleft out: " + strings.Join(left, ", ")
+	}
 	x := compareCost
 	// Token sums run to tens of millions: in millions the axis labels do
 	// not run into each other.
@@ -376,11 +385,11 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 			scale, unit = 1e6, x+" (millions)"
 		}
 	}
-	cost := report.StackedBars{Title: "Cost per policy: " + x, CategoryLabel: "policy", ValueLabel: unit, Stacks: []report.Stack{{Name: x}}}
+	cost := report.StackedBars{Title: "Cost per policy: " + x + note, CategoryLabel: "policy", ValueLabel: unit, Stacks: []report.Stack{{Name: x}}}
 	// The loss bars split each policy's hidden tool results by what the
 	// agent did about them later: lost and refetched are disjoint (lost is
 	// used without fetching back first), the rest were never needed.
-	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later", CategoryLabel: "policy", ValueLabel: "tool results", IntegerValues: true,
+	loss := report.StackedBars{Title: "Loss per policy: tool results hidden, by what the agent did later" + note, CategoryLabel: "policy", ValueLabel: "tool results", IntegerValues: true,
 		Stacks: []report.Stack{{Name: "results_lost"}, {Name: "results_refetched"}, {Name: "hidden, not needed"}}}
 	for _, p := range out.Policies {
 		m := p.Metrics
@@ -391,7 +400,9 @@ func compareFigures(out compareJSON, sessions int) ([]report.Figure, error) {
 		loss.Stacks[1].Values = append(loss.Stacks[1].Values, m["results_refetched"])
 		loss.Stacks[2].Values = append(loss.Stacks[2].Values, max(0, m["results_hidden"]-m["results_lost"]-m["results_refetched"]))
 	}
-	return appendFigures(nil, namedChart{"compare-cost-loss", compareScatter(out, x)},
+	scatter := compareScatter(out, x)
+	scatter.Title += note
+	return appendFigures(nil, namedChart{"compare-cost-loss", scatter},
 		namedChart{"compare-cost", cost}, namedChart{"compare-loss", loss})
 }
 
