@@ -21,12 +21,16 @@ func replayFigures(t *replay.Trace, name string) ([]report.Figure, error) {
 		return nil, nil
 	}
 	short := report.ShortIDs([]string{t.Session.ID})[0]
-	chart := contextChart(t, short)
-	p, err := chart.Plot()
-	if err != nil {
-		return nil, err
+	var figs []report.Figure
+	// A curve needs two requests: one drew a lone point on an axis from
+	// -1 to 1 (seven one-request subagents of the real logs).
+	if len(t.Requests) >= 2 {
+		p, err := contextChart(t, short).Plot()
+		if err != nil {
+			return nil, err
+		}
+		figs = append(figs, report.Figure{Name: sessionPlotName("replay", name, "context"), Chart: p})
 	}
-	figs := []report.Figure{{Name: sessionPlotName("replay", name, "context"), Chart: p}}
 
 	if t.Loss != nil && t.Loss.Hidden > 0 {
 		tl, err := lossTimeline(t, short).Plot()

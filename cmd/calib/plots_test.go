@@ -252,3 +252,25 @@ func TestSetValuesThirdParameter(t *testing.T) {
 		t.Errorf("heldParams = %q", got)
 	}
 }
+
+// TestContextChartNeedsTwoRequests: one request is no curve (a lone point
+// on an axis from -1 to 1); two are.
+func TestContextChartNeedsTwoRequests(t *testing.T) {
+	for _, c := range []struct {
+		requests int
+		want     string
+	}{{1, "[]"}, {2, "[replay-s-context]"}} {
+		tr := &replay.Trace{Session: &corpus.Session{ID: "s"}, Policy: "smith-staged"}
+		for i := range c.requests {
+			tr.Requests = append(tr.Requests, replay.Request{Index: i, Context: 100 * (i + 1), ContextBefore: 100 * (i + 1)})
+		}
+		figs, err := replayFigures(tr, "s")
+		var names []string
+		for _, f := range figs {
+			names = append(names, f.Name)
+		}
+		if err != nil || fmt.Sprint(names) != c.want {
+			t.Errorf("%d request(s): figures %v, %v; want %s", c.requests, names, err, c.want)
+		}
+	}
+}
