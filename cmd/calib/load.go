@@ -129,11 +129,14 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 			a.sayWarnings(s)
 		}
 	}
+	// Warnings about files that gave no session are capped like a
+	// session's: a folder of 20,000 empty logs printed 20,000 lines.
+	fileWarnings := 0
 	for _, e := range splitErrors(err) {
 		if w, ok := e.(*corpus.FileWarning); ok {
 			w.Path = rel(w.Path)
 			l.warnings = append(l.warnings, corpus.Warning{File: w.Path, Line: w.Line, Message: w.Message})
-			if !a.flags.quiet {
+			if fileWarnings++; !a.flags.quiet && fileWarnings <= maxWarningsShown {
 				a.sayf("%s: warning: %s", location(w.Path, w.Line), w.Message)
 			}
 			continue
@@ -145,6 +148,9 @@ func (a *app) loadSessionsEach(ctx context.Context, args []string, each func([]*
 			continue
 		}
 		a.sayf("%s", e.Error())
+	}
+	if more := fileWarnings - maxWarningsShown; more > 0 && !a.flags.quiet {
+		a.sayf("warning: %d more warning(s) about files not shown (%d in all)", more, fileWarnings)
 	}
 	if len(sessions) == 0 && l.failed > 0 {
 		return nil, l.Err()
