@@ -123,6 +123,9 @@ func (s *Stream) Close(complete bool) error {
 // ReadFile reads a sweep's --format json report or its --out JSON lines.
 // Errors name the file (and the line, for JSON lines).
 func ReadFile(path string) (*Report, error) {
+	if err := looksLikeShard(path); err != nil {
+		return nil, err
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -146,6 +149,34 @@ func ReadFile(path string) (*Report, error) {
 		return nil, fmt.Errorf("%s: not a sweep report; expected the output of calib sweep --format json or --out", path)
 	}
 	return &r, nil
+}
+
+// looksLikeShard refuses, from its first bytes, a file that cannot be a
+// sweep's output: a report opens {"policy" (its header's first field, the
+// JSON indented or not) and a stream {"header". Read whole first, a 300 MB
+// file of NUL bytes or of another tool's JSON took 300 MB to be refused.
+func looksLikeShard(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	head := make([]byte, 256)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return err
+	}
+	b := bytes.TrimLeft(head[:n], " \t\r\n")
+	if len(b) == 0 {
+		return nil // empty, or only white space: ReadFile says so
+	}
+	if b[0] == '{' {
+		b = bytes.TrimLeft(b[1:], " \t\r\n")
+		if bytes.HasPrefix(b, []byte(`"policy"`)) || bytes.HasPrefix(b, []byte(`"header"`)) || len(b) == 0 {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: not a sweep report (it starts %q); expected the output of calib sweep --format json or --out", path, head[:min(n, 16)])
 }
 
 func readStream(path string, data []byte) (*Report, error) {

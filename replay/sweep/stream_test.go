@@ -134,8 +134,9 @@ func TestReadFileDamagedReport(t *testing.T) {
 		{"cut.json", report, "cut.json:5: not complete JSON (unexpected end of JSON input); expected the whole output of calib sweep --format json: run the shard again"},
 		{"damaged.json", report + "  {]\n", "damaged.json:5: not complete JSON ("},
 		{"empty.json", "\n", "empty.json: empty file; expected the output of calib sweep --format json or --out"},
-		{"nul.json", "\x00\x00", "nul.json: not a sweep report; expected"},
-		{"other.json", `{"name": "x"}`, "other.json: not a sweep report; expected"},
+		// Judged by their first bytes, before the file is read whole.
+		{"nul.json", "\x00\x00", `nul.json: not a sweep report (it starts "\x00\x00"); expected`},
+		{"other.json", `{"name": "x"}`, `other.json: not a sweep report (it starts "{\"name\": \"x\"}"); expected`},
 	} {
 		p := filepath.Join(dir, c.name)
 		if err := os.WriteFile(p, []byte(c.data), 0o644); err != nil {
