@@ -5,14 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/load"
-	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
 // sorted writes each line of src to dst with its keys sorted at every
@@ -55,31 +49,4 @@ func sorted(t *testing.T, src, dst string) {
 // Claude Code log was refused as unrecognised, or read as a smith
 // transcript by the role and content of its first message, and a Codex
 // rollout refused. Tool inputs are re-encoded, so they are not compared.
-func TestSortedLogsLoadTheSame(t *testing.T) {
-	var files []string
-	for _, glob := range []string{"claude-code/*.jsonl", "codex/*.jsonl"} {
-		fs, _ := filepath.Glob(filepath.Join(realcorpus.Dir(t), glob))
-		files = append(files, fs...)
-	}
-	if len(files) < 6 {
-		t.Fatalf("%d real logs, want the 5 Claude Code logs and the Codex rollout", len(files))
-	}
-	dir := t.TempDir()
-	for _, f := range files {
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			so := filepath.Join(dir, filepath.Base(f))
-			sorted(t, f, so)
-			want, err := load.Load([]string{f}, corpus.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := load.Load([]string{so}, corpus.Options{})
-			if err != nil {
-				t.Fatalf("sorted: %v", err)
-			}
-			if a, b := shape(got), shape(want); !slices.Equal(a, b) {
-				t.Errorf("sorted log loads as %d lines of shape, want %d; first difference at %d: %q", len(a), len(b), firstDiff(a, b), a[min(firstDiff(a, b), len(a)-1)])
-			}
-		})
-	}
-}
+func TestSortedLogsLoadTheSame(t *testing.T) { realLogsLoadTheSame(t, sorted) }

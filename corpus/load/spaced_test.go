@@ -57,7 +57,12 @@ func spaced(t *testing.T, src, dst string) {
 // matched keys written compact (Claude Code's already allowed spaces).
 // Tool inputs are kept as recorded, so their raw bytes hold the spaces
 // and are not compared.
-func TestSpacedLogsLoadTheSame(t *testing.T) {
+func TestSpacedLogsLoadTheSame(t *testing.T) { realLogsLoadTheSame(t, spaced) }
+
+// realLogsLoadTheSame rewrites every real Claude Code and Codex log with
+// rewrite and requires each to load as its original does, both strictly
+// (a warning fails it).
+func realLogsLoadTheSame(t *testing.T, rewrite func(t *testing.T, src, dst string)) {
 	var files []string
 	for _, glob := range []string{"claude-code/*.jsonl", "codex/*.jsonl"} {
 		fs, _ := filepath.Glob(filepath.Join(realcorpus.Dir(t), glob))
@@ -69,18 +74,18 @@ func TestSpacedLogsLoadTheSame(t *testing.T) {
 	dir := t.TempDir()
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			sp := filepath.Join(dir, filepath.Base(f))
-			spaced(t, f, sp)
+			rw := filepath.Join(dir, filepath.Base(f))
+			rewrite(t, f, rw)
 			want, err := load.Load([]string{f}, corpus.Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := load.Load([]string{sp}, corpus.Options{Strict: true})
+			got, err := load.Load([]string{rw}, corpus.Options{Strict: true})
 			if err != nil {
-				t.Fatalf("spaced: %v", err)
+				t.Fatalf("rewritten: %v", err)
 			}
 			if a, b := shape(got), shape(want); !slices.Equal(a, b) {
-				t.Errorf("spaced log loads as %d lines of shape, want %d; first difference at %d", len(a), len(b), firstDiff(a, b))
+				t.Errorf("rewritten log loads as %d lines of shape, want %d; first difference at %d", len(a), len(b), firstDiff(a, b))
 			}
 		})
 	}
