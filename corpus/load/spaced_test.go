@@ -14,10 +14,9 @@ import (
 	"github.com/calib-dev/calib/corpus/realcorpus"
 )
 
-// spaced writes each line of src to dst with a space after every ':' and
-// ',' between tokens, as Python's json.dumps separates them by default (a
-// redaction script re-serialises logs so before sharing them).
-func spaced(t *testing.T, src, dst string) {
+// rewriteLines writes each line of src to dst as line writes it (line
+// numbers from 0; line ends each with its newline).
+func rewriteLines(t *testing.T, src, dst string, line func(out *bytes.Buffer, i int, b []byte)) {
 	t.Helper()
 	data, err := os.ReadFile(src)
 	if err != nil {
@@ -26,9 +25,24 @@ func spaced(t *testing.T, src, dst string) {
 	var out bytes.Buffer
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
+	for i := 0; sc.Scan(); i++ {
+		line(&out, i, sc.Bytes())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// spaced writes each line of src to dst with a space after every ':' and
+// ',' between tokens, as Python's json.dumps separates them by default (a
+// redaction script re-serialises logs so before sharing them).
+func spaced(t *testing.T, src, dst string) {
+	rewriteLines(t, src, dst, func(out *bytes.Buffer, _ int, b []byte) {
 		in, esc := false, false
-		for _, c := range sc.Bytes() {
+		for _, c := range b {
 			out.WriteByte(c)
 			switch {
 			case in && esc:
@@ -42,21 +56,9 @@ func spaced(t *testing.T, src, dst string) {
 			}
 		}
 		out.WriteByte('\n')
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(dst, out.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
-// A real Claude Code or Codex log re-serialised with spaces between its
-// tokens loads as the same sessions, message for message: the Codex
-// rollout was taken for a smith transcript, as Codex's record test
-// matched keys written compact (Claude Code's already allowed spaces).
-// Tool inputs are kept as recorded, so their raw bytes hold the spaces
-// and are not compared.
 func TestSpacedLogsLoadTheSame(t *testing.T) { realLogsLoadTheSame(t, spaced) }
 
 // realLogsLoadTheSame rewrites every real Claude Code and Codex log with
