@@ -86,7 +86,7 @@ func (c Cell) Format(thousands bool) string {
 	case kindFloat:
 		s := FormatFloat(c.f, c.prec)
 		if thousands {
-			return groupDigits(s)
+			return GroupDigits(s)
 		}
 		return s
 	}
@@ -95,7 +95,7 @@ func (c Cell) Format(thousands bool) string {
 
 // FormatInt formats n with comma thousands separators: 1234567 → "1,234,567".
 func FormatInt(n int64) string {
-	return groupDigits(strconv.FormatInt(n, 10))
+	return GroupDigits(strconv.FormatInt(n, 10))
 }
 
 // FormatFloat formats f with exactly prec decimals. It never prints "-0"
@@ -118,8 +118,10 @@ func FormatFloat(f float64, prec int) string {
 	return s
 }
 
-// groupDigits inserts commas into the integer part of a decimal number.
-func groupDigits(s string) string {
+// GroupDigits writes the integer part of a decimal number in groups of
+// three with commas ("1234567.5" → "1,234,567.5"); a count too large for
+// int64 (a range of every int64) is grouped the same.
+func GroupDigits(s string) string {
 	sign := ""
 	if strings.HasPrefix(s, "-") {
 		sign, s = "-", s[1:]

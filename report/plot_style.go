@@ -107,7 +107,7 @@ func tickLabel(v float64, dec int) string {
 	if math.Abs(v) < 1e-12 {
 		v = 0
 	}
-	return groupDigits(FormatFloat(v, dec))
+	return GroupDigits(FormatFloat(v, dec))
 }
 
 // categoryTicks labels positions 0, 1, 2, … with the given labels, for
@@ -315,7 +315,7 @@ func formatNumber(v float64, prec int) string {
 	if s == "-0" {
 		s = "0"
 	}
-	return groupDigits(s)
+	return GroupDigits(s)
 }
 
 // ShortIDs shortens session ids for chart labels, git-style: the first 8

@@ -151,7 +151,7 @@ func expandIntRange(s, lo, hi, step string) (out []string, ok bool, err error) {
 	steps := (uint64(b) - uint64(a)) / uint64(st)
 	if steps >= MaxRows {
 		count := new(big.Int).Add(new(big.Int).SetUint64(steps), big.NewInt(1))
-		return nil, true, fmt.Errorf("range %q has %s values; a sweep holds at most %s rows: use a larger step", s, groupDigits(count.String()), report.FormatInt(MaxRows))
+		return nil, true, fmt.Errorf("range %q has %s values; a sweep holds at most %s rows: use a larger step", s, report.GroupDigits(count.String()), report.FormatInt(MaxRows))
 	}
 	n := steps + 1
 	out = make([]string, n)
@@ -159,18 +159,6 @@ func expandIntRange(s, lo, hi, step string) (out []string, ok bool, err error) {
 		out[i] = strconv.FormatInt(a+int64(i)*st, 10)
 	}
 	return out, true, nil
-}
-
-// groupDigits writes a run of digits in groups of three ("1,000,000").
-func groupDigits(d string) string {
-	var b strings.Builder
-	for i, c := range d {
-		if i > 0 && (len(d)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 func finite(f float64) bool { return !math.IsInf(f, 0) && !math.IsNaN(f) }
