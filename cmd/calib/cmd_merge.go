@@ -82,7 +82,12 @@ as in sweep: write the shards without --top.`,
 					}
 				}
 			}
-			return writeSweep(a, rep, o.perSession, o.plotMetric, cols)
+			broke, warn := sweepViolations(rep, nil)
+			if err := writeSweep(a, rep, o.perSession, o.plotMetric, cols, broke); err != nil {
+				return err
+			}
+			a.warnf(warn)
+			return nil
 		},
 	}
 	viewFlags(cmd, o)

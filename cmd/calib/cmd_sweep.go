@@ -183,9 +183,17 @@ func runSweep(ctx context.Context, a *app, o *sweepOptions, args []string) error
 	if err != nil {
 		return &usageError{err}
 	}
-	if err := writeSweep(a, rep, o.perSession, o.plotMetric, pl.columns); err != nil {
+	files := map[string]string{}
+	for _, s := range l.Sessions {
+		if _, ok := files[s.ID]; !ok {
+			files[s.ID] = s.Path
+		}
+	}
+	broke, warn := sweepViolations(rep, files)
+	if err := writeSweep(a, rep, o.perSession, o.plotMetric, pl.columns, broke); err != nil {
 		return err
 	}
+	a.warnf(warn)
 	if interrupted {
 		return runErr
 	}

@@ -470,6 +470,14 @@ func splitErrors(err error) []error {
 // quoted from a log may hold a newline, and a raw one there would start a
 // line of its own: a file named "x\n::error::y.jsonl" printed a line GitHub
 // Actions reads as a workflow command.
+// warnf is sayf for a warning the report already holds, unless --quiet
+// or there is none (msg empty).
+func (a *app) warnf(msg string) {
+	if msg != "" && !a.flags.quiet {
+		a.sayf("%s", msg)
+	}
+}
+
 func (a *app) sayf(format string, args ...any) {
 	fmt.Fprintf(a.IO.ErrOut, "calib: %s\n", report.EscapeControls(fmt.Sprintf(format, args...)))
 }

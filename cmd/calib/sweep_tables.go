@@ -11,8 +11,10 @@ import (
 // writeSweep prints a sweep report and its plots; merge uses it too, so a
 // merged report is byte-identical to a single run's. columns are the
 // tables' metric columns (nil: all); JSON has every metric.
-func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string) error {
-	return a.writeWithPlots(sweepDoc(rep, perSession, columns, a.Format), func() ([]report.Figure, error) {
+func writeSweep(a *app, rep *sweep.Report, perSession bool, plotMetric string, columns []string, broke []report.Annotation) error {
+	doc := sweepDoc(rep, perSession, columns, a.Format)
+	doc.Annotations = broke
+	return a.writeWithPlots(doc, func() ([]report.Figure, error) {
 		figs, err := sweepFigures(rep, plotMetric)
 		if err != nil {
 			return nil, &usageError{err}
