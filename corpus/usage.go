@@ -23,7 +23,10 @@ type Usage struct {
 	InputTokens      int
 	CacheWriteTokens int
 	// CacheWrite5m and CacheWrite1h split the writes by TTL when Split is
-	// true (Claude Code 2.0.60 and later); Claude Code 1.0.x has no split.
+	// true (Claude Code 2.0.60 and later); read them through Writes, which
+	// also answers for a log without a split (Claude Code 1.0.x, clai,
+	// smith, opencode): a reader sets CacheWriteTokens alone and cannot
+	// leave the split at 0 by forgetting it (opencode's writes read as 0).
 	CacheWrite5m    int
 	CacheWrite1h    int
 	Split           bool
@@ -56,13 +59,27 @@ type Usage struct {
 // Prompt is every input token of the request.
 func (u Usage) Prompt() int { return u.InputTokens + u.CacheWriteTokens + u.CacheReadTokens }
 
-// Add sums usage into totals (times, ids and flags are not summed).
+// Writes is the cache writes by TTL: the recorded split where the log has
+// one (Split), else every write a 5-minute one, the default TTL and the
+// only one a log without a split can mean.
+func (u Usage) Writes() (w5m, w1h int) {
+	if u.Split {
+		return u.CacheWrite5m, u.CacheWrite1h
+	}
+	return u.CacheWriteTokens, 0
+}
+
+// Add sums usage into totals (times, ids and flags are not summed); the
+// totals carry the split (Writes) of what they sum.
 func (u *Usage) Add(v Usage) {
+	u.CacheWrite5m, u.CacheWrite1h = u.Writes()
+	w5m, w1h := v.Writes()
+	u.Split = true
 	u.Requests += max(v.Requests, 1)
 	u.InputTokens += v.InputTokens
 	u.CacheWriteTokens += v.CacheWriteTokens
-	u.CacheWrite5m += v.CacheWrite5m
-	u.CacheWrite1h += v.CacheWrite1h
+	u.CacheWrite5m += w5m
+	u.CacheWrite1h += w1h
 	u.CacheReadTokens += v.CacheReadTokens
 	u.OutputTokens += v.OutputTokens
 	u.ReasoningTokens += v.ReasoningTokens

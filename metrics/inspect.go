@@ -71,7 +71,8 @@ func inspectUsage(s *corpus.Session) *InspectUsage {
 		us = s.Recorded.Usage
 	case s.Recorded.UsageTotal != nil:
 		u := *s.Recorded.UsageTotal
-		return &InspectUsage{InputTokens: u.InputTokens, CacheWrite5m: u.CacheWrite5m, CacheWrite1h: u.CacheWrite1h,
+		w5m, w1h := u.Writes()
+		return &InspectUsage{InputTokens: u.InputTokens, CacheWrite5m: w5m, CacheWrite1h: w1h,
 			CacheReadTokens: u.CacheReadTokens, OutputTokens: u.OutputTokens, TotalsOnly: true}
 	default:
 		return nil
@@ -82,8 +83,9 @@ func inspectUsage(s *corpus.Session) *InspectUsage {
 			out.Requests++
 		}
 		out.InputTokens += u.InputTokens
-		out.CacheWrite5m += u.CacheWrite5m
-		out.CacheWrite1h += u.CacheWrite1h
+		w5m, w1h := u.Writes()
+		out.CacheWrite5m += w5m
+		out.CacheWrite1h += w1h
 		out.CacheReadTokens += u.CacheReadTokens
 		out.OutputTokens += u.OutputTokens
 	}

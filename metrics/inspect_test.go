@@ -7,6 +7,7 @@ import (
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/corpus/clai"
+	"github.com/calib-dev/calib/corpus/opencode"
 )
 
 func text(role corpus.Role, s string) corpus.Message {
@@ -138,5 +139,20 @@ func TestInspectPersisted(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("persisted = %+v, want %+v", got, want)
+	}
+}
+
+// TestInspectOpencodeWrites: inspect counts opencode's recorded cache
+// writes (steps 1 and 4 of the hand-written storage fixture record 300 and
+// 11,000), which it read as 0: the reader records no TTL split, and inspect
+// read the split alone.
+func TestInspectOpencodeWrites(t *testing.T) {
+	ss, err := opencode.LoadStorage("../corpus/opencode/testdata/storage", corpus.Options{})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("%d sessions, %v", len(ss), err)
+	}
+	u := Inspect(ss[0]).Usage
+	if u == nil || *u != (InspectUsage{Requests: 5, InputTokens: 13350, CacheWrite5m: 11300, CacheReadTokens: 31000, OutputTokens: 235}) {
+		t.Errorf("recorded usage %+v; want 5 requests, 11,300 5-minute writes", u)
 	}
 }

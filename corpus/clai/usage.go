@@ -83,7 +83,7 @@ func claiRunUsage(raw string) (corpus.Usage, string) {
 		corpus.UsageField{Name: "cache_read_input_tokens", Value: read}); msg != "" {
 		return corpus.Usage{}, msg[1:]
 	}
-	u := corpus.Usage{InputTokens: int(*in), CacheWriteTokens: int(*write), CacheWrite5m: int(*write),
+	u := corpus.Usage{InputTokens: int(*in), CacheWriteTokens: int(*write),
 		CacheReadTokens: int(*read), OutputTokens: int(*out)}
 	if c := cu.Cached; c != nil {
 		if *c < 0 || *c > *in {

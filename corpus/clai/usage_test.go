@@ -16,7 +16,7 @@ func TestClaiRunUsage(t *testing.T) {
 		msg  string
 	}{
 		{`{"input_tokens":10,"cache_creation_input_tokens":200,"cache_read_input_tokens":3000,"output_tokens":50}`,
-			corpus.Usage{InputTokens: 10, CacheWriteTokens: 200, CacheWrite5m: 200, CacheReadTokens: 3000, OutputTokens: 50}, ""},
+			corpus.Usage{InputTokens: 10, CacheWriteTokens: 200, CacheReadTokens: 3000, OutputTokens: 50}, ""},
 		{`{"prompt_tokens":5000,"cached_input_tokens":4096,"completion_tokens":70}`,
 			corpus.Usage{InputTokens: 904, CacheReadTokens: 4096, OutputTokens: 70}, ""},
 		{`{"input_tokens":5}`, corpus.Usage{}, "has no output_tokens (or completion_tokens)"},

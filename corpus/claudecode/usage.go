@@ -150,12 +150,10 @@ func (l *ccLoader) noteUsage(t *ccThread, ln *ccLine, n, mi int) {
 		if u.CacheWrite5m+u.CacheWrite1h != u.CacheWriteTokens {
 			l.warn(n, "message.usage.cache_creation splits %d+%d tokens by TTL but cache_creation_input_tokens is %d (expected equal); the split is ignored and the writes count as 5-minute writes",
 				u.CacheWrite5m, u.CacheWrite1h, u.CacheWriteTokens)
-			u.CacheWrite5m, u.CacheWrite1h, u.Split = u.CacheWriteTokens, 0, false
+			u.CacheWrite5m, u.CacheWrite1h, u.Split = 0, 0, false
 		}
-	} else {
-		// 1.0.x records no split: its writes are 5-minute writes.
-		u.CacheWrite5m = u.CacheWriteTokens
 	}
+	// else 1.0.x: no split, so its writes are 5-minute writes (Usage.Writes).
 	if seen {
 		first := st.list[k]
 		u.Sent, u.AfterStopHook, u.Breakpoint = first.Sent, first.AfterStopHook, first.Breakpoint

@@ -32,12 +32,13 @@ func TestClaudeCodeRealUsageTotals(t *testing.T) {
 			for _, u := range s.Recorded.Usage {
 				got.req++
 				got.in += u.InputTokens
-				got.w5 += u.CacheWrite5m
-				got.w1 += u.CacheWrite1h
+				w5m, w1h := u.Writes()
+				got.w5 += w5m
+				got.w1 += w1h
 				got.read += u.CacheReadTokens
 				got.out += u.OutputTokens
-				if u.CacheWrite5m+u.CacheWrite1h != u.CacheWriteTokens {
-					t.Errorf("%s:%d: split %d+%d of %d writes", file, u.Line, u.CacheWrite5m, u.CacheWrite1h, u.CacheWriteTokens)
+				if w5m+w1h != u.CacheWriteTokens {
+					t.Errorf("%s:%d: split %d+%d of %d writes", file, u.Line, w5m, w1h, u.CacheWriteTokens)
 				}
 				if m := s.Messages[u.AtMessage]; m.Role != corpus.RoleAssistant || m.Line > u.Line {
 					t.Errorf("%s:%d: usage points at message %d (%s, line %d)", file, u.Line, u.AtMessage, m.Role, m.Line)
@@ -114,7 +115,7 @@ func TestClaudeCodeUsageBadInput(t *testing.T) {
 	for line, m := range want {
 		t.Errorf("no warning at line %d containing %q; got %+v", line, m, s.Warnings)
 	}
-	if len(s.Recorded.Usage) != 1 || s.Recorded.Usage[0].Line != 6 || s.Recorded.Usage[0].CacheWrite5m != 100 {
+	if len(s.Recorded.Usage) != 1 || s.Recorded.Usage[0].Line != 6 || s.Recorded.Usage[0].Split || s.Recorded.Usage[0].CacheWriteTokens != 100 {
 		t.Errorf("only line 6's usage is kept, its writes as 5-minute writes: %+v", s.Recorded.Usage)
 	}
 }

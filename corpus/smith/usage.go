@@ -39,6 +39,6 @@ func smithUsage(raw json.RawMessage) (*corpus.Usage, string) {
 		corpus.UsageField{Name: "cache_read_tokens", Value: f.Read}); msg != "" {
 		return nil, msg
 	}
-	return &corpus.Usage{AtMessage: -1, InputTokens: int(*f.Prompt), CacheWriteTokens: int(*f.Write), CacheWrite5m: int(*f.Write),
+	return &corpus.Usage{AtMessage: -1, InputTokens: int(*f.Prompt), CacheWriteTokens: int(*f.Write),
 		CacheReadTokens: int(*f.Read), OutputTokens: int(*f.Completion)}, ""
 }

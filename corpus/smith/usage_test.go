@@ -19,7 +19,7 @@ func TestSmithUsage(t *testing.T) {
 		{``, nil, ""},
 		{`null`, nil, ""},
 		{`{"prompt_tokens":81234,"completion_tokens":4120,"total_tokens":85354,"cache_creation_tokens":10,"cache_read_tokens":20}`,
-			&corpus.Usage{AtMessage: -1, InputTokens: 81234, CacheWriteTokens: 10, CacheWrite5m: 10, CacheReadTokens: 20, OutputTokens: 4120}, ""},
+			&corpus.Usage{AtMessage: -1, InputTokens: 81234, CacheWriteTokens: 10, CacheReadTokens: 20, OutputTokens: 4120}, ""},
 		// The snapshot's usage has no cache fields: they default to 0.
 		{`{"prompt_tokens":5,"completion_tokens":6,"total_tokens":11}`, &corpus.Usage{AtMessage: -1, InputTokens: 5, OutputTokens: 6}, ""},
 		{`{"completion_tokens":6}`, nil, "usage has no prompt_tokens (expected a token count); the request's usage is ignored"},

@@ -186,7 +186,8 @@ func (p *pricer) request(k int, r Sent) {
 		rc.Line = resp.Line
 	}
 	if u != nil {
-		t := Tokens{Uncached: u.InputTokens, Write5m: u.CacheWrite5m, Write1h: u.CacheWrite1h, Read: u.CacheReadTokens, Output: u.OutputTokens}
+		w5m, w1h := u.Writes()
+		t := Tokens{Uncached: u.InputTokens, Write5m: w5m, Write1h: w1h, Read: u.CacheReadTokens, Output: u.OutputTokens}
 		rc.Recorded = &t
 		p.recTok = append(p.recTok, t)
 		p.predSteps = append(p.predSteps, st)

@@ -346,7 +346,7 @@ func PresetFor(s *corpus.Session) string {
 	switch {
 	case s.Format == corpus.FormatClaudeCode:
 		for _, u := range s.Recorded.Usage {
-			if u.CacheWrite1h > 0 {
+			if _, w1h := u.Writes(); w1h > 0 {
 				return "claude-code-1h"
 			}
 		}

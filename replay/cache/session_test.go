@@ -129,7 +129,7 @@ func steadySession(overhead int) (*corpus.Session, []Sent) {
 			read = 20000 + int(1.2*float64(hist[i-1]))
 		}
 		s.Recorded.Usage = append(s.Recorded.Usage, corpus.Usage{AtMessage: at, Requests: 1, Model: "claude-opus-4-5-20251101",
-			CacheWriteTokens: P - read, CacheWrite5m: P - read, CacheReadTokens: read})
+			CacheWriteTokens: P - read, CacheReadTokens: read})
 		reqs = append(reqs, Sent{Next: at, Tokens: h + overhead, Overhead: overhead})
 	}
 	add(corpus.RoleUser, false)
@@ -259,7 +259,7 @@ func TestCostRowsSizedOnce(t *testing.T) {
 // Anthropic's documented prefix rule for the rest (smith, clai, opencode on
 // Anthropic).
 func TestPresetFor(t *testing.T) {
-	oneHour := []corpus.Usage{{CacheWriteTokens: 10}, {CacheWriteTokens: 10, CacheWrite1h: 10}}
+	oneHour := []corpus.Usage{{CacheWriteTokens: 10}, {CacheWriteTokens: 10, CacheWrite1h: 10, Split: true}}
 	for _, c := range []struct {
 		s    corpus.Session
 		want string
