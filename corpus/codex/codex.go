@@ -46,6 +46,14 @@ type loader struct {
 	// by walking back, a log of prompts without answers was quadratic:
 	// 40,000 took 1.2 s).
 	answerEnd int
+	// counted is answerEnd at the last token_count kept: one that comes
+	// with no assistant message since (an interrupted turn) is a request
+	// whose message the log lacks, not the previous one's.
+	counted int
+	// model is the model of the latest turn_context (or session_meta)
+	// that names one: /model switches it between turns, and each request
+	// is priced, and its cache kept, by its own.
+	turnModel string
 }
 
 // result is a tool output waiting for its call: its id and line.
@@ -119,6 +127,9 @@ func (l *loader) line(n int, b []byte, final bool) error {
 		setIfEmpty(&meta.AgentVersion, p.Version)
 		setIfEmpty(&meta.Provider, p.Provider)
 		setIfEmpty(&meta.Model, p.Model)
+		if p.Model != "" {
+			l.turnModel = p.Model
+		}
 	case "response_item":
 		l.item(&p, n, ts)
 	case "compacted":
@@ -222,7 +233,12 @@ func (l *loader) tokenCount(p *payload, n int, ts time.Time) {
 		return
 	}
 	l.lastContext = u.Input + u.Output
-	l.s.Recorded.Usage = append(l.s.Recorded.Usage, corpus.Usage{AtMessage: l.answerEnd - 1, Model: l.s.Meta.Model, Requests: 1,
+	at := l.answerEnd - 1
+	if l.answerEnd == l.counted {
+		at = -1
+	}
+	l.counted = l.answerEnd
+	l.s.Recorded.Usage = append(l.s.Recorded.Usage, corpus.Usage{AtMessage: at, Model: l.turnModel, Requests: 1,
 		InputTokens: u.Input - u.Cached, CacheReadTokens: u.Cached, OutputTokens: u.Output,
 		ReasoningTokens: u.Reasoning, ContextWindow: tc.ContextWindow, Done: ts, Line: n})
 }
