@@ -105,8 +105,15 @@ func (l *loader) line(n int, b []byte, final bool) error {
 		}
 		l.s.Meta.UpdatedAt = ts
 	}
+	if ln.TypeJSON != "" {
+		l.warn(n, "type is %s, not a string naming the line's type; line skipped", jsonscan.Excerpt(ln.TypeJSON))
+		return nil
+	}
 	switch ln.Type {
 	case "session_meta", "turn_context", "response_item", "compacted", "event_msg":
+	case "":
+		l.warn(n, "no type (expected session_meta, turn_context, response_item, compacted or event_msg); line skipped")
+		return nil
 	default:
 		l.tally.Unknown.Add("line type "+ln.Type, n)
 		return nil

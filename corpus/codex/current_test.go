@@ -167,6 +167,39 @@ func TestCodexBadTokenCount(t *testing.T) {
 	}
 }
 
+// TestCodexBadTypes: a line or item whose type is not a string, or
+// missing, is named for what it is (written from the documented line
+// shape); it was "unknown line type  ... the log may come from a newer
+// Codex", with an empty name. The rest loads.
+func TestCodexBadTypes(t *testing.T) {
+	lines := []string{
+		`{"timestamp":"2026-02-10T10:00:00.000Z","type":"session_meta","payload":{"id":"bad-types","cli_version":"0.98.0"}}`,
+		`{"timestamp":"2026-02-10T10:00:01.000Z","type":7,"payload":{}}`,
+		`{"timestamp":"2026-02-10T10:00:02.000Z","type":"response_item","payload":{"type":5,"role":"user","content":[{"type":"input_text","text":"lost"}]}}`,
+		`{"timestamp":"2026-02-10T10:00:03.000Z","payload":{}}`,
+		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"response_item","payload":{"role":"user","content":[{"type":"input_text","text":"lost too"}]}}`,
+		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"kept"}]}}`,
+	}
+	ss, err := codex.Read("types.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := ss[0]
+	want := []string{
+		"2: type is 7, not a string naming the line's type; line skipped",
+		"3: payload.type is 5, not a string (once); read as absent",
+		"3: response_item payload has no type (expected message, reasoning, function_call, ...); item skipped",
+		"4: no type (expected session_meta, turn_context, response_item, compacted or event_msg); line skipped",
+		"5: response_item payload has no type (expected message, reasoning, function_call, ...); item skipped",
+	}
+	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
+		t.Errorf("warnings:\n got %q\nwant %q", got, want)
+	}
+	if len(s.Messages) != 1 || s.Messages[0].Line != 6 {
+		t.Errorf("messages %+v; want line 6's alone", s.Messages)
+	}
+}
+
 // Timestamps in another form, or not a string (written from the
 // documented line shape):
 // one warning for the file, naming the first; those lines load without a

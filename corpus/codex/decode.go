@@ -17,7 +17,11 @@ import (
 type rolloutLine struct {
 	Timestamp string
 	Type      string
-	Payload   []byte // raw; nil when absent
+	// TypeJSON is the JSON text of a type that is not a string (nor
+	// null), for a warning that says what it held: read as "", it was
+	// "unknown line type " blaming a newer Codex.
+	TypeJSON string
+	Payload  []byte // raw; nil when absent
 }
 
 func decodeLine(b []byte, ln *rolloutLine) error {
@@ -27,7 +31,15 @@ func decodeLine(b []byte, ln *rolloutLine) error {
 			ln.Timestamp = s.StrOrText() // another kind: tallied as malformed
 			return s.Err == nil
 		}},
-		{Name: "type", Dst: &ln.Type},
+		{Name: "type", Dst: func() bool {
+			if c := s.Peek(); c != '"' && c != 'n' {
+				raw, ok := s.Raw()
+				ln.TypeJSON = string(raw)
+				return ok
+			}
+			ln.Type = s.StrOrNull()
+			return s.Err == nil
+		}},
 		{Name: "payload", Dst: jsonscan.View(s, &ln.Payload)},
 	})
 	s.End()
@@ -81,7 +93,7 @@ type part struct {
 func decodePayload(b []byte, p *payload) error {
 	s := &jsonscan.Scanner{B: b}
 	jsonscan.Loose(s, []jsonscan.Field{
-		{Name: "type", Dst: &p.Type},
+		{Name: "type", Dst: jsonscan.Noting(s, &p.Type, "payload.type", &p.odd)},
 		{Name: "role", Dst: &p.Role},
 		{Name: "id", Dst: jsonscan.Noting(s, &p.ID, "payload.id", &p.odd)},
 		{Name: "cwd", Dst: jsonscan.Noting(s, &p.Cwd, "payload.cwd", &p.odd)},

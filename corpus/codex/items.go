@@ -125,6 +125,8 @@ func (l *loader) item(it *payload, n int, ts time.Time) {
 		l.add(corpus.Message{Role: corpus.RoleUser, Synthetic: true, Summary: true,
 			Blocks: []corpus.Block{{Kind: corpus.KindText, Signature: it.Encrypted}}, Time: ts, Line: n})
 	case ghostSnapshot:
+	case "":
+		l.warn(n, "response_item payload has no type (expected message, reasoning, function_call, ...); item skipped")
 	default:
 		l.tally.Unknown.Add("response_item type "+it.Type, n)
 	}
