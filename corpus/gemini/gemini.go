@@ -80,6 +80,10 @@ type toolCall struct {
 	Timestamp string          `json:"timestamp"`
 }
 
+// paired reports whether a call has an id its result can be paired by:
+// one without (absent or "") is skipped, its result with it.
+func (tc *toolCall) paired() bool { return tc.ID != nil && *tc.ID != "" }
+
 type thought struct {
 	Subject     string `json:"subject"`
 	Description string `json:"description"`

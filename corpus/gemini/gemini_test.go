@@ -212,10 +212,16 @@ func TestChatBadInput(t *testing.T) {
 			`{"id":"g1","timestamp":"2026-01-05T09:00:03.000Z","type":"gemini","content":"","toolCalls":[{"name":"ls","args":{},"status":"success"},{"id":"c2","name":"glob","args":{"pattern":"*"},"status":"executing"}],"tokens":{"input":10,"cached":0,"total":10}}` + "\n",
 			[]string{"user@2[text]", "assistant@3[tool_use]"},
 			[]string{
-				"3: tool call 1 (ls) has no id, so its result cannot be paired; call skipped",
+				"3: tool call 1 (ls) has no id, so its result cannot be paired; call and result skipped",
 				`3: tool call c2 (glob) has no result (status "executing"): the session ended or was cut before it finished`,
 				"3: tokens has no output (expected a token count); the request's usage is ignored",
 			}},
+		// An empty id is no id: the call and its result are both
+		// skipped (the result was kept, with no call to answer).
+		{"empty call id", "emptyid.jsonl", meta + "\n" + user("u1", "hi") + "\n" +
+			`{"id":"g1","timestamp":"2026-01-05T09:00:03.000Z","type":"gemini","content":"","toolCalls":[{"id":"","name":"read_file","args":{},"status":"success","result":[{"functionResponse":{"id":"","name":"read_file","response":{"output":"x"}}}]},{"id":"c2","name":"ls","args":{},"status":"success","result":[]}]}` + "\n",
+			[]string{"user@2[text]", "assistant@3[tool_use]", "tool@3[tool_result]"},
+			[]string{"3: tool call 1 (read_file) has no id, so its result cannot be paired; call and result skipped"}},
 		// Arguments that are not an object are kept as recorded, and said:
 		// no path or command can be read from them for the loss signals.
 		// null (no arguments) is not said.

@@ -202,7 +202,7 @@ var terminal = map[string]bool{"success": true, "error": true, "cancelled": true
 func (l *loader) toolResults(e *entry) []corpus.Block {
 	var out []corpus.Block
 	for _, tc := range e.m.ToolCalls {
-		if tc.ID == nil {
+		if !tc.paired() {
 			continue // warned about with its tool_use
 		}
 		id := *tc.ID
@@ -274,8 +274,8 @@ func (l *loader) toolResults(e *entry) []corpus.Block {
 func (l *loader) toolUses(e *entry, seen map[string]int) []corpus.Block {
 	var out []corpus.Block
 	for k, tc := range e.m.ToolCalls {
-		if tc.ID == nil || *tc.ID == "" {
-			l.warn(e.line, "tool call %d (%s) has no id, so its result cannot be paired; call skipped", k+1, tc.Name)
+		if !tc.paired() {
+			l.warn(e.line, "tool call %d (%s) has no id, so its result cannot be paired; call and result skipped", k+1, tc.Name)
 			continue
 		}
 		if prev, ok := seen[*tc.ID]; ok {
