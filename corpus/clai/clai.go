@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/internal/jsonscan"
+	"github.com/calib-dev/calib/corpus/internal/sqlitero"
 )
 
 // Load reads a clai workspace database (.clai/data.sqlite): one Session
 // per assistant_sessions row, ordered by created_at then id. It never
-// writes: see openClai for how the database and its -wal/-shm files stay
+// writes: see sqlitero.Open for how the database and its -wal/-shm files stay
 // byte-identical, also while clai is running and writing.
 func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 	return loadBusy(p, opts, claiBusyTimeout)
@@ -24,35 +24,16 @@ func Load(p string, opts corpus.Options) ([]*corpus.Session, error) {
 // loadBusy is Load with a chosen lock timeout (tests use a short
 // one).
 func loadBusy(p string, _ corpus.Options, busy time.Duration) ([]*corpus.Session, error) {
-	// A database no process had open is read without locks (openClai); if
-	// clai opened it meanwhile, read it again through the live path.
-	for attempt := 0; ; attempt++ {
-		ss, immutable, err := claiLoadOnce(p, busy)
-		if immutable && attempt < 2 && (jsonscan.Exists(p+"-wal") || jsonscan.Exists(p+"-shm")) {
-			continue
-		}
-		if err != nil {
-			return nil, &corpus.FileError{Path: p, Err: claiExplain(err, busy)}
-		}
-		return ss, nil
-	}
-}
-
-func claiLoadOnce(p string, busy time.Duration) (ss []*corpus.Session, immutable bool, err error) {
-	c, err := openClai(p, busy)
+	var ss []*corpus.Session
+	err := sqlitero.Read(p, busy, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		ss, err = (&claiReader{path: p, tx: tx, ctx: ctx}).load()
+		return err
+	})
 	if err != nil {
-		return nil, false, err
+		return nil, &corpus.FileError{Path: p, Err: claiExplain(err, busy)}
 	}
-	defer c.Close()
-	ctx := context.Background()
-	tx, err := claiBeginRead(ctx, c)
-	if err != nil {
-		return nil, c.Immutable, err
-	}
-	defer tx.Rollback()
-	r := &claiReader{path: p, tx: tx, ctx: ctx}
-	ss, err = r.load()
-	return ss, c.Immutable, err
+	return ss, nil
 }
 
 // claiReader holds the state of one load: the read transaction, the

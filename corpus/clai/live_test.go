@@ -198,3 +198,38 @@ func TestClaiWALWithoutSHM(t *testing.T) {
 		t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+// TestClaiSHMWithoutWAL: a -shm left behind alone (no -wal: no process has
+// the database open, and no WAL frames wait) is read without creating a
+// -wal beside it. The reader opened it as a live database, readonly_shm,
+// and SQLite created an empty -wal next to the input.
+func TestClaiSHMWithoutWAL(t *testing.T) {
+	path, hs := writeClai(t, synth.ClaiProfile{Sessions: 1, Turns: 2, UserBytes: 20, AssistantBytes: 20}, 24)
+	copyPath := filepath.Join(t.TempDir(), "data.sqlite")
+	_, _ = clai.WriterProcess(t, "writer", path, hs[0].SessionID)
+	for _, suffix := range []string{"", "-shm"} {
+		b, err := os.ReadFile(path + suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(copyPath+suffix, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := claiHashes(t, copyPath)
+	ss := Load(t, copyPath)
+	if len(ss) != 1 || len(ss[0].Messages) != len(hs[0].Messages) {
+		t.Errorf("%d sessions; want 1 with the %d messages committed to the database file", len(ss), len(hs[0].Messages))
+	}
+	if after := claiHashes(t, copyPath); after != before {
+		t.Errorf("files changed:\nbefore %v\nafter  %v", before, after)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(copyPath))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !reflect.DeepEqual(names, []string{"data.sqlite", "data.sqlite-shm"}) {
+		t.Errorf("folder holds %v after loading; want the database and its -shm alone", names)
+	}
+}

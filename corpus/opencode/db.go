@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/calib-dev/calib/corpus"
-	"github.com/calib-dev/calib/corpus/internal/jsonscan"
 	"github.com/calib-dev/calib/corpus/internal/sqlitero"
 )
 
@@ -29,32 +28,16 @@ var required = map[string][]string{
 // the database is opened as clai's is (see sqlitero.Open), so it and its
 // -wal and -shm files stay byte-identical, also while opencode runs.
 func Load(p string, _ corpus.Options) ([]*corpus.Session, error) {
-	for attempt := 0; ; attempt++ {
-		ss, immutable, err := loadOnce(p, busyTimeout)
-		if immutable && attempt < 2 && (jsonscan.Exists(p+"-wal") || jsonscan.Exists(p+"-shm")) {
-			continue // opencode opened it while we read: read the live state
-		}
-		if err != nil {
-			return nil, &corpus.FileError{Path: p, Err: explain(err, busyTimeout)}
-		}
-		return ss, nil
-	}
-}
-
-func loadOnce(p string, busy time.Duration) (ss []*corpus.Session, immutable bool, err error) {
-	c, err := sqlitero.Open(p, busy)
+	var ss []*corpus.Session
+	err := sqlitero.Read(p, busyTimeout, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		ss, err = readDB(ctx, tx, p)
+		return err
+	})
 	if err != nil {
-		return nil, false, err
+		return nil, &corpus.FileError{Path: p, Err: explain(err, busyTimeout)}
 	}
-	defer c.Close()
-	ctx := context.Background()
-	tx, err := sqlitero.BeginRead(ctx, c)
-	if err != nil {
-		return nil, c.Immutable, err
-	}
-	defer tx.Rollback()
-	ss, err = readDB(ctx, tx, p)
-	return ss, c.Immutable, err
+	return ss, nil
 }
 
 // schemaError says what a SQLite file lacks to be an opencode database.

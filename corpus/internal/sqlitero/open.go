@@ -47,10 +47,13 @@ func (c *DB) Close() {
 //     -shm, and when no process holds it, truncates and rebuilds it; with
 //     readonly_shm it maps the -shm read-only (or reads the WAL into private
 //     memory when no writer is live) and still sees every committed row.
-//   - WAL database with neither -wal nor -shm (closed cleanly): immutable=1.
-//     mode=ro would create an empty -wal and a -shm and, lacking write locks,
-//     leave both behind. The caller re-reads through the live path if a -wal
-//     appeared meanwhile (the agent started while we read).
+//   - WAL database without a -wal (closed cleanly, or a -shm left behind
+//     alone): immutable=1. mode=ro would create an empty -wal and a -shm
+//     (or, beside a -shm, the -wal alone) and, lacking write locks, leave
+//     them behind. With no -wal there are no WAL frames to miss, and no
+//     process has the database open: a connection in WAL mode holds its
+//     -wal. Read re-reads through the live path if a -wal appeared
+//     meanwhile (the agent started while we read).
 //   - WAL database with a -wal but no -shm (unusual): the db and -wal are
 //     copied into a private temp dir and the copy is opened.
 //   - rollback-journal database: mode=ro, which creates no files.
@@ -71,7 +74,7 @@ func Open(p string, busy time.Duration) (*DB, error) {
 	if wal {
 		hasWAL, hasSHM := jsonscan.Exists(abs+"-wal"), jsonscan.Exists(abs+"-shm")
 		switch {
-		case hasSHM:
+		case hasWAL && hasSHM:
 			q.Set("readonly_shm", "1")
 		case hasWAL:
 			dir, err := copyWAL(abs)
@@ -165,6 +168,36 @@ func copyFile(src, dst string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// Read opens p (Open), starts the one read transaction a whole load runs
+// in (BeginRead) and hands it to read. A database read without locks
+// (DB.Immutable) beside which a -wal appeared meanwhile (an agent opened
+// it) is read again through the live path, at most twice: read must start
+// afresh at each call.
+func Read(p string, busy time.Duration, read func(ctx context.Context, tx *sql.Tx) error) error {
+	for attempt := 0; ; attempt++ {
+		immutable, err := readOnce(p, busy, read)
+		if immutable && attempt < 2 && jsonscan.Exists(p+"-wal") {
+			continue
+		}
+		return err
+	}
+}
+
+func readOnce(p string, busy time.Duration, read func(ctx context.Context, tx *sql.Tx) error) (immutable bool, err error) {
+	c, err := Open(p, busy)
+	if err != nil {
+		return false, err
+	}
+	defer c.Close()
+	ctx := context.Background()
+	tx, err := BeginRead(ctx, c)
+	if err != nil {
+		return c.Immutable, err
+	}
+	defer tx.Rollback()
+	return c.Immutable, read(ctx, tx)
 }
 
 // BeginRead starts the read transaction a whole load runs in.
