@@ -1,6 +1,7 @@
 package clai_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,12 +25,15 @@ import (
 // database open (SQLite locks are per process, so a connection in the test
 // process itself would not be a faithful writer).
 //
-//	CALIB_CLAI_HELPER=writer|exclusive CALIB_CLAI_DB=path CALIB_CLAI_SESSION=id
+//	CALIB_CLAI_HELPER=writer|exclusive|journal CALIB_CLAI_DB=path CALIB_CLAI_SESSION=id
 //
 // It commits one message, then opens a write transaction with two more
 // uncommitted messages, prints "ready" and waits for its stdin to close. In
 // exclusive mode it holds the database in locking_mode=EXCLUSIVE, which
-// blocks every reader.
+// blocks every reader. In journal mode it turns the database to a rollback
+// journal, rewrites every message in a transaction with a cache too small
+// to hold it (so the database file is written before the commit), prints
+// "ready" and waits: killed then, it leaves a hot journal.
 func TestClaiHelperProcess(t *testing.T) {
 	mode := os.Getenv("CALIB_CLAI_HELPER")
 	if mode == "" {
@@ -55,6 +60,17 @@ func claiHelper(mode, path, sid string) error {
 	var n int
 	if err := conn.QueryRowContext(ctx, "SELECT count(*) FROM assistant_messages").Scan(&n); err != nil {
 		return err
+	}
+	if mode == "journal" {
+		for _, q := range []string{"PRAGMA journal_mode=DELETE", "PRAGMA cache_size=2", "BEGIN IMMEDIATE",
+			`UPDATE assistant_messages SET content_json = '[{"type":"text","text":"' || hex(randomblob(3000)) || '"}]'`} {
+			if _, err := conn.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		fmt.Println("ready")
+		io.Copy(io.Discard, os.Stdin)
+		return nil
 	}
 	if mode == "exclusive" {
 		if _, err := conn.ExecContext(ctx, "PRAGMA locking_mode=EXCLUSIVE"); err != nil {
@@ -231,5 +247,33 @@ func TestClaiSHMWithoutWAL(t *testing.T) {
 	}
 	if !reflect.DeepEqual(names, []string{"data.sqlite", "data.sqlite-shm"}) {
 		t.Errorf("folder holds %v after loading; want the database and its -shm alone", names)
+	}
+}
+
+// TestClaiHotJournal: a writer killed in the middle of a transaction on a
+// rollback-journal database leaves a hot -journal, which a read-only
+// reader cannot roll back. The error says so and what to do (it was
+// SQLite's "attempt to write a readonly database (776)", which reads as
+// calib trying to write), and the files stay as they were.
+func TestClaiHotJournal(t *testing.T) {
+	path, hs := writeClai(t, synth.ClaiProfile{Sessions: 1, Turns: 4, UserBytes: 200, AssistantBytes: 200}, 25)
+	cmd, _ := clai.WriterProcess(t, "journal", path, hs[0].SessionID)
+	cmd.Process.Kill()
+	cmd.Wait()
+	journal, err := os.ReadFile(path + "-journal")
+	if err != nil || len(journal) == 0 {
+		t.Fatalf("no hot journal left behind: %d bytes, %v", len(journal), err)
+	}
+	db, _ := os.ReadFile(path)
+	_, err = load.Load([]string{path}, corpus.Options{})
+	want := "a hot rollback journal (-journal) lies beside the database: a writer stopped in the middle of a transaction"
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "copy the workspace's .clai folder (with the -journal)") {
+		t.Errorf("load: %v; want an error saying %q", err, want)
+	}
+	if after, _ := os.ReadFile(path + "-journal"); !bytes.Equal(after, journal) {
+		t.Error("the -journal changed")
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, db) {
+		t.Error("the database changed")
 	}
 }

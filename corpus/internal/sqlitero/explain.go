@@ -28,6 +28,11 @@ func Explain(err error, busy time.Duration, o Owner) error {
 	if !errors.As(err, &se) {
 		return err
 	}
+	if se.Code() == 776 { // SQLITE_READONLY_ROLLBACK
+		// Said, or the user reads "attempt to write a readonly database"
+		// as calib trying to write.
+		return fmt.Errorf("a hot rollback journal (-journal) lies beside the database: a writer stopped in the middle of a transaction, and reading needs that transaction rolled back, which calib, reading only, does not do; open the database once with %s or sqlite3 to roll it back, or %s (with the -journal) and load the copy (%w)", o.Agent, o.Copy, err)
+	}
 	switch se.Code() & 0xff { // primary result code
 	case 5, 6: // SQLITE_BUSY, SQLITE_LOCKED
 		return fmt.Errorf("the database is locked by another process (gave up after waiting %v): %s may be holding it in exclusive mode or recovering it; retry when %s is idle, or %s and load the copy (%w)", busy, o.Agent, o.Agent, o.Copy, err)

@@ -25,6 +25,8 @@ func TestExplain(t *testing.T) {
 		{codeErr(26), "not a readable SQLite database (corrupt or encrypted); expected a tool.db (sqlite error)"},
 		{codeErr(11), "the SQLite database is damaged; expected an intact tool.db (sqlite error)"},
 		{codeErr(14), "SQLite could not open the database read-only (check that the file and its -wal/-shm files are readable) (sqlite error)"},
+		{codeErr(776), "a hot rollback journal (-journal) lies beside the database: a writer stopped in the middle of a transaction, and reading needs that transaction rolled back, which calib, reading only, does not do; open the database once with tool or sqlite3 to roll it back, or copy tool.db (with the -journal) and load the copy (sqlite error)"},
+		{codeErr(8), "sqlite error"},
 		{codeErr(1), "sqlite error"},
 		{plain, "other"},
 		{shortFile(0), "not a SQLite database: the file is empty (0 bytes); expected a tool.db"},
