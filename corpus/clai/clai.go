@@ -219,7 +219,7 @@ func (r *claiReader) eachRow(label, q string, sidCol int, dest []any, row func()
 
 func (r *claiReader) readSessions() error {
 	t := "assistant_sessions"
-	q := fmt.Sprintf("SELECT rowid, id, %s, %s, %s, created_at, %s FROM assistant_sessions ORDER BY created_at, id",
+	q := fmt.Sprintf("SELECT rowid, id, %s, %s, %s, created_at, %s FROM assistant_sessions ORDER BY created_at, id, rowid",
 		r.col(t, "kind"), r.col(t, "title"), r.col(t, "context_json"), r.col(t, "updated_at"))
 	r.byID = map[string]*corpus.Session{}
 	r.msgIndex = map[*corpus.Session]map[string]int{}
@@ -229,7 +229,15 @@ func (r *claiReader) readSessions() error {
 		kind, title, ctxRaw sql.NullString
 		updated             sql.NullInt64
 	)
+	firstRow := map[string]int64{}
 	return r.eachRow("assistant_sessions", q, 1, []any{&rowid, &id, &kind, &title, &ctxRaw, &created, &updated}, func() {
+		if first := r.byID[id]; first != nil {
+			// Two sessions of one id would split its rows between them (all
+			// went to the second, and the first, empty, was reported).
+			r.warn(first, rowid, "assistant_sessions row %d: id %s is row %d's too; expected unique session ids (clai's PRIMARY KEY); this row is skipped and the session's rows load once, under row %d", rowid, id, firstRow[id], firstRow[id])
+			return
+		}
+		firstRow[id] = rowid
 		s := &corpus.Session{ID: id, Format: corpus.FormatClai, Path: r.path}
 		if id == "" {
 			// clai writes a UUID; '' fits the schema (TEXT PRIMARY KEY) but

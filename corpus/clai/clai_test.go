@@ -334,6 +334,25 @@ func TestClaiBadInput(t *testing.T) {
 			},
 		},
 		{
+			// A table rebuilt without its PRIMARY KEY (a hand repair, an
+			// export) can hold an id twice; its rows went to the second
+			// session and the first, empty, was the one reported.
+			name: "session id twice",
+			p:    small,
+			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
+				claiExec(t, path, false, "CREATE TABLE s2 AS SELECT * FROM assistant_sessions", "INSERT INTO s2 SELECT * FROM assistant_sessions",
+					"DROP TABLE assistant_sessions", "ALTER TABLE s2 RENAME TO assistant_sessions")
+			},
+			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
+				if s.ID != h.SessionID || len(s.Messages) != 8 {
+					t.Errorf("id %q, %d messages; want %s and 8", s.ID, len(s.Messages), h.SessionID)
+				}
+			},
+			want: func(h synth.ClaiHistory) []string {
+				return []string{fmt.Sprintf(`2: assistant_sessions row 2: id %s is row 1's too; expected unique session ids (clai's PRIMARY KEY); this row is skipped and the session's rows load once, under row 1`, h.SessionID)}
+			},
+		},
+		{
 			name: "summary deleted with foreign keys on",
 			p:    withCompact(small, chain("model", false)),
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
@@ -432,6 +451,44 @@ func TestClaiBadInput(t *testing.T) {
 				}
 			},
 			want: func(synth.ClaiHistory) []string { return nil },
+		},
+		{
+			// NOT NULL holds only in clai's schema: a rebuilt table (a hand
+			// repair, an export) can hold a NULL role; it was reported as
+			// unknown role "".
+			name: "null role",
+			p:    small,
+			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
+				claiExec(t, path, false, "CREATE TABLE m2 AS SELECT * FROM assistant_messages", "UPDATE m2 SET role = NULL WHERE rowid = 3",
+					"DROP TABLE assistant_messages", "ALTER TABLE m2 RENAME TO assistant_messages")
+			},
+			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
+				if len(s.Messages) != 8 || s.Messages[2].Role != "" {
+					t.Errorf("%d messages, the third's role %q; want 8 and none", len(s.Messages), s.Messages[2].Role)
+				}
+			},
+			want: func(h synth.ClaiHistory) []string {
+				return []string{fmt.Sprintf(`3: assistant_messages row 3 (id %s): role is NULL; expected one of "system", "user", "assistant", "tool" (kept without a role)`, h.Messages[2].ID)}
+			},
+		},
+		{
+			// A message id twice (a table rebuilt without its PRIMARY
+			// KEY): said, where a compaction window naming it found the
+			// later row and blamed rows "deleted or edited since".
+			name: "message id twice",
+			p:    small,
+			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
+				claiExec(t, path, false, "CREATE TABLE m2 AS SELECT * FROM assistant_messages", "UPDATE m2 SET id = '"+h.Messages[1].ID+"' WHERE rowid = 5",
+					"DROP TABLE assistant_messages", "ALTER TABLE m2 RENAME TO assistant_messages")
+			},
+			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
+				if len(s.Messages) != 8 {
+					t.Errorf("%d messages; want 8", len(s.Messages))
+				}
+			},
+			want: func(h synth.ClaiHistory) []string {
+				return []string{fmt.Sprintf(`5: assistant_messages row 5: id %s is row 2's too; expected unique message ids (clai's PRIMARY KEY); compactions that name it read row 2`, h.Messages[1].ID)}
+			},
 		},
 		{
 			name: "unknown part type and role",

@@ -18,6 +18,7 @@ type claiRow struct {
 	id        string
 	sessionID string
 	role      string
+	roleNull  bool // role is NULL, which the schema forbids
 	content   string
 	meta      sql.NullString
 	createdAt int64
@@ -71,7 +72,7 @@ func (r *claiReader) readMessages() error {
 			}
 			continue
 		}
-		row.role = role.String
+		row.role, row.roleNull = role.String, !role.Valid
 		batch = append(batch, row)
 		size += len(row.content)
 		if size >= claiBatchBytes {
@@ -120,6 +121,11 @@ func (r *claiReader) readMessages() error {
 		idx := r.msgIndex[s]
 		for i, p := range ps {
 			s.Messages[i] = *p.msg
+			if j, ok := idx[p.msg.ID]; ok {
+				// A compaction naming the id would find the later row.
+				r.warn(s, p.rowid, "assistant_messages row %d: id %s is row %d's too; expected unique message ids (clai's PRIMARY KEY); compactions that name it read row %d", p.rowid, p.msg.ID, s.Messages[j].Line, s.Messages[j].Line)
+				continue
+			}
 			idx[p.msg.ID] = i
 		}
 	}
@@ -152,9 +158,12 @@ func claiDecodeRow(row *claiRow) {
 	m.Line = int(row.rowid)
 	m.Time = claiTime(row.createdAt)
 	role := claiUnquote(row.role)
-	if r, ok := claiRoles[role]; ok {
+	switch r, ok := claiRoles[role]; {
+	case ok:
 		m.Role = r
-	} else {
+	case row.roleNull:
+		row.warnings = append(row.warnings, `role is NULL; expected one of "system", "user", "assistant", "tool" (kept without a role)`)
+	default:
 		m.Role = corpus.Role(role)
 		row.warnings = append(row.warnings, fmt.Sprintf("unknown role %q; expected one of \"system\", \"user\", \"assistant\", \"tool\" (kept as is)", role))
 	}

@@ -79,7 +79,7 @@ func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error
 
 	var sessions []*corpus.Session
 	byID := map[string]*corpus.Session{}
-	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, `+parent+`, title, directory, version, time_created, time_updated FROM session ORDER BY time_created, id`)
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, id, `+parent+`, title, directory, version, time_created, time_updated FROM session ORDER BY time_created, id, rowid`)
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,12 @@ func readDB(ctx context.Context, tx *sql.Tx, p string) ([]*corpus.Session, error
 		}
 		if !id.Valid || id.String == "" {
 			warn(rowid, "session (table session, row %d) has no id; session skipped", rowid)
+			continue
+		}
+		if first := byID[id.String]; first != nil {
+			// Both were built from the id's rows, and the second was
+			// reported as the file given twice.
+			warn(rowid, "session (table session, row %d): id %s is another row's too; expected unique session ids (opencode's PRIMARY KEY); row skipped, the session loads once", rowid, id.String)
 			continue
 		}
 		in := &sessionInfo{ID: id.String, ParentID: par.String, Title: title.String, Directory: dir.String, Version: version.String}

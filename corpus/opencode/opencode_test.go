@@ -354,6 +354,29 @@ func TestDatabaseBadInput(t *testing.T) {
 	}
 }
 
+// TestDatabaseSessionIDTwice: a session table rebuilt without its
+// PRIMARY KEY (a hand repair, an export) can hold an id twice. The second
+// row is named and skipped, and the session loads once; both were built
+// from the id's rows, and the second was then reported as "reached by two
+// of the PATHs given".
+func TestDatabaseSessionIDTwice(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "opencode.db")
+	buildDB(t, p,
+		"CREATE TABLE s2 AS SELECT * FROM session", "INSERT INTO s2 SELECT * FROM session",
+		"DROP TABLE session", "ALTER TABLE s2 RENAME TO session")
+	ss, err := load.Load([]string{p}, corpus.Options{})
+	if err != nil || len(ss) != 1 {
+		t.Fatalf("%d sessions, %v; want 1", len(ss), err)
+	}
+	if got := shape(ss[0]); !slices.Equal(got, wantShape) {
+		t.Errorf("messages:\n got %v\nwant %v", got, wantShape)
+	}
+	want := "session (table session, row 2): id ses_01jgdemo0000000000000000 is another row's too; expected unique session ids (opencode's PRIMARY KEY); row skipped, the session loads once"
+	if len(ss[0].Warnings) != 1 || ss[0].Warnings[0].Message != want || ss[0].Warnings[0].Line != 2 {
+		t.Errorf("warnings %+v; want row 2: %s", ss[0].Warnings, want)
+	}
+}
+
 // TestNotOpencode: a SQLite file without opencode's tables is refused by
 // the opencode reader with what it lacks, and is not taken for opencode by
 // the loader (which hands it to the clai reader, that says what it lacks).
