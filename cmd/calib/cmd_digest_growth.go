@@ -196,8 +196,11 @@ func needsRotation(name, what string) error {
 // baselineRows are the chains of a --baseline report, by key (session and
 // variant) and by session alone (for a baseline of another variant).
 type baselineRows struct {
-	byKey map[string]growthSessionJSON
-	byID  map[string]growthSessionJSON
+	// byKey holds the chains by session and variant, byID by session
+	// alone, each in the file's order: two inputs may share an id (a raw
+	// and a recorded clai database), and each has its chain.
+	byKey map[string][]growthSessionJSON
+	byID  map[string][]growthSessionJSON
 }
 
 // maxBaselineBytes caps a --baseline file at 256 MiB: the report of about
@@ -229,12 +232,10 @@ func readBaseline(path string) (*baselineRows, error) {
 		slices.Sort(keys)
 		return nil, &usageError{fmt.Errorf("--baseline %s: not a digest-growth report (its top-level fields are %s); %s", path, strings.Join(keys, ", "), expect)}
 	}
-	r := &baselineRows{byKey: map[string]growthSessionJSON{}, byID: map[string]growthSessionJSON{}}
+	r := &baselineRows{byKey: map[string][]growthSessionJSON{}, byID: map[string][]growthSessionJSON{}}
 	for _, s := range b.Sessions {
-		r.byKey[s.key()] = s
-		if _, ok := r.byID[s.ID]; !ok {
-			r.byID[s.ID] = s
-		}
+		r.byKey[s.key()] = append(r.byKey[s.key()], s)
+		r.byID[s.ID] = append(r.byID[s.ID], s)
 	}
 	return r, nil
 }
@@ -273,13 +274,28 @@ func fewNames(names []string) string {
 // warning naming what differs: a baseline of 20 rotations against a run
 // of 21, or of another budget, was compared in silence, and a failed slope
 // gate then had no visible cause.
-func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, bool) {
-	r, sameVariant := b.byKey[row.key()]
+//
+// Among chains of one session id (two inputs), the one read from the same
+// path is taken, else the nth (row is this run's nth chain of its key):
+// each was compared with whichever the file held last, so a run failed
+// against its own baseline.
+func (b *baselineRows) find(row growthSessionJSON, nth int) (metrics.GrowthRow, string, bool) {
+	cands, sameVariant := b.byKey[row.key()]
 	if !sameVariant {
-		var ok bool
-		if r, ok = b.byID[row.ID]; !ok {
+		if cands = b.byID[row.ID]; len(cands) == 0 {
 			return metrics.GrowthRow{}, "", false
 		}
+	}
+	r, ok := cands[0], len(cands) == 1
+	for _, c := range cands {
+		if !ok && c.Path == row.Path {
+			r, ok = c, true
+		}
+	}
+	var notes []string
+	if !ok {
+		r = cands[min(nth, len(cands)-1)]
+		notes = append(notes, fmt.Sprintf("the baseline holds %d chains of it, none read from %s: this run's chain %d of the session is compared with the baseline's from %s", len(cands), row.Path, nth+1, r.Path))
 	}
 	var diffs []string
 	if n, m := len(r.Rotations), len(row.Rotations); n != m {
@@ -298,9 +314,15 @@ func (b *baselineRows) find(row growthSessionJSON) (metrics.GrowthRow, string, b
 	case !sameVariant:
 		what = fmt.Sprintf("is variant %q and this run's %q", r.Variant, row.Variant)
 	case len(diffs) == 0:
+		what = ""
+	}
+	if what != "" {
+		notes = append(notes, "the baseline's chain "+what)
+	}
+	if len(notes) == 0 {
 		return r.GrowthRow, "", true
 	}
-	return r.GrowthRow, fmt.Sprintf("session %s: the baseline's chain %s; compared anyway", row.ID, what), true
+	return r.GrowthRow, fmt.Sprintf("session %s: %s; compared anyway", row.ID, strings.Join(notes, "; ")), true
 }
 
 // finite is false for NaN and ±Inf, which a float flag parses: NaN compares
@@ -391,10 +413,12 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	}
 	var failures []metrics.Failure
 	var anns []report.Annotation
+	seen := map[string]int{} // chains of each key so far, for find
 	for _, row := range rows {
 		g := o.gates
 		if baseline != nil {
-			b, warn, ok := baseline.find(row)
+			b, warn, ok := baseline.find(row, seen[row.key()])
+			seen[row.key()]++
 			if ok {
 				g.Baseline = map[string]metrics.GrowthRow{row.ID: b}
 			} else {
