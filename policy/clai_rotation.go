@@ -241,8 +241,12 @@ func (c *claiRotation) Variant() string { return c.p.Variant }
 func (c *claiRotation) BoundedDigest() bool { return c.p.Clamp }
 
 // RederiveParams are the parameters clai's stored digests are checked
-// against (Rederiver).
-func (c *claiRotation) RederiveParams() ClaiParams { return c.p }
+// against (Rederiver): clai's own constants, not this run's --set. clai
+// wrote the digests with its constants, and a run exploring tail_messages=8
+// or budget=48000 found every stored digest a mismatch, blamed on rows
+// "deleted or edited since". The variant is chosen per digest (replay's
+// Rederive).
+func (c *claiRotation) RederiveParams() ClaiParams { return ClaiDefaults(ClaiLegacy) }
 
 // Params implements Policy. clamp and strip are reported as the on/off
 // they resolved to, not as "auto".

@@ -74,10 +74,11 @@ func RederiveClai(s *corpus.Session, p policy.ClaiParams) []Rederived {
 // database (clai); nil otherwise, or when s recorded no compaction. A
 // Claude Code log's compact boundaries are not clai digests: re-derived as
 // ones, each was a "window-mismatch" against "the database's rows". Each
-// digest is rendered with p's parameters in the variant that wrote it
-// (policy.ClaiWrittenVariant of the stored text), not p's own: the
-// question is whether the database holds what clai wrote, and a run of the
-// fixed variant replays a database clai as released (legacy) wrote.
+// digest is rendered with the agent's own parameters (RederiveParams, not
+// p's --set) in the variant that wrote it (policy.ClaiWrittenVariant of
+// the stored text), not p's own: the question is whether the database
+// holds what clai wrote, and a run of the fixed variant replays a
+// database clai as released (legacy) wrote.
 func Rederive(s *corpus.Session, p policy.Policy) []Rederived {
 	r, ok := p.(policy.Rederiver)
 	if !ok || s.Format != corpus.FormatClai || len(s.Recorded.Compactions) == 0 {

@@ -270,3 +270,25 @@ func TestRederiveClaiBadRows(t *testing.T) {
 		}
 	})
 }
+
+// Rederive renders the stored digests with clai's constants, whatever the
+// run sets: a run exploring another tail or budget still finds each digest
+// clai wrote byte for byte (each was a mismatch blamed on the rows).
+func TestRederiveIgnoresTheRunsSettings(t *testing.T) {
+	s := loadOne(t, writeClaiDB(t, claiProfile("anthropic", claiLegacyCompact(nil, nil))))
+	for _, set := range []map[string]string{{"tail_messages": "8"}, {"budget": "48000"}, {"head_share": "1/2", "tool_result_cap": "100"}} {
+		p, err := policy.New(policy.ClaiRotationName, set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs := Rederive(s, p)
+		if len(rs) < 3 {
+			t.Fatalf("%v: %d compactions re-derived", set, len(rs))
+		}
+		for _, r := range rs {
+			if r.Verdict != RederiveMatch {
+				t.Errorf("%v: compaction %d: %s (notes %v), want match", set, r.Index, r.Verdict, r.Notes)
+			}
+		}
+	}
+}
