@@ -94,7 +94,7 @@ func claiRotationSpecs() []ParamSpec {
 			Help: "MIN_AUTOMATIC_COMPACT_MESSAGES: smallest window; the trigger needs min_messages+tail_messages"},
 		{Name: "trigger_chars", Kind: Int, Default: "120000", Min: 0, Max: 1e15,
 			Help: "AUTO_COMPACTION_MESSAGE_CHARS: estimated history size (digest excluded) that triggers a rotation"},
-		{Name: "cli_clamp_bytes", Kind: String, Default: "auto", Check: checkCLIClamp,
+		{Name: "cli_clamp_bytes", Kind: AutoInt, Default: "auto", Min: 0, Max: 1e9,
 			Help: "CLI_FRESH_CONTEXT_SUMMARY_MAX_BYTES: bytes of the digest a fresh CLI session is seeded with (auto: 0 = off for legacy, as released; 64000 for fixed)"},
 		{Name: "cli_head_share", Kind: String, Default: "2/3", Check: checkShare,
 			Help: "share of cli_clamp_bytes kept from the digest's start"},
@@ -141,18 +141,6 @@ func onOff(v string, auto bool) bool {
 		return false
 	}
 	return auto
-}
-
-// checkCLIClamp accepts auto or a byte count (0: off).
-func checkCLIClamp(s string) error {
-	if s == "auto" {
-		return nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 || n > 1e9 {
-		return fmt.Errorf("expected auto, 0 (off) or a number of bytes up to 1000000000")
-	}
-	return nil
 }
 
 func checkShare(s string) error {

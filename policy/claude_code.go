@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"math"
 	"strconv"
 
@@ -46,7 +45,7 @@ func claudeCodeDef() Def {
 			{Name: "stub", Kind: String, Default: "auto", Help: "microcompact replacement text; auto: " + ClaudeCodeStub + " before 2.0.60, the persisted-output marker from 2.0.60"},
 			{Name: "full_compaction", Kind: Bool, Default: "true", Help: "auto-compact the whole history near the window"},
 			{Name: "window_tokens", Kind: Int, Default: "200000", Min: 1, Max: MaxTokens, Help: "the model's context window"},
-			{Name: "output_reserve", Kind: String, Default: "auto", Check: checkAutoInt,
+			{Name: "output_reserve", Kind: AutoInt, Default: "auto", Min: 0, Max: MaxTokens,
 				Help: "tokens kept free for the response; auto: 32000 before 2.0 (fits the 1.0.53 logs), 20000 from 2.0"},
 			{Name: "buffer_tokens", Kind: Int, Default: "13000", Min: 0, Max: MaxTokens, Help: "AUTOCOMPACT_BUFFER_TOKENS below the effective window"},
 			{Name: "full_measure", Kind: Enum, Default: "auto", Choices: []string{"auto", "arriving", "previous"},
@@ -61,17 +60,6 @@ func claudeCodeDef() Def {
 		},
 		New: newClaudeCode,
 	}
-}
-
-// checkAutoInt accepts "auto" or a whole number >= 0.
-func checkAutoInt(s string) error {
-	if s == "auto" {
-		return nil
-	}
-	if n, err := strconv.Atoi(s); err != nil || n < 0 {
-		return errors.New("expected auto or a whole number of tokens >= 0")
-	}
-	return nil
 }
 
 // ClaudeCode is the claude-code policy with resolved parameters.

@@ -27,10 +27,10 @@ func codexDef() Def {
 		Agent:   "Codex CLI (openai/codex codex-rs core/src/compact.rs; peers.md §2)",
 		Summary: "Codex CLI: auto-compact at 90% of the context window into initial context + newest user messages (20,000 tokens) + one summary",
 		Specs: []ParamSpec{
-			{Name: "context_window", Kind: String, Default: "auto", Check: checkAutoInt,
+			{Name: "context_window", Kind: AutoInt, Default: "auto", Min: 1, Max: MaxTokens,
 				Help: "the model's context window; auto: from the rollout's model_context_window (258400, the usable 95%, is read as 272000), else 272000 (the gpt-5 family)"},
 			{Name: "auto_compact_limit", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
-				Help: "model_auto_compact_token_limit; 0: context_window * 9 / 10 (244,800 of 272,000)"},
+				Help: "model_auto_compact_token_limit; 0: context_window * 9 / 10 (244,800 of 272,000); a limit above that is clamped to it, as newer builds do (min(config, 90%); older ones took it as given)"},
 			{Name: "user_message_tokens", Kind: Int, Default: "20000", Min: 0, Max: MaxTokens, Help: "newest user messages kept, in tokens (COMPACT_USER_MESSAGE_MAX_TOKENS)"},
 			{Name: "summarizer", Kind: String, Default: "recorded", Check: checkSummarizer,
 				Help: "recorded: the nearest recorded compacted summary; fixed:BYTES, ratio:R or fail"},
@@ -126,13 +126,11 @@ func (p *Codex) Measure(m *corpus.Message) (int64, int64, int64) {
 	return p.meter.Message(m), 0, 0
 }
 
-// threshold is the auto-compact limit for a history: explicit, or 90% of
-// the window (explicit, else the window behind the newest recorded
-// model_context_window, else 272,000).
+// threshold is the auto-compact limit for a history: 90% of the window
+// (explicit, else the window behind the newest recorded
+// model_context_window, else 272,000), or the explicit limit when lower
+// (newer builds clamp it: min(config, 90%), peers.md §2).
 func (p *Codex) threshold(h []corpus.Message, at Checkpoint) int {
-	if p.limit > 0 {
-		return p.limit
-	}
 	w := p.window
 	for i := len(h) - 1; w == 0 && i >= 0 && len(h)-i <= maxAnchorWalk; i-- {
 		if h[i].Role != corpus.RoleAssistant {
@@ -144,6 +142,9 @@ func (p *Codex) threshold(h []corpus.Message, at Checkpoint) int {
 	}
 	if w == 0 {
 		w = codexDefaultWindow
+	}
+	if p.limit > 0 {
+		return min(p.limit, w*9/10)
 	}
 	return w * 9 / 10
 }

@@ -44,6 +44,7 @@ func codexCompact(t *testing.T, set string, h []corpus.Message, s *corpus.Sessio
 // (244,800 of 272,000), at or above. Codex builds with
 // effective_context_window_percent record 95% of the window (258,400 for
 // the gpt-5 family) but compact at 90% of the whole: 244,800, not 232,560.
+// An explicit auto_compact_limit below that is used, one above it clamped.
 func TestCodexTrigger(t *testing.T) {
 	for _, tt := range []struct {
 		set    string
@@ -63,6 +64,11 @@ func TestCodexTrigger(t *testing.T) {
 		{"context_window=200000", 258400, 180000, Rotated},
 		{"auto_compact_limit=100000", 0, 99999, None},
 		{"auto_compact_limit=100000", 0, 100000, Rotated},
+		// A limit above 90% of the window is clamped to it (newer builds:
+		// min(config, 90%)); it was used as given.
+		{"auto_compact_limit=300000", 0, 244799, None},
+		{"auto_compact_limit=300000", 0, 244800, Rotated},
+		{"auto_compact_limit=200000", 128000, 115200, Rotated},
 	} {
 		h, s := codexHistory(1000, tt.total)
 		for i := range s.Recorded.Usage {

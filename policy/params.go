@@ -20,6 +20,9 @@ const (
 	String Kind = "string"
 	Enum   Kind = "enum"
 	List   Kind = "list" // comma-separated names
+	// AutoInt is "auto" (the policy picks the value, by agent version or
+	// variant) or an Int in [Min, Max].
+	AutoInt Kind = "auto|int"
 )
 
 // MaxTokens bounds every parameter counted in tokens (and the thresholds
@@ -48,6 +51,8 @@ type ParamSpec struct {
 // Range describes the valid values, for `calib policies` and errors.
 func (s ParamSpec) Range() string {
 	switch s.Kind {
+	case AutoInt:
+		return "auto|" + ParamSpec{Kind: Int, Min: s.Min, Max: s.Max}.Range()
 	case Int, Float:
 		if s.Min == 0 && s.Max == 0 {
 			return s.Kind.String()
@@ -77,6 +82,15 @@ func (s ParamSpec) Parse(v string) (string, error) {
 		return fmt.Errorf("parameter %s=%q: %s (valid: %s)", s.Name, v, fmt.Sprintf(format, a...), s.Range())
 	}
 	switch s.Kind {
+	case AutoInt:
+		if v == "auto" {
+			return v, nil
+		}
+		n, err := ParamSpec{Name: s.Name, Kind: Int, Min: s.Min, Max: s.Max}.Parse(v)
+		if err != nil {
+			return "", bad("not auto or an integer in range")
+		}
+		return n, nil
 	case Int:
 		clean := strings.ReplaceAll(v, "_", "")
 		n, err := strconv.ParseInt(clean, 10, 64)

@@ -61,6 +61,14 @@ func TestParamSpecParseAndRange(t *testing.T) {
 		{ParamSpec{Name: "e", Kind: Enum, Choices: []string{"a", "b"}}, "b", "b", "", "a|b"},
 		{ParamSpec{Name: "l", Kind: List}, "x, y+z", "x,y,z", "", "comma-separated names"},
 		{ParamSpec{Name: "s", Kind: String, Check: checkSummarizer}, "fail", "fail", "", "text"},
+		// auto or a bounded whole number: codex's context_window and
+		// claude-code's output_reserve took 2^63 - 1 and wrapped the
+		// trigger to a negative count.
+		{ParamSpec{Name: "w", Kind: AutoInt, Min: 1, Max: 1e9}, "auto", "auto", "", "auto|int in [1, 1e+09]"},
+		{ParamSpec{Name: "w", Kind: AutoInt, Min: 1, Max: 1e9}, "2e5", "200000", "", "auto|int in [1, 1e+09]"},
+		{ParamSpec{Name: "w", Kind: AutoInt, Min: 1, Max: 1e9}, "9223372036854775807", "", `parameter w="9223372036854775807": not auto or an integer in range (valid: auto|int in [1, 1e+09])`, ""},
+		{ParamSpec{Name: "w", Kind: AutoInt, Min: 1, Max: 1e9}, "0", "", `parameter w="0": not auto or an integer in range (valid: auto|int in [1, 1e+09])`, ""},
+		{ParamSpec{Name: "w", Kind: AutoInt, Min: 1, Max: 1e9}, "Auto", "", `parameter w="Auto": not auto or an integer in range (valid: auto|int in [1, 1e+09])`, ""},
 	}
 	for _, c := range cases {
 		got, err := c.spec.Parse(c.in)

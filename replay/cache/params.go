@@ -117,18 +117,30 @@ func (s Setting) String() string {
 	return s.Mode
 }
 
-func checkSetting(positive bool) func(string) error {
+// checkSetting accepts recorded, policy or a number in [0, hi] ((0, hi]
+// when positive). The bound matters: the value multiplies or adds to
+// every prompt, and 1e300 overflowed them to negative counts and a zero
+// bill.
+func checkSetting(positive bool, hi float64) func(string) error {
 	return func(v string) error {
 		if v == SettingRecorded || v == SettingPolicy {
 			return nil
 		}
 		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f < 0 || (positive && f == 0) {
-			return fmt.Errorf("expected recorded, policy or a number ≥ 0")
+		if err != nil || math.IsNaN(f) || f < 0 || (positive && f == 0) || f > hi {
+			lo := "[0"
+			if positive {
+				lo = "(0"
+			}
+			return fmt.Errorf("expected recorded, policy or a number in %s, %g]", lo, hi)
 		}
 		return nil
 	}
 }
+
+// maxScale bounds cache_meter_scale: provider tokens per meter token run
+// from about 0.8 to 1.7 on the real logs; 100 is far past any meter.
+const maxScale = 100
 
 // Spec names, as --set and `calib policies` spell them.
 const (
@@ -161,15 +173,15 @@ func Specs() []policy.ParamSpec {
 			Help: "cache lifetime, refreshed on every read; 1h writes cost 2× instead of 1.25× (Anthropic)"},
 		{Name: SetSlack, Kind: policy.Int, Default: "10", Min: 0, Max: 3600,
 			Help: "seconds added to the TTL before an entry counts as expired (alive at 302.5 s, expired at 315.5 s in the logs)"},
-		{Name: SetMinPrefix, Kind: policy.Int, Default: "1024", Min: 0, Max: math.Inf(1),
+		{Name: SetMinPrefix, Kind: policy.Int, Default: "1024", Min: 0, Max: policy.MaxTokens,
 			Help: "shortest cacheable prefix in tokens (Anthropic Sonnet/Opus and OpenAI: 1,024)"},
-		{Name: SetGranularity, Kind: policy.Int, Default: "0", Min: 0, Max: math.Inf(1),
+		{Name: SetGranularity, Kind: policy.Int, Default: "0", Min: 0, Max: policy.MaxTokens,
 			Help: "cached prefixes are rounded down to this many tokens; 0 = the provider's (OpenAI 128, others 1)"},
-		{Name: SetHead, Kind: policy.Int, Default: "0", Min: 0, Max: math.Inf(1),
+		{Name: SetHead, Kind: policy.Int, Default: "0", Min: 0, Max: policy.MaxTokens,
 			Help: "tokens of the head (system prompt + tools) a break falls back to; 0 = Claude Code's by version (18,400 for 2.1.9+, 20,500 for 2.0–2.1.8, 14,000 for 1.0), elsewhere the calibrated overhead"},
-		{Name: SetOverhead, Kind: policy.String, Default: SettingRecorded, Check: checkSetting(false),
+		{Name: SetOverhead, Kind: policy.String, Default: SettingRecorded, Check: checkSetting(false, policy.MaxTokens),
 			Help: "prompt tokens the log does not hold: recorded (inferred per session from its recorded usage; the policy's own where it has none), policy (the policy's overhead_tokens), or a number"},
-		{Name: SetScale, Kind: policy.String, Default: SettingRecorded, Check: checkSetting(true),
+		{Name: SetScale, Kind: policy.String, Default: SettingRecorded, Check: checkSetting(true, maxScale),
 			Help: "provider tokens per token of the policy's meter: recorded (median of the first 5 steady requests), policy (1), or a number"},
 	}
 }

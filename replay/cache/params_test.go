@@ -30,7 +30,13 @@ func TestResolve(t *testing.T) {
 		{"", map[string]string{SetTTL: "2h"}, `cache_ttl="2h": not one of the choices (valid: 5m|1h)`},
 		{"", map[string]string{"cache_colour": "x"}, `no parameter "cache_colour"`},
 		{"", map[string]string{SetMinPrefix: "-1"}, "out of range"},
-		{"", map[string]string{SetScale: "0"}, `cache_meter_scale="0": expected recorded, policy or a number ≥ 0`},
+		{"", map[string]string{SetScale: "0"}, `cache_meter_scale="0": expected recorded, policy or a number in (0, 100]`},
+		// Unbounded, these overflowed every prompt to a negative count
+		// and the bill to 0, with exit 0.
+		{"", map[string]string{SetScale: "1e15"}, `cache_meter_scale="1e15": expected recorded, policy or a number in (0, 100]`},
+		{"", map[string]string{SetOverhead: "1e300"}, `cache_overhead_tokens="1e300": expected recorded, policy or a number in [0, 1e+09]`},
+		{"", map[string]string{SetOverhead: "-1"}, `cache_overhead_tokens="-1": expected recorded, policy or a number in [0, 1e+09]`},
+		{"", map[string]string{SetHead: "1e18"}, "out of range"},
 		{"", map[string]string{SetOverhead: "lots"}, `cache_overhead_tokens="lots": expected recorded, policy or a number`},
 	} {
 		_, err := Resolve(c.preset, c.set)
