@@ -113,7 +113,7 @@ func Registry() []Metric {
 		{Name: "results_refetched", Label: "refetched", Unit: Count, Combine: Sum, Meaning: "hidden results the agent fetched back before any use"},
 		{Name: "results_lost", Label: "lost", Unit: Count, Combine: Sum, Meaning: "hidden results the agent used without fetching them back first"},
 		{Name: "refetch_tokens", Label: "refetch tokens", Unit: Tokens, Combine: Sum, Meaning: "chars4 tokens of the hidden results the agent fetched back (what getting them back cost)"},
-		{Name: "bytes_removed", Label: "bytes removed", Unit: Bytes, Combine: Sum, Meaning: "bytes the policy's stages removed, over every compaction"},
+		{Name: "bytes_removed", Label: "bytes removed", Unit: Bytes, Combine: Sum, Meaning: "bytes of content the policy's stages removed, net of what they put in (stubs, markers, summaries, digests), over every compaction"},
 		{Name: "target_misses", Label: "misses", Unit: Count, Combine: Sum, Meaning: "compactions that ended above their target"},
 		{Name: "exhausted", Unit: Count, Combine: Sum, Meaning: "compactions that ran out of things to remove"},
 		{Name: "over_window", Label: "over window", Unit: Count, Combine: Sum, Meaning: "requests whose context, as the policy's trigger measures it, went past the model's window the policy assumes (window_tokens; codex: context_window): the agent could not have sent them; blank for a policy that assumes no window (smith's max_tokens is a budget; clai-rotation, recorded)"},

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -303,5 +304,35 @@ func TestClaiForceRotatesAtEveryCheckpoint(t *testing.T) {
 	}
 	if outs[0].Digest.WindowMessages != 2 {
 		t.Errorf("first forced window has %d messages, want 2", outs[0].Digest.WindowMessages)
+	}
+}
+
+// TestClaiRotationStageReport: the rotation stage reports the blocks the
+// new history lacks and their bytes net of the digest (it reported the
+// window's message count as blocks, and 0 bytes: bytes_removed was 0 for
+// every clai run). The bytes are counted here from the blocks' fields.
+func TestClaiRotationStageReport(t *testing.T) {
+	msgs := claiTurns(120)
+	outs := claiRun(t, claiPolicy(t, nil), msgs, 1)
+	if len(outs) != 1 {
+		t.Fatalf("%d rotations", len(outs))
+	}
+	o := outs[0]
+	last := o.History[len(o.History)-1].ID
+	k := slices.IndexFunc(msgs, func(m corpus.Message) bool { return m.ID == last }) + 1
+	removed := msgs[:k-(len(o.History)-1)]
+	blocks, bytes := 0, 0
+	for _, m := range removed {
+		for _, b := range m.Blocks {
+			blocks++
+			bytes += len(b.Text) + len(b.Payload) + len(b.Args) + len(b.ToolName) + len(b.Signature)
+		}
+	}
+	st := o.Stages
+	if len(removed) != 61 || blocks != 76 {
+		t.Fatalf("removed %d messages, %d blocks; want the 61 messages (76 blocks) before the 16-message tail", len(removed), blocks)
+	}
+	if len(st) != 1 || st[0].Name != "rotation" || st[0].BlocksTouched != blocks || st[0].BytesRemoved != int64(bytes-len(o.Digest.Text)) {
+		t.Errorf("stages %+v; want rotation, %d blocks, %d bytes (%d removed less the %d-byte digest)", st, blocks, bytes-len(o.Digest.Text), bytes, len(o.Digest.Text))
 	}
 }

@@ -441,10 +441,16 @@ func (c *claiRotation) Compact(h []corpus.Message, at Checkpoint) Outcome {
 		OverBudget:           len(text) > p.Budget+claiDigestOverhead,
 		Budget:               p.Budget,
 		Bytes:                len(text), SHA256: sha256String(text)}
+	// What the rotation removed: the blocks the new history lacks (the
+	// digest's one block is new; it counted the window's messages) and
+	// their bytes net of the digest's (bytes_removed was 0).
+	blocks, bytes := contentOf(h)
+	kept, keptBytes := contentOf(hist)
 	// A rotation has no token target: it reaches it, as every policy
 	// without one reports (the JSON's reached_target true).
 	return Outcome{History: hist, Strategy: Rotated, ReachedTarget: true,
-		Stages:       []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units), BlocksTouched: n}},
+		Stages: []StageReport{{Name: "rotation", BeforeTokens: before, AfterTokens: c.charged(hist, units),
+			BlocksTouched: max(0, blocks-kept+1), BytesRemoved: bytes - keptBytes}},
 		BeforeTokens: before, AfterTokens: c.charged(hist, units),
 		Removed: len(h) - (len(hist) - 1), Units: units, Count: counted, Digest: d, Summarizer: "digest"}
 }

@@ -175,7 +175,12 @@ func (p *Codex) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	// replaced by a summary and a tail of user messages, as a rotation.
 	o.History, o.Strategy, o.AfterTokens, o.Units, o.Count, o.Summarizer = out, Rotated, after, units, 0, used
 	o.Removed = len(h) - len(out)
-	o.Stages = []StageReport{{Name: "compact", BeforeTokens: ctx, AfterTokens: after}}
+	// What the stage removed: every block the rebuilt history lacks (the
+	// summary's one block is new), and the bytes net of what it added. It
+	// reported 0 and 0, and its loss went under the strategy's name.
+	blocks, bytes := contentOf(h)
+	kept, keptBytes := contentOf(out)
+	o.Stages = []StageReport{{Name: "compact", BeforeTokens: ctx, AfterTokens: after, BlocksTouched: max(0, blocks-kept+1), BytesRemoved: bytes - keptBytes}}
 	return o
 }
 

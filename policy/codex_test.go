@@ -109,6 +109,12 @@ func TestCodexRebuild(t *testing.T) {
 	if compactions(o.History) != 1 {
 		t.Errorf("compactions %d", compactions(o.History))
 	}
+	// The stage removed ua (40,000 bytes) and the three answers ("done"),
+	// and added the summary: it reported 0 blocks and 0 bytes, and its
+	// hidden results went under "rotated", no stage of codex's.
+	if st := o.Stages; len(st) != 1 || st[0].Name != "compact" || st[0].BlocksTouched != 4 || st[0].BytesRemoved != int64(40012-len(last.Blocks[0].Text)) {
+		t.Errorf("stages %+v; want compact, 4 blocks, %d bytes", st, 40012-len(last.Blocks[0].Text))
+	}
 	// After its own compaction, where the recording did not compact, the
 	// policy no longer trusts the recorded total_tokens (they measure the
 	// agent's uncompacted history): it estimates, bytes/4 of its history.

@@ -94,7 +94,8 @@ func (ix *Index) NewTracker() *Tracker {
 //     last text stage (truncation follows stubbing in smith);
 //   - any other new text is a stub or marker: the first text stage.
 //
-// With no stage reports the outcome's strategy names the stage.
+// With no stage reports the outcome's strategy names the stage; a stage
+// that touched no blocks by its report still names what went with it.
 //
 // same > 0 says that h is the history of the previous call with messages
 // appended and the ones from same on rewritten in place (none moved or
@@ -141,7 +142,12 @@ func (t *Tracker) Changed(req, at, ev int, h []corpus.Message, same int, stages 
 			names = append(names, s.Name)
 		}
 	}
-	if len(names) == 0 {
+	switch {
+	case len(names) == 0 && len(stages) > 0:
+		// A stage that reports no blocks still did it: its name, never
+		// the strategy's ("rotated" was no stage of codex's).
+		names = []string{stages[len(stages)-1].Name}
+	case len(names) == 0:
 		names = []string{string(strategy)}
 	}
 	drop := names[len(names)-1]

@@ -71,6 +71,20 @@ func TestTrackerStrategyAsStage(t *testing.T) {
 	}
 }
 
+// A stage that reports no blocks touched still names what it hid, not the
+// strategy: codex's compact stage reported none, and its results went
+// under "rotated", a stage codex does not have.
+func TestTrackerStageWithoutBlocks(t *testing.T) {
+	var b sessionBuilder
+	b.call("r1", "bash", `{"command":"make all"}`, "built")
+	at := b.say("x")
+	tr := Build(&b.s, Options{}).NewTracker()
+	tr.Changed(1, at, 0, nil, 0, []policy.StageReport{{Name: "compact"}}, policy.Rotated)
+	if h := tr.Hides(); len(h) != 1 || h[0].Stage != "compact" {
+		t.Errorf("hides = %+v; want one, by compact", h)
+	}
+}
+
 // Stages that list the ids they hid (the recorded policy's) name the stage
 // of each: at one request a microcompact boundary and persisted outputs
 // both put a marker where a result was, so how the text changed cannot
