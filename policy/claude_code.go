@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -83,6 +84,17 @@ func newClaudeCode(v Values) (Policy, error) {
 	p := &ClaudeCode{params: v.Params(), mcMode: v.Str("microcompact"), full: v.Bool("full_compaction"),
 		window: v.Int("window_tokens"), reserve: v.Str("output_reserve"), buffer: v.Int("buffer_tokens"), measure: v.Str("full_measure"),
 		overhead: v.Int("overhead_tokens"), strategiesC: []string{"compact"}}
+	// The threshold is window - reserve - buffer: at or below 0 it fires
+	// at every request, a summary each time, with exit 0. An auto reserve
+	// is 32,000 at most (before 2.0).
+	reserve, what := 32000, "output_reserve (auto: up to 32000)"
+	if p.reserve != "auto" {
+		reserve, _ = strconv.Atoi(p.reserve)
+		what = "output_reserve " + p.reserve
+	}
+	if p.full && reserve+p.buffer >= p.window {
+		return nil, fmt.Errorf("claude-code: %s + buffer_tokens %d >= window_tokens %d: the auto-compact threshold (window - reserve - buffer) would be 0 or below, a summary at every request; expected window_tokens above their sum", what, p.buffer, p.window)
+	}
 	stubs := [2]string{ClaudeCodeStub, PersistedOutputStub}
 	if s := v.Str("stub"); s != "auto" {
 		stubs = [2]string{s, s}

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 
@@ -41,6 +42,9 @@ func summarizeStageKind() stageKind {
 		build: func(v stageValues, g globals) (stageRunner, error) {
 			sm, err := v.summarizer()
 			if err != nil {
+				return nil, err
+			}
+			if err := checkTail(v.prefix, v.Str("tail"), v.Float("tail_value")); err != nil {
 				return nil, err
 			}
 			return &summarizeStage{tail: v.Str("tail"), value: v.Float("tail_value"), keepFirst: v.Int("keep_first"), before: v.Int("messages_before"),
@@ -286,4 +290,17 @@ func charsSplitBefore(h []corpus.Message, fraction float64, ts int) int {
 		return 0
 	}
 	return at[len(at)-1]
+}
+
+// checkTail refuses a tail_value its tail cannot mean: a fraction of the
+// characters outside (0, 1] (2 kept everything, so the stage never acted),
+// or part of a message or turn (0.5 events never condensed).
+func checkTail(prefix, tail string, value float64) error {
+	switch {
+	case tail == TailChars && (value <= 0 || value > 1):
+		return fmt.Errorf("parameter %stail_value=%g: with tail=chars it is the fraction of the characters kept, in (0, 1]", prefix, value)
+	case (tail == TailEvents || tail == TailTurns) && value != math.Trunc(value):
+		return fmt.Errorf("parameter %stail_value=%g: with tail=%s it is a count, a whole number", prefix, value, tail)
+	}
+	return nil
 }

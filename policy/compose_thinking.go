@@ -14,7 +14,7 @@ import (
 func thinkingStageKind() stageKind {
 	return stageKind{kind: "thinking", help: "clear old thinking",
 		specs: func() []ParamSpec {
-			return []ParamSpec{{Name: "keep_turns", Kind: Int, Default: "1", Min: 0, Max: math.Inf(1),
+			return []ParamSpec{{Name: "keep_turns", Kind: Int, Default: "1", Min: 1, Max: math.Inf(1),
 				Help: "real user turns whose thinking stays (the API's thinking_turns; 1 is its default)"}}
 		},
 		build: func(v stageValues, g globals) (stageRunner, error) {

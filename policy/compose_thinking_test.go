@@ -139,12 +139,11 @@ func thinkingSession(shape []byte, n int) []corpus.Message {
 // (clear and compact rewrite the history the thinking sum covers).
 var thinkingSettings = []map[string]string{
 	nil,
-	{"clear-thinking.keep_turns": "0"},
 	{"clear-thinking.keep_turns": "2"},
 	{"clear-thinking.keep_turns": "5"},
 	{"clear-tool-uses.trigger_at": "0", "clear-tool-uses.keep_value": "1"},
 	{"clear-tool-uses.trigger_at": "300", "compact.trigger_at": "1500", "compact.tail_value": "2"},
-	{"compact.trigger_at": "800", "clear-thinking.keep_turns": "0"},
+	{"compact.trigger_at": "800", "clear-thinking.keep_turns": "3"},
 	{"compact.trigger_at": "800"},
 }
 
@@ -323,7 +322,7 @@ func FuzzThinkingStage(f *testing.F) {
 		if len(data) < 2 {
 			return
 		}
-		set := map[string]string{"clear-thinking.keep_turns": fmt.Sprint(data[0] % 4),
+		set := map[string]string{"clear-thinking.keep_turns": fmt.Sprint(1 + data[0]%4),
 			"clear-tool-uses.trigger_at": "800", "compact.trigger_at": "6000"}
 		shape := data[1:]
 		msgs := thinkingSession(shape, min(4*len(shape), 400))

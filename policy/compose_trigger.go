@@ -1,5 +1,10 @@
 package policy
 
+import (
+	"fmt"
+	"math"
+)
+
 // Trigger units of a stage (the <stage>.trigger parameter).
 const (
 	OnTokens         = "tokens"          // context tokens >= trigger_at (Anthropic API input_tokens, Aider)
@@ -57,6 +62,22 @@ func (t stageTrigger) fires(tokens, messages int, turnStart bool, window int) bo
 		return float64(tokens) > th
 	}
 	return float64(tokens) >= th
+}
+
+// check refuses a threshold its unit cannot mean (prefix names the
+// stage's parameters): a window fraction outside (0, 1], a reserve that
+// leaves no window (it fired at every request, with exit 0), a fraction
+// of a message.
+func (t stageTrigger) check(prefix string, window int) error {
+	switch {
+	case t.unit == OnWindowFraction && (t.at <= 0 || t.at > 1):
+		return fmt.Errorf("parameter %strigger_at=%g: with trigger=window_fraction it is a fraction of window_tokens in (0, 1]", prefix, t.at)
+	case t.unit == OnWindowReserve && t.at >= float64(window):
+		return fmt.Errorf("parameter %strigger_at=%g: with trigger=window_reserve it is the tokens kept free below window_tokens (%d), so less than it; at or above it the stage runs at every request", prefix, t.at, window)
+	case t.unit == OnMessages && t.at != math.Trunc(t.at):
+		return fmt.Errorf("parameter %strigger_at=%g: with trigger=messages it is a count of messages, a whole number", prefix, t.at)
+	}
+	return nil
 }
 
 // threshold is the trigger in context tokens, 0 when it is not one.

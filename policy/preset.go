@@ -80,8 +80,8 @@ func (p preset) build(v Values) (Policy, error) {
 	for _, s := range p.stages {
 		sv := stageValues{prefix: s.name + ".", v: v}
 		t := sv.trigger()
-		if t.unit == OnWindowFraction && (t.at <= 0 || t.at > 1) {
-			return nil, fmt.Errorf("parameter %strigger_at=%g: with trigger=window_fraction it is a fraction of window_tokens in (0, 1]", sv.prefix, t.at)
+		if err := t.check(sv.prefix, g.window); err != nil {
+			return nil, err
 		}
 		r, err := lookupStageKind(s.kind).build(sv, g)
 		if err != nil {

@@ -32,7 +32,7 @@ func smithStagedSpecs() []ParamSpec {
 		{Name: "ratio", Kind: Float, Default: "1", Min: 1, Max: 2, Help: "estimate-to-billed calibration ratio (RATIO_MIN..RATIO_MAX)"},
 		{Name: "ratio_recorded", Kind: Bool, Default: "false", Help: "use the session's recorded context_ratio (session.json) instead of ratio when it has one"},
 		{Name: "window_turns", Kind: Int, Default: "3", Min: 0, Max: inf, Help: "real turns exempt from stages attachments/duplicates/truncate (0: none)"},
-		{Name: "thinking_window", Kind: Int, Default: "1", Min: 0, Max: inf, Help: "real turns whose thinking is kept (1: the current turn)"},
+		{Name: "thinking_window", Kind: Int, Default: "1", Min: 1, Max: inf, Help: "real turns whose thinking is kept (1: the current turn, which stage 0 keeps byte for byte, so at least 1)"},
 		{Name: "old_result_bytes", Kind: Int, Default: "512", Min: 0, Max: inf, Help: "head kept by the truncate stage"},
 		{Name: "supersedable_tools", Kind: List, Default: "read_file,grep,glob", Help: "tools whose repeated identical calls are superseded (never bash)"},
 		{Name: "image_tokens", Kind: Int, Default: "1600", Min: 0, Max: MaxTokens, Help: "tokens charged per image block"},
