@@ -225,8 +225,16 @@ func (c *claiRotation) Variant() string { return c.p.Variant }
 
 // BoundedDigest says that the clamp is on (Bounded): every message is cut
 // to the slice it lands in, so a digest stays within its budget plus its
-// preambles and marker, however long the chain.
-func (c *claiRotation) BoundedDigest() bool { return c.p.Clamp }
+// preambles and marker, however long the chain; and that the budget is
+// one a long chain can afford (MaxBoundedBudget): budget=1e9 bounds
+// nothing, and took the 5,000-rotation allowance of a bounded digest into
+// a chain of about 35 minutes and a digest of 0.5 GB.
+func (c *claiRotation) BoundedDigest() bool { return c.p.Clamp && c.p.Budget <= MaxBoundedBudget }
+
+// MaxBoundedBudget is the largest budget whose digest counts as bounded
+// for the rotation limits: about twice clai's 96,000 bytes, the budget
+// replay.MaxBoundedRotations was measured at.
+const MaxBoundedBudget = 200_000
 
 // RederiveParams are the parameters clai's stored digests are checked
 // against (Rederiver): clai's own constants, not this run's --set. clai

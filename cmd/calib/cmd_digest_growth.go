@@ -337,7 +337,7 @@ func checkGrowthRotations(n int, runs []growthRun) error {
 	for _, r := range runs {
 		bounded = bounded && boundedDigest(r.p)
 	}
-	return checkChainRotations(n, bounded, "chains whose digest is bounded (the fixed variant alone)")
+	return checkChainRotations(n, bounded, "chains whose digest is bounded (the fixed variant alone, with a budget up to 200000)")
 }
 
 // boundedDigest reports whether p says its digest is bounded

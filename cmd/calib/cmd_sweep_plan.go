@@ -85,7 +85,7 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 	// Every set of the shard is built once here, so a combination the
 	// policy rejects (compact_to not below compact_at) stops the sweep
 	// before the corpus is even loaded.
-	bounded := true
+	bounded, sets, secs := true, 0, 0.0
 	for i := range g.Points() {
 		if sh.Has(i) {
 			p, err := def.Build(g.Set(i, fixed), nil)
@@ -93,14 +93,28 @@ func planSweep(o *sweepOptions) (*sweepPlan, error) {
 				return nil, usageErrorf("parameter set %d (%s): %v", i, sweptParams(g, i), err)
 			}
 			bounded = bounded && boundedDigest(p)
+			sets++
+			secs += replay.ChainSeconds(o.rotations, boundedDigest(p))
 		}
 	}
-	if err := checkChainRotations(o.rotations, bounded, "a grid whose every set has a bounded digest (variant=fixed, or clamp=on)"); err != nil {
+	if err := checkChainRotations(o.rotations, bounded, "a grid whose every set has a bounded digest (variant=fixed, or clamp=on, with a budget up to 200000)"); err != nil {
 		return nil, err
+	}
+	// Each chain passes the per-chain limits, but a sweep chains every
+	// session once per set: 1,000 legacy sets at 500 rotations started a
+	// run of hours with no estimate.
+	if o.rotations > 0 && secs > maxChainSecondsPerSession && !o.yes {
+		return nil, usageErrorf("--rotations %d over %s parameter set(s) chains every session once per set: about %s per session of the demo's size (replay.ChainSeconds); use fewer sets or rotations, split it with --shard k/n, or pass --yes",
+			o.rotations, report.FormatInt(int64(sets)), replay.AboutDuration(secs))
 	}
 	return &sweepPlan{cost: cs, def: def, fixed: fixed, grid: g, shard: sh, view: view, columns: cols,
 		setup: sweepSetup(o, cs)}, nil
 }
+
+// maxChainSecondsPerSession is the estimated chaining time per session
+// past which a rotation sweep needs --yes, as a grid of more than
+// sweep.MaxPoints sets does: ten minutes.
+const maxChainSecondsPerSession = 600
 
 // sweepSetup is what a sweep's rows depend on besides its policy, its
 // parameters and its corpus, for merge to tell shards run differently
