@@ -97,6 +97,7 @@ func presets() []preset {
 				"exempt tools are Gemini's four (tool-names.ts) and Claude Code's and opencode's for the same things",
 				"characters are counted over text and arguments, not Gemini's JSON of each content",
 				"compress reads the last request's recorded prompt tokens (getLastPromptTokenCount); here the prompt the session's usage predicts for the history that request sent (context_source, context_at=last_prompt), the estimate where the log records no usage; the mask counts its outputs' tokens by estimate, as Gemini does",
+				"inside compression Gemini cuts function responses past a 50,000-token budget to their last 30 lines, saved to a file (peers.md §1), which shrinks the tail it keeps too: not modelled, so the kept 30% holds them whole",
 			},
 		},
 		{
@@ -122,6 +123,7 @@ func presets() []preset {
 				"compact drops everything before its block, the turn in progress included; here that turn stays",
 				"the edits run in the order the API requires them listed (clear_thinking, then clear_tool_uses), each on what the one before left; the docs require the order and do not say that the second's trigger reads the first's result",
 				"input tokens are the calibrated prompt (context_source: the session's recorded usage fits overhead and scale) where the log records usage, else estimated (chars/4)",
+				"the API refuses a compact trigger below 50,000 input tokens (peers.md §1); calib takes any, to explore: below 50,000 it models no setting the API accepts",
 			},
 		},
 		{
@@ -218,6 +220,7 @@ func presets() []preset {
 				"recover: Goose summarizes the tool loop in progress too and keeps only the user message; here that turn stays whole",
 				"Goose keeps the user message's text only; here the whole message",
 				"tool-pair summarization (GOOSE_TOOL_CALL_CUTOFF) is switched off in that source (ENABLE_TOOL_PAIR_SUMMARIZATION false), and the summarizer's middle-out removal of tool responses shapes only its input: neither is modelled",
+				"GOOSE_AUTO_COMPACT_THRESHOLD=0 switches compaction off; calib refuses a window fraction of 0: compact.trigger_at=1 (fire only past the whole window, which recover already covers) stands for it",
 			},
 		},
 	}
