@@ -241,9 +241,15 @@ func sweptAndFixed(a sweep.Axis, fixed map[string]string, gridFile string) error
 // It returns the metric columns --columns chose (nil: all).
 func checkView(v sweep.View, plotMetric string, columns columnsFlag, have func(metrics.Needs) bool) ([]string, error) {
 	if v.Sort != "" {
-		for _, k := range strings.Split(v.Sort, ",") {
+		keys := strings.Split(v.Sort, ",")
+		for i, k := range keys {
 			if err := checkMetric("--sort", k, have); err != nil {
 				return nil, err
+			}
+			if slices.Contains(keys[:i], k) {
+				// A later key breaks ties of the earlier ones: the same one
+				// again breaks none, and is more often a typo for another.
+				return nil, usageErrorf("--sort %s: %s is listed twice", v.Sort, k)
 			}
 		}
 	}
