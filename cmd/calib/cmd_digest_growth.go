@@ -430,6 +430,16 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 				a.sayf("warning: --baseline %s: %s", o.baseline, warn)
 			}
 		}
+		if n := len(row.Rotations); n < 2 && (o.gates.MaxGrowthBytes > 0 || baseline != nil) && !a.flags.quiet {
+			// A slope needs two digests: the growth gates pass on it
+			// whatever the digest does (a fixture that stopped rotating
+			// after a parameter change passed in silence).
+			name := row.ID
+			if row.Variant != "" {
+				name += " (" + row.Variant + ")"
+			}
+			a.sayf("warning: session %s: %d rotation(s), so no growth slope: the growth gates cannot fail on it; --rotations N chains it further", name, n)
+		}
 		g.Apply(&row.GrowthRow)
 		for i := range row.Failures {
 			f := &row.Failures[i]
