@@ -81,7 +81,7 @@ func TestSessionMetricsDeclared(t *testing.T) {
 		Loss: &loss.Report{Counts: loss.Counts{Hidden: 1}}}
 	// A tool output capped as it arrived is not a compaction.
 	capped := &replay.Trace{Session: &corpus.Session{ID: "c"}, Requests: []replay.Request{{Tokens: 30, Sent: 20}},
-		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20,
+		Events: []replay.Event{{Outcome: policy.Outcome{Strategy: policy.Truncated, BeforeTokens: 30, AfterTokens: 20, TargetTokens: 18,
 			Stages: []policy.StageReport{{Name: policy.ArrivalStage, BeforeTokens: 30, AfterTokens: 20}}}}}}
 	// Nor, ending above a target (its outcome's ReachedTarget is false
 	// here), a target miss, which counts compactions.
@@ -91,6 +91,11 @@ func TestSessionMetricsDeclared(t *testing.T) {
 	// The row replay's JSON prints beside "metrics" says the same.
 	if r := Session(capped); r.OutputCaps != 1 || r.Compactions != 0 || r.TargetMisses != 0 {
 		t.Errorf("a capped output's session row: %d caps, %d compactions, %d misses; want 1, 0 and 0", r.OutputCaps, r.Compactions, r.TargetMisses)
+	}
+	// Its event shows no target, as a policy without one does: it showed
+	// the compaction target (here 18) as missed.
+	if e := Events(capped); len(e) != 1 || !e[0].OutputCap || e[0].TargetTokens != 0 || !e[0].ReachedTarget {
+		t.Errorf("a capped output's event %+v; want an output cap with target 0, reached", e)
 	}
 	// A policy that assumes a window counts the requests whose context
 	// went past it (the trigger's measure, Context, not the history sent);

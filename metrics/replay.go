@@ -96,6 +96,12 @@ func Events(t *replay.Trace) []EventRow {
 			Strategy: string(o.Strategy), BeforeTokens: o.BeforeTokens, AfterTokens: o.AfterTokens,
 			TargetTokens: o.TargetTokens, ReachedTarget: o.ReachedTarget, Exhausted: o.Exhausted,
 			Removed: o.Removed, Summarizer: o.Summarizer, OutputCap: policy.IsArrivalOnly(o), Stages: make([]StageRow, 0, len(o.Stages))}
+		if r.OutputCap {
+			// A cap shortens one arriving output and aims at no context
+			// size: it showed its policy's compaction target as missed,
+			// though no target miss is counted.
+			r.TargetTokens, r.ReachedTarget = 0, true
+		}
 		for _, s := range o.Stages {
 			sr := stageRow(s)
 			if t.Loss != nil {
