@@ -124,6 +124,7 @@ func presets() []preset {
 				"the edits run in the order the API requires them listed (clear_thinking, then clear_tool_uses), each on what the one before left; the docs require the order and do not say that the second's trigger reads the first's result",
 				"input tokens are the calibrated prompt (context_source: the session's recorded usage fits overhead and scale) where the log records usage, else estimated (chars/4)",
 				"the API refuses a compact trigger below 50,000 input tokens (peers.md §1); calib takes any, to explore: below 50,000 it models no setting the API accepts",
+				"clear_tool_uses can also trigger on a count of tool uses in the prompt ({type: tool_uses}): not modelled, only the input_tokens trigger",
 			},
 		},
 		{
