@@ -264,6 +264,13 @@ func TestClaiClassification(t *testing.T) {
 	}
 }
 
+// unconstrained rebuilds table without its constraints (as a hand repair
+// or an export may), its rows kept in order, running edit (on the copy,
+// t2) before the copy takes the table's name.
+func unconstrained(table, edit string) []string {
+	return []string{"CREATE TABLE t2 AS SELECT * FROM " + table, edit, "DROP TABLE " + table, "ALTER TABLE t2 RENAME TO " + table}
+}
+
 // TestClaiBadInput: each damaged database loads, keeps everything else and
 // says exactly what it found.
 func TestClaiBadInput(t *testing.T) {
@@ -340,8 +347,7 @@ func TestClaiBadInput(t *testing.T) {
 			name: "session id twice",
 			p:    small,
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
-				claiExec(t, path, false, "CREATE TABLE s2 AS SELECT * FROM assistant_sessions", "INSERT INTO s2 SELECT * FROM assistant_sessions",
-					"DROP TABLE assistant_sessions", "ALTER TABLE s2 RENAME TO assistant_sessions")
+				claiExec(t, path, false, unconstrained("assistant_sessions", "INSERT INTO t2 SELECT * FROM assistant_sessions")...)
 			},
 			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
 				if s.ID != h.SessionID || len(s.Messages) != 8 {
@@ -459,8 +465,7 @@ func TestClaiBadInput(t *testing.T) {
 			name: "null role",
 			p:    small,
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
-				claiExec(t, path, false, "CREATE TABLE m2 AS SELECT * FROM assistant_messages", "UPDATE m2 SET role = NULL WHERE rowid = 3",
-					"DROP TABLE assistant_messages", "ALTER TABLE m2 RENAME TO assistant_messages")
+				claiExec(t, path, false, unconstrained("assistant_messages", "UPDATE t2 SET role = NULL WHERE rowid = 3")...)
 			},
 			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
 				if len(s.Messages) != 8 || s.Messages[2].Role != "" {
@@ -478,8 +483,7 @@ func TestClaiBadInput(t *testing.T) {
 			name: "message id twice",
 			p:    small,
 			surgery: func(t *testing.T, path string, h synth.ClaiHistory) {
-				claiExec(t, path, false, "CREATE TABLE m2 AS SELECT * FROM assistant_messages", "UPDATE m2 SET id = '"+h.Messages[1].ID+"' WHERE rowid = 5",
-					"DROP TABLE assistant_messages", "ALTER TABLE m2 RENAME TO assistant_messages")
+				claiExec(t, path, false, unconstrained("assistant_messages", "UPDATE t2 SET id = '"+h.Messages[1].ID+"' WHERE rowid = 5")...)
 			},
 			check: func(t *testing.T, s *corpus.Session, h synth.ClaiHistory) {
 				if len(s.Messages) != 8 {

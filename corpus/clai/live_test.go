@@ -186,17 +186,16 @@ func TestClaiClosedDatabaseUntouched(t *testing.T) {
 	}
 }
 
-// TestClaiWALWithoutSHM: a -wal with no -shm (clai opened the database in
-// exclusive mode) is read from a private copy; rows only in the -wal are
-// seen and nothing is created beside the database.
-func TestClaiWALWithoutSHM(t *testing.T) {
-	path, hs := writeClai(t, synth.ClaiProfile{Sessions: 1, Turns: 2, UserBytes: 20, AssistantBytes: 20}, 23)
-	dir := t.TempDir()
-	copyPath := filepath.Join(dir, "data.sqlite")
-	// Make a database whose last commit lives only in the -wal: copy the
-	// files of a live writer, leaving the -shm out.
+// liveCopy writes a small clai database (seed), opens it in a writer
+// process, and copies the files named by suffixes ("" for the database)
+// into a fresh folder while the writer holds it: a database left in that
+// state. It returns the copy's path and the history written.
+func liveCopy(t *testing.T, seed uint64, suffixes ...string) (string, []synth.ClaiHistory) {
+	t.Helper()
+	path, hs := writeClai(t, synth.ClaiProfile{Sessions: 1, Turns: 2, UserBytes: 20, AssistantBytes: 20}, seed)
+	copyPath := filepath.Join(t.TempDir(), "data.sqlite")
 	_, _ = clai.WriterProcess(t, "writer", path, hs[0].SessionID)
-	for _, suffix := range []string{"", "-wal"} {
+	for _, suffix := range suffixes {
 		b, err := os.ReadFile(path + suffix)
 		if err != nil {
 			t.Fatal(err)
@@ -205,6 +204,16 @@ func TestClaiWALWithoutSHM(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return copyPath, hs
+}
+
+// TestClaiWALWithoutSHM: a -wal with no -shm (clai opened the database in
+// exclusive mode) is read from a private copy; rows only in the -wal are
+// seen and nothing is created beside the database.
+func TestClaiWALWithoutSHM(t *testing.T) {
+	// A database whose last commit lives only in the -wal: the files of a
+	// live writer, the -shm left out.
+	copyPath, _ := liveCopy(t, 23, "", "-wal")
 	before := claiHashes(t, copyPath)
 	ss := Load(t, copyPath)
 	if !claiIDs(ss[0])["committed-by-writer"] {
@@ -220,18 +229,7 @@ func TestClaiWALWithoutSHM(t *testing.T) {
 // -wal beside it. The reader opened it as a live database, readonly_shm,
 // and SQLite created an empty -wal next to the input.
 func TestClaiSHMWithoutWAL(t *testing.T) {
-	path, hs := writeClai(t, synth.ClaiProfile{Sessions: 1, Turns: 2, UserBytes: 20, AssistantBytes: 20}, 24)
-	copyPath := filepath.Join(t.TempDir(), "data.sqlite")
-	_, _ = clai.WriterProcess(t, "writer", path, hs[0].SessionID)
-	for _, suffix := range []string{"", "-shm"} {
-		b, err := os.ReadFile(path + suffix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(copyPath+suffix, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	copyPath, hs := liveCopy(t, 24, "", "-shm")
 	before := claiHashes(t, copyPath)
 	ss := Load(t, copyPath)
 	if len(ss) != 1 || len(ss[0].Messages) != len(hs[0].Messages) {

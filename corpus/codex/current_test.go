@@ -145,11 +145,7 @@ func TestCodexBadTokenCount(t *testing.T) {
 		`{"timestamp":"2026-02-10T10:00:07.000Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":70,"cached_input_tokens":0,"output_tokens":1e30,"reasoning_output_tokens":0,"total_tokens":1}}}}`,
 		`{"timestamp":"2026-02-10T10:00:08.000Z","type":"event_msg","payload":{"type":"token_count","info":{"last_token_usage":5}}}`,
 	}
-	ss, err := codex.Read("bad.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ss[0]
+	s := readRollout(t, "bad.jsonl", lines)
 	want := []string{
 		"3: token_count counts input -5, cached 0, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
 		"4: token_count counts input 5, cached 9, output 1, reasoning 0 (expected counts >= 0, cached <= input, which includes it); usage ignored",
@@ -180,11 +176,7 @@ func TestCodexBadTypes(t *testing.T) {
 		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"response_item","payload":{"role":"user","content":[{"type":"input_text","text":"lost too"}]}}`,
 		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"kept"}]}}`,
 	}
-	ss, err := codex.Read("types.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ss[0]
+	s := readRollout(t, "types.jsonl", lines)
 	want := []string{
 		"2: type is 7, not a string naming the line's type; line skipped",
 		"3: payload.type is 5, not a string (once); read as absent",
@@ -212,11 +204,7 @@ func TestCodexBadTimestamps(t *testing.T) {
 		`{"timestamp":"2026-02-10T10:00:03.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"again"}]}}`,
 		`{"timestamp":1770717604,"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"b"}]}}`,
 	}
-	ss, err := codex.Read("times.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ss[0]
+	s := readRollout(t, "times.jsonl", lines)
 	want := []string{`2: timestamp "1770717601" is not an RFC 3339 time like 2026-01-28T20:56:10.594Z (3 malformed, first at this line); those records are read without a time, and the cache model takes no expiry across them`}
 	if got := warnLines(s.Warnings); !slices.Equal(got, want) {
 		t.Errorf("warnings:\n got %q\nwant %q", got, want)
@@ -245,11 +233,7 @@ func TestCodexOddMetadata(t *testing.T) {
 		`{"timestamp":"2026-02-10T10:00:04.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"ls -la","call_id":"c1"}}`,
 		`{"timestamp":"2026-02-10T10:00:05.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"a"}}`,
 	}
-	ss, err := codex.Read("odd.jsonl", strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ss[0]
+	s := readRollout(t, "odd.jsonl", lines)
 	want := []string{
 		`1: payload.cli_version is 98, not a string (once); read as absent`,
 		`1: payload.cwd is ["/work"], not a string (2 times, first at this line); read as absent`,
@@ -264,4 +248,15 @@ func TestCodexOddMetadata(t *testing.T) {
 	if args := string(s.Messages[1].Blocks[0].Args); args != "ls -la" {
 		t.Errorf("arguments kept as %q, want them as recorded", args)
 	}
+}
+
+// readRollout reads a rollout written as lines (hand-written from the
+// documented shapes) under name, and returns its one session.
+func readRollout(t *testing.T, name string, lines []string) *corpus.Session {
+	t.Helper()
+	ss, err := codex.Read(name, strings.NewReader(strings.Join(lines, "\n")+"\n"), corpus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ss[0]
 }

@@ -41,7 +41,8 @@ func TestRunSharedMemoMatchesReplay(t *testing.T) {
 		{"smith-staged", "compact_at=0.6,0.8", map[string]string{"meter": "chars4", "max_tokens": "8000"}},
 		{"clear-tool-results", "keep_value=1000,3000", map[string]string{"trigger_at": "4000", "min_reclaim": "0", "context_source": "estimate", "compactable_tools": ""}},
 		// No meter parameter: the policy's own meter (chars4) decides.
-		{"claude-code", "mc_keep_tokens=1000,3000", map[string]string{"mc_trigger_at": "4000", "mc_min_reclaim": "0", "window_tokens": "30000"}},
+		{"claude-code", "mc_keep_tokens=1000,3000", map[string]string{"mc_trigger_at": "4000", "mc_min_reclaim": "0",
+			"window_tokens": "30000", "output_reserve": "10000", "buffer_tokens": "5000"}},
 	} {
 		for _, track := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/%s/loss=%v", tt.policy, tt.axis, track), func(t *testing.T) {
@@ -51,6 +52,9 @@ func TestRunSharedMemoMatchesReplay(t *testing.T) {
 					t.Fatal(err)
 				}
 				pl := Plan{Policy: def, Grid: Grid{ax}, Fixed: tt.fixed, Workers: 2, TrackLoss: track}
+				if _, err := policy.New(def.Name, pl.Grid.Set(0, pl.Fixed)); err != nil {
+					t.Fatal(err) // sharesMemo would say only false
+				}
 				if !pl.sharesMemo() {
 					t.Fatal("sharesMemo = false")
 				}
