@@ -174,6 +174,7 @@ func (p *Codex) Compact(h []corpus.Message, at Checkpoint) Outcome {
 	// calls and outputs (they are in the summary), so the history is
 	// replaced by a summary and a tail of user messages, as a rotation.
 	o.History, o.Strategy, o.AfterTokens, o.Units, o.Count, o.Summarizer = out, Rotated, after, units, 0, used
+	o.SummaryTokens = p.meter.Tokens(p.meter.Message(&out[len(out)-1]))
 	o.Removed = len(h) - len(out)
 	// What the stage removed: every block the rebuilt history lacks (the
 	// summary's one block is new), and the bytes net of what it added. It

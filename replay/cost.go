@@ -45,4 +45,9 @@ func Cost(t *Trace, o cache.Options) (*cache.SessionCost, error) {
 
 // summarizes reports whether a compaction calls a model to summarize (a
 // deterministic digest does not).
-func summarizes(o *policy.Outcome) bool { return o.Strategy == policy.Summarized }
+func summarizes(o *policy.Outcome) bool {
+	// Codex's compaction rotates to a model-written summary; clai's
+	// rotation writes its digest without a model (Outcome.Digest). Codex's
+	// summarizer call went unbilled: summary_calls 0 on every sweep.
+	return o.Strategy == policy.Summarized || o.Strategy == policy.Rotated && o.Digest == nil
+}

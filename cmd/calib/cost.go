@@ -125,9 +125,10 @@ func (c *costSetup) check(ss []*corpus.Session) error {
 		return nil
 	}
 	for _, s := range ss {
-		m := cache.ModelOf(s, c.model)
-		if _, ok := c.prices.Lookup(m); !ok {
-			return &usageError{&cache.MissingPriceError{Model: m, File: c.priceFile}}
+		for _, m := range cache.ModelsOf(s, c.model) {
+			if _, ok := c.prices.Lookup(m); !ok {
+				return &usageError{&cache.MissingPriceError{Model: m, File: c.priceFile}}
+			}
 		}
 	}
 	return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"encoding/json"
 	"testing"
 
 	"github.com/calib-dev/calib/replay/cache"
@@ -35,5 +36,48 @@ func TestCostTableHitRate(t *testing.T) {
 	}
 	if rows[1][col] != "" || rows[2][col] != "0.6000" {
 		t.Errorf("hit rates %q and %q, want \"\" and \"0.6000\" (the fraction compare and sweep show)", rows[1][col], rows[2][col])
+	}
+}
+
+// TestSummaryCallsBilled: a compaction that has a model write its summary
+// bills the summarizer call, Codex's rotation to a summary too (it was
+// never billed: summary_calls 0 in every Codex sweep, so compacting early
+// looked cheap); clai's rotation writes its digest without a model and
+// bills none. On the demo, codex compacts one session once.
+func TestSummaryCallsBilled(t *testing.T) {
+	for _, c := range []struct {
+		policy string
+		want   map[string]float64 // summary_calls by session
+	}{
+		{"codex", map[string]float64{"session-1786201234-a1b2c3": 1}},
+		{"clai-rotation", map[string]float64{}},
+	} {
+		code, out, errOut := runCalib(t, "replay", "--demo", "-q", "-p", c.policy, "--format", "json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.policy, code, errOut)
+		}
+		var doc struct {
+			Cost []struct {
+				Session     string             `json:"session"`
+				Metrics     map[string]float64 `json:"metrics"`
+				Compactions []struct {
+					SummaryBilled float64 `json:"summary_billed"`
+				} `json:"compactions"`
+			} `json:"cost"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, sc := range doc.Cost {
+			want := c.want[sc.Session]
+			if got := sc.Metrics["summary_calls"]; got != want {
+				t.Errorf("%s, %s: summary_calls %v, want %v", c.policy, sc.Session, got, want)
+			}
+			for _, row := range sc.Compactions {
+				if (row.SummaryBilled > 0) != (want > 0) {
+					t.Errorf("%s, %s: a compaction's summary_billed %v", c.policy, sc.Session, row.SummaryBilled)
+				}
+			}
+		}
 	}
 }

@@ -3,6 +3,7 @@ package cache
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/calib-dev/calib/corpus"
 	"github.com/calib-dev/calib/policy"
@@ -19,7 +20,11 @@ type pricer struct {
 	cal      Calibration
 	m        *Model
 	model    string
-	price    *Price // nil: the model has no price
+	// prices holds the price of each model the session's requests name
+	// (nil: unpriced): a session that switches model (Claude Code's
+	// /model, Codex's turn_context) is priced request by request; all at
+	// the first model billed Sonnet requests at Opus rates.
+	prices   map[string]*Price
 	rates    Rates
 	usage    usageIndex
 	recorded []int // each request's comparable recorded prompt, 0 if none
@@ -79,22 +84,39 @@ func newPricer(s *corpus.Session, sc *SessionCost, reqs []Sent, usage usageIndex
 		prevNext: -1,
 	}
 	sc.Model = p.model
-	price, priced := o.Prices.Lookup(p.model)
-	if !priced && o.PriceFile != "" {
-		return nil, &MissingPriceError{Model: p.model, File: o.PriceFile}
+	sc.Priced = true
+	p.prices = map[string]*Price{}
+	models := ModelsOf(s, o.Model)
+	if len(models) > 1 {
+		sc.Notes = append(sc.Notes, "requests priced at their own model: "+strings.Join(models, ", "))
 	}
-	sc.Priced = priced
-	switch {
-	case priced:
-		p.price = &price
-	case p.model == "":
-		// Tables show such a usd as "-", JSON as 0 with the session
-		// counted in unpriced_sessions: "usd is 0" read as a price.
-		sc.Notes = append(sc.Notes, "the log names no model: usd not counted"+hint("price it with", o.Hints.Model))
-	default:
-		sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd not counted", p.model)+hint("give one with", o.Hints.Prices))
+	for _, m := range models {
+		price, priced := o.Prices.Lookup(m)
+		if !priced && o.PriceFile != "" {
+			return nil, &MissingPriceError{Model: m, File: o.PriceFile}
+		}
+		sc.Priced = sc.Priced && priced
+		switch {
+		case priced:
+			p.prices[m] = &price
+		case m == "":
+			// Tables show such a usd as "-", JSON as 0 with the session
+			// counted in unpriced_sessions: "usd is 0" read as a price.
+			sc.Notes = append(sc.Notes, "the log names no model: usd not counted"+hint("price it with", o.Hints.Model))
+		default:
+			sc.Notes = append(sc.Notes, fmt.Sprintf("no price for model %q: usd not counted", m)+hint("give one with", o.Hints.Prices))
+		}
 	}
 	return p, nil
+}
+
+// priceOf is the price of a request to model (the session's first where
+// the request names none), nil when unpriced.
+func (p *pricer) priceOf(model string) *Price {
+	if model == "" || model == syntheticModel {
+		model = p.model
+	}
+	return p.prices[model]
 }
 
 // scale is n metered tokens in provider tokens.
@@ -125,6 +147,9 @@ func (p *pricer) request(k int, r Sent) {
 		}
 		p.carried = nil
 	}
+	// The hidden content the history carried up to here, which the
+	// summarizer reads before the summary drops it (prompt resets it).
+	carriedHidden := p.hidden
 	P := p.prompt(k, r)
 	// Kept (BreakPrefix only): an append-only request keeps the whole
 	// previous prompt; after a rewrite only the overhead is known to be
@@ -168,12 +193,14 @@ func (p *pricer) request(k int, r Sent) {
 	// this O(blocks)). The replay recorded the response it fed, which a
 	// chain's synthetic turns have too, past the end of s.
 	req.Output = p.scale(r.Response / 4)
-	if r.Strategy == policy.Summarized && r.Before > 0 {
-		// The summarizer call: the history as it stood plus the
-		// summarizer's instructions, uncached; the summary comes back.
-		in := p.cal.Prompt(k, r.Before, 0)
+	if (r.Strategy == policy.Summarized || r.Summary > 0) && r.Before > 0 {
+		// The summarizer call: the history as it stood, with the hidden
+		// content it carried (left out, f67ab274's second summary read
+		// 80,937 tokens of a 155,283-token prompt), plus the summarizer's
+		// instructions, uncached; the summary comes back.
+		in := p.cal.Prompt(k, r.Before, 0) + carriedHidden
 		st := p.m.Step(Request{Summarizer: true, Prompt: in + p.o.SummaryPrompt, Output: p.scale(r.Summary)})
-		sc.add(RequestCost{Step: st, Request: -1, Prompt: st.Prompt()}, p.price)
+		sc.add(RequestCost{Step: st, Request: -1, Prompt: st.Prompt()}, p.priceOf(req.Model))
 		p.summaryBilled = st.Billed
 	}
 	st := p.m.Step(req)
@@ -193,7 +220,7 @@ func (p *pricer) request(k int, r Sent) {
 		p.predSteps = append(p.predSteps, st)
 		p.lines = append(p.lines, rc.Line)
 	}
-	sc.add(rc, p.price)
+	sc.add(rc, p.priceOf(req.Model))
 	p.prevP, p.prevNext = P, r.Next
 }
 

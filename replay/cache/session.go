@@ -363,15 +363,31 @@ func PresetFor(s *corpus.Session) string {
 // (--set model=), else the first model the recorded usage names, else the
 // session's.
 func ModelOf(s *corpus.Session, override string) string {
+	return ModelsOf(s, override)[0]
+}
+
+// syntheticModel is the model Claude Code names on a message it wrote
+// itself (no API request).
+const syntheticModel = "<synthetic>"
+
+// ModelsOf is every model a session's requests are priced at, the first
+// (ModelOf) first: override alone when given; else the models its
+// recorded usage names, in order of first use; else the session's model
+// ("" when it names none).
+func ModelsOf(s *corpus.Session, override string) []string {
 	if override != "" {
-		return override
+		return []string{override}
 	}
+	var out []string
 	for _, u := range s.Recorded.Usage {
-		if u.Model != "" && u.Model != "<synthetic>" {
-			return u.Model
+		if u.Model != "" && u.Model != syntheticModel && !slices.Contains(out, u.Model) {
+			out = append(out, u.Model)
 		}
 	}
-	return s.Meta.Model
+	if len(out) == 0 {
+		return []string{s.Meta.Model}
+	}
+	return out
 }
 
 // hint is " (how what)", or nothing when the caller gave no words for it.

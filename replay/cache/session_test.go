@@ -332,3 +332,37 @@ func TestCompactionAtARefusedRequest(t *testing.T) {
 		t.Errorf("the retry: request %d %s (break %v), %d compaction rows; want request 5, a break and its row", r.Request, r.Reason, r.Break, len(sc.Compactions))
 	}
 }
+
+// TestCostPricesEachRequestAtItsModel: a session that switches model
+// (Claude Code's /model, Codex's turn_context) bills each request at its
+// own model's price; all at the first model billed the real 1.0.53 logs'
+// Sonnet requests at Opus rates (2.3 to 4.5 times their cost). The
+// session's model stays the first, and a note names both.
+func TestCostPricesEachRequestAtItsModel(t *testing.T) {
+	s, reqs := steadySession(0)
+	for i := 2; i < 4; i++ {
+		s.Recorded.Usage[i].Model = "claude-sonnet-4-5-20250929"
+	}
+	o := DefaultOptions(Default())
+	sc, err := Cost(s, reqs, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opus, _ := o.Prices.Lookup("claude-opus-4-5-20251101")
+	sonnet, _ := o.Prices.Lookup("claude-sonnet-4-5-20250929")
+	for i, want := range []Price{opus, opus, sonnet, sonnet} {
+		if r := sc.Requests[i]; r.USD != want.USD(r.Tokens) || r.USD == 0 {
+			t.Errorf("request %d: usd %g; want %g, at %s", i, r.USD, want.USD(r.Tokens), want.Model)
+		}
+	}
+	if !sc.Priced || sc.Model != "claude-opus-4-5-20251101" || !slices.Contains(sc.Notes, "requests priced at their own model: claude-opus-4-5-20251101, claude-sonnet-4-5-20250929") {
+		t.Errorf("priced %v, model %s, notes %q", sc.Priced, sc.Model, sc.Notes)
+	}
+	// A price file that lacks the second model is refused, naming it.
+	o.PriceFile = "prices.csv"
+	o.Prices = NewPrices([]Price{opus})
+	var missing *MissingPriceError
+	if _, err := Cost(s, reqs, o); !errors.As(err, &missing) || missing.Model != "claude-sonnet-4-5-20250929" {
+		t.Errorf("prices without the second model: %v", err)
+	}
+}
