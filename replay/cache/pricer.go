@@ -14,12 +14,12 @@ import (
 // the first thinking block, hidden content carried forward), so that state
 // lives here, next to what every request reads.
 type pricer struct {
-	s        *corpus.Session
-	o        Options
-	sc       *SessionCost
-	cal      Calibration
-	m        *Model
-	model    string
+	s     *corpus.Session
+	o     Options
+	sc    *SessionCost
+	cal   Calibration
+	m     *Model
+	model string
 	// prices holds the price of each model the session's requests name
 	// (nil: unpriced): a session that switches model (Claude Code's
 	// /model, Codex's turn_context) is priced request by request; all at
