@@ -156,7 +156,7 @@ func expand(p string, opts corpus.Options) group {
 	case opencode.IsStorage(p):
 		return one(func() ([]*corpus.Session, error) { return opencode.LoadStorage(p, opts) })
 	case isSmithFolder(p):
-		return one(func() ([]*corpus.Session, error) { return smith.LoadDir(p, opts) })
+		return one(func() ([]*corpus.Session, error) { return loadSmithFolder(p, opts) })
 	}
 	files, err := walk(p)
 	if err != nil {
@@ -184,7 +184,7 @@ func expand(p string, opts corpus.Options) group {
 				return smith.LoadRoot(f.path, opts)
 			}
 			if f.dir {
-				return smith.LoadDir(f.path, opts)
+				return loadSmithFolder(f.path, opts)
 			}
 			ff, err := sniffFile(f.path)
 			if errors.Is(err, fs.ErrPermission) {
@@ -374,8 +374,58 @@ func isSmithRoot(p string) bool {
 	return err == nil && f != nil && f.name == "smith-index"
 }
 
+// isSmithFolder says whether p is a smith session folder, by the content
+// of its transcript.jsonl or session.json, as every input is known: by
+// name alone, another tool's session.json ({"theme":"dark"}) made a folder
+// of Claude Code logs one smith session of 0 messages, and hid the logs.
 func isSmithFolder(p string) bool {
-	return jsonscan.Exists(filepath.Join(p, "transcript.jsonl")) || jsonscan.Exists(filepath.Join(p, "session.json"))
+	if f, err := sniffFile(filepath.Join(p, "transcript.jsonl")); err == nil && f != nil && f.name == "smith-transcript" {
+		return true
+	}
+	f, err := sniffFile(filepath.Join(p, "session.json"))
+	return err == nil && f != nil && f.name == "smith-session"
+}
+
+// loadSmithFolder reads a smith session folder (smith.LoadDir) and names
+// the logs beside its two files, which that does not read: a Claude Code
+// log copied into one was left out with nothing said.
+func loadSmithFolder(dir string, opts corpus.Options) ([]*corpus.Session, error) {
+	ss, err := smith.LoadDir(dir, opts)
+	if err != nil || len(ss) == 0 {
+		return ss, err
+	}
+	if extra := logsBeside(dir); len(extra) > 0 {
+		names := extra
+		if len(names) > 5 {
+			names = append(names[:5:5], fmt.Sprintf("and %d more", len(extra)-5))
+		}
+		ss[0].Warnings = append(ss[0].Warnings, corpus.Warning{File: dir, Message: fmt.Sprintf(
+			"read as a smith session folder (its transcript.jsonl and session.json); %d other file(s) in it that may hold logs are not read: %s; give them as PATHs, or move them out of the folder",
+			len(extra), strings.Join(names, ", "))})
+	}
+	return ss, nil
+}
+
+// logsBeside lists the files of a smith session folder, besides its own
+// two, whose names say they may hold logs (JSONL, JSON, SQLite, and
+// compressed JSONL); smith's own subfolders (checkpoints, bash, media) are
+// not looked into.
+func logsBeside(dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || n == "transcript.jsonl" || n == "session.json" {
+			continue
+		}
+		for _, ext := range []string{".jsonl", ".json", ".sqlite", ".db", ".jsonl.gz", ".jsonl.zst", ".jsonl.xz"} {
+			if strings.HasSuffix(n, ext) {
+				out = append(out, n)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // parentsFirst moves each Claude Code subagent session that a folder's

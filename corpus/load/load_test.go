@@ -213,3 +213,42 @@ func TestWarningsInLineOrder(t *testing.T) {
 		t.Errorf("warnings at lines %v; want two or more, in line order: %v", lines, ss[0].Warnings)
 	}
 }
+
+// TestSmithFolderByContent: a folder is a smith session folder by what
+// its transcript.jsonl or session.json holds, not by their names. Another
+// tool's session.json made a folder of logs one smith session of 0
+// messages, the logs beside it read by no one; a real smith folder still
+// reads only its own two files, and now names the logs beside them. The
+// Codex lines are hand-written from the documented rollout shape.
+func TestSmithFolderByContent(t *testing.T) {
+	dir := t.TempDir()
+	rollout := `{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"cx1","cwd":"/w","cli_version":"0.77.0","model_provider":"openai"}}` + "\n" +
+		`{"timestamp":"2026-01-01T00:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}` + "\n"
+	writeFile(t, dir, "mixed/session.json", `{"user":"me","theme":"dark"}`+"\n")
+	writeFile(t, dir, "mixed/rollout.jsonl", rollout)
+	ss, err := load.Load([]string{filepath.Join(dir, "mixed")}, corpus.Options{})
+	if err != nil || len(ss) != 1 || ss[0].ID != "cx1" || len(ss[0].Messages) != 1 {
+		t.Fatalf("a folder with another tool's session.json: %d sessions (%v), %v; want the rollout's cx1", len(ss), ids(ss), err)
+	}
+
+	smithDir := filepath.Join(dir, "s1")
+	writeFile(t, dir, "s1/transcript.jsonl", `{"role":"user","content":[{"type":"text","text":"hi"}]}`+"\n")
+	writeFile(t, dir, "s1/rollout.jsonl", rollout)
+	writeFile(t, dir, "s1/checkpoints/c1.json", "{}\n") // smith's own, not named
+	ss, err = load.Load([]string{smithDir}, corpus.Options{})
+	if err != nil || len(ss) != 1 || ss[0].ID != "s1" {
+		t.Fatalf("a smith folder: %d sessions (%v), %v; want s1 alone", len(ss), ids(ss), err)
+	}
+	want := "read as a smith session folder (its transcript.jsonl and session.json); 1 other file(s) in it that may hold logs are not read: rollout.jsonl; give them as PATHs, or move them out of the folder"
+	if ws := ss[0].Warnings; len(ws) != 1 || ws[0].File != smithDir || ws[0].Message != want {
+		t.Errorf("warnings %+v; want %s: %s", ws, smithDir, want)
+	}
+}
+
+func ids(ss []*corpus.Session) []string {
+	var out []string
+	for _, s := range ss {
+		out = append(out, s.ID)
+	}
+	return out
+}
