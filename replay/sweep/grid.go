@@ -91,6 +91,11 @@ func expandRange(s string) ([]string, error) {
 	lohi, step, hasStep := strings.Cut(s, ":")
 	lo, hi, _ := strings.Cut(lohi, "..")
 	if !hasStep {
+		// A step of 1 is implied for whole numbers only: 0.6..0.9 swept
+		// 0.6 alone, with exit 0.
+		if decimals(lo) > 0 || decimals(hi) > 0 {
+			return nil, fmt.Errorf("range %q has no step; a range of fractions needs one: write %s..%s:0.1, say", s, lo, hi)
+		}
 		step = "1"
 	}
 	if out, ok, err := expandIntRange(s, lo, hi, step); ok {

@@ -53,6 +53,10 @@ func TestParseAxisErrors(t *testing.T) {
 		"x=1,":              `x: an empty value in "1," (remove the extra comma)`,
 		"x=0.6,0.6":         "x: value 0.6 is given twice, which would run the same parameter set twice",
 		"x=1..3,2":          "x: value 2 is given twice, which would run the same parameter set twice",
+		// No step is a step of 1, for whole numbers only: this swept 0.6
+		// alone, exit 0.
+		"x=0.6..0.9": `x: range "0.6..0.9" has no step; a range of fractions needs one: write 0.6..0.9:0.1, say`,
+		"x=1..2.5":   `x: range "1..2.5" has no step; a range of fractions needs one: write 1..2.5:0.1, say`,
 	} {
 		_, err := ParseAxis(in)
 		if err == nil || err.Error() != want {
