@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"syscall"
 )
 
@@ -131,5 +132,27 @@ func errorMessage(err error) string {
 		}
 		return ge.Msg
 	}
-	return err.Error()
+	return oneLineSuggestion(err.Error())
+}
+
+// oneLineSuggestion rewrites cobra's unknown-command message, whose
+// suggestions come on lines of their own ("...\n\nDid you mean
+// this?\n\treplay\n", printed with its newlines escaped), in calib's
+// one-line style: `unknown command "replays" for "calib"; did you mean
+// replay?`, as for a mistyped policy or parameter.
+func oneLineSuggestion(msg string) string {
+	head, rest, ok := strings.Cut(msg, "\n\nDid you mean this?\n")
+	if !ok {
+		return msg
+	}
+	var names []string
+	for _, l := range strings.Split(rest, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			names = append(names, l)
+		}
+	}
+	if len(names) == 0 {
+		return head
+	}
+	return head + "; did you mean " + strings.Join(names, " or ") + "?"
 }
