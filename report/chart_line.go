@@ -106,7 +106,7 @@ func (c LineChart) Plot() (Chart, error) {
 		return Chart{}, errors.New("line chart: no points")
 	}
 	ymin, ymax := c.setAxes(p, b)
-	if err := addRefs(p, lg, c.Refs, p.X.Min, p.X.Max, len(c.Events) == 0); err != nil {
+	if err := addRefs(p, lg, c.Refs, c.Series, p.X.Min, p.X.Max, ymax-ymin, len(c.Events) == 0); err != nil {
 		return Chart{}, err
 	}
 	if err := addEvents(p, lg, c.EventName, c.Events, ymin, ymax, p.X.Max-p.X.Min); err != nil {
@@ -261,10 +261,11 @@ func bandPolygon(s Series) (*plotter.Polygon, error) {
 // addRefs draws each reference line across the plot in black (long
 // dashes for the first, dash-dot for the second, so a trigger and a target
 // differ), named in the legend and, when inline is set, also just above
-// the line's right end. A chart with events leaves that label to the
+// the line's right end, unless a series passes there (labelClear): the
+// legend names it anyway. A chart with events leaves that label to the
 // legend: a line near the top of the data (a trigger the context never
 // reaches) put it among the event labels, over them.
-func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64, inline bool) error {
+func addRefs(p *plot.Plot, lg *legend, refs []RefLine, series []Series, x0, x1, yspan float64, inline bool) error {
 	dashes := [][]vg.Length{{10, 4}, {10, 3, 2, 3}, {2, 3}}
 	for i, lv := range refs {
 		l, err := plotter.NewLine(plotter.XYs{{X: x0, Y: lv.Y}, {X: x1, Y: lv.Y}})
@@ -276,7 +277,7 @@ func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64, inline bo
 		l.LineStyle.Dashes = dashes[i%len(dashes)]
 		p.Add(l)
 		lg.add(lv.Label, l)
-		if !inline {
+		if !inline || !labelClear(series, x1-0.2*(x1-x0), x1, lv.Y, lv.Y+0.08*yspan) {
 			continue
 		}
 		lb, err := labels([]plotter.XY{{X: x1, Y: lv.Y}}, []string{lv.Label}, vg.Points(9), draw.XRight, draw.YBottom)
@@ -287,6 +288,27 @@ func addRefs(p *plot.Plot, lg *legend, refs []RefLine, x0, x1 float64, inline bo
 		p.Add(lb)
 	}
 	return nil
+}
+
+// labelClear reports whether no segment of any series enters the box
+// [xa, xb] × [ya, yb], where a reference line's inline label goes (about a
+// fifth of the width at the right end, a twelfth of the height above the
+// line): digest-growth's legacy chain crossed its budget right through
+// "budget 96,000 bytes".
+func labelClear(series []Series, xa, xb, ya, yb float64) bool {
+	for _, s := range series {
+		for i := range s.X {
+			j := max(i-1, 0)
+			lo, hi := min(s.X[i], s.X[j]), max(s.X[i], s.X[j])
+			if hi < xa || lo > xb {
+				continue
+			}
+			if min(s.Y[i], s.Y[j]) <= yb && max(s.Y[i], s.Y[j]) >= ya {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // eventLabelY is where event labels hang from: the top of a band above

@@ -301,8 +301,15 @@ func labels(pts []plotter.XY, texts []string, size vg.Length, xalign draw.XAlign
 }
 
 // formatNumber writes v with separators and at most prec decimals
-// (trailing zeros dropped): 1234567 → "1,234,567", 0.25 → "0.25".
+// (trailing zeros dropped): 1234567 → "1,234,567", 0.25 → "0.25". A whole
+// number rounds half away from zero, as the tables round a count
+// (math.Round): FormatFloat rounds it to even, and a heat-map cell read
+// 586,298 where the table read 586,299. Decimals round as the tables'
+// FormatFloat does.
 func formatNumber(v float64, prec int) string {
+	if prec == 0 {
+		v = math.Round(v)
+	}
 	s := strconv.FormatFloat(v, 'f', prec, 64)
 	if prec > 0 {
 		for s[len(s)-1] == '0' {

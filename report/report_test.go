@@ -118,6 +118,12 @@ func TestFormatNumbers(t *testing.T) {
 		{FormatFloat(-0.0001, 2), "0.00"},
 		{FormatFloat(-1.5, 1), "-1.5"},
 		{FormatFloat(1.0/3, 3), "0.333"},
+		// A plot's whole number rounds half away from zero, as a table's
+		// count does (columns.go, math.Round): a heat-map cell read
+		// 586,298 where the table read 586,299.
+		{formatNumber(586298.5, 0), "586,299"},
+		{formatNumber(-2.5, 0), "-3"},
+		{formatNumber(0.125, 2), "0.12"},
 		{Float(12345.678, 1).Format(true), "12,345.7"},
 		{Float(12345.678, 1).Format(false), "12345.7"},
 		{Int(1234).Format(false), "1234"},

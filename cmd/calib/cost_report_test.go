@@ -81,3 +81,29 @@ func TestSummaryCallsBilled(t *testing.T) {
 		}
 	}
 }
+
+// TestCostPerCompactionKeepsALoss: a compaction that grew the prompt (the
+// demo's 3c93f0c4: a rotation from 30,164 to 31,011 tokens, its digest
+// longer than its window) saves a negative amount, which the net carries;
+// it showed 0 saved.
+func TestCostPerCompactionKeepsALoss(t *testing.T) {
+	var doc struct {
+		Cost []struct {
+			Session     string `json:"session"`
+			Compactions []struct {
+				SavedTokens int     `json:"saved_tokens"`
+				SavedBilled float64 `json:"saved_billed"`
+			} `json:"compactions"`
+		} `json:"cost"`
+	}
+	runJSON(t, &doc, "replay", "--demo", "-q", "-p", "clai-rotation")
+	for _, sc := range doc.Cost {
+		if sc.Session == "3c93f0c4-cb2d-4a23-a564-a59e91adc860" {
+			if c := sc.Compactions; len(c) != 1 || c[0].SavedTokens != -847 || c[0].SavedBilled != -2032.8 {
+				t.Errorf("compactions %+v; want one saving -847 tokens, -2,032.8 billed", c)
+			}
+			return
+		}
+	}
+	t.Error("no cost row for 3c93f0c4")
+}

@@ -254,10 +254,10 @@ func (p *pricer) compaction(k int, r Sent, st Step) {
 	if n := len(sc.Compactions); n > 0 {
 		sc.Compactions[n-1].finish(sc.agentRequests(), p.rates)
 	}
-	saved := 0
-	if r.Before > r.Tokens {
-		saved = p.scale(r.Before - r.Tokens)
-	}
+	// Negative when the compaction grew the prompt (a digest longer than
+	// what it replaced): the requests after it then read more, which the
+	// net shows; it was shown as 0.
+	saved := p.scale(r.Before - r.Tokens)
 	sc.Compactions = append(sc.Compactions, CompactionCost{Request: k, first: sc.agentRequests(), RewriteTokens: st.Write(),
 		RewriteBilled: round2(st.Billed - p.rates.Read*float64(st.Prompt())), SummaryBilled: round2(p.summaryBilled), SavedTokens: saved})
 }
