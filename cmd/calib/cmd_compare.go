@@ -95,7 +95,7 @@ unpriced_sessions next to usd instead.`,
 		},
 	}
 	cmd.Flags().StringSliceVar(&o.policies, "policies", nil, "comma-separated `NAMES` of the policies to compare (default: every preset and agent policy)")
-	cmd.Flags().StringArrayVar(&o.set, "set", nil, "set one policy's parameters: `POLICY:name=value[,name=value]` (repeatable)")
+	cmd.Flags().StringArrayVar(&o.set, "set", nil, "set one policy's parameters: `POLICY:name=value[,name=value]` (repeatable); the cost settings (model=, cache_*=) without POLICY: apply to every policy")
 	cmd.Flags().BoolVar(&o.perSession, "per-session", false, "also print one row per session and policy")
 	cmd.Flags().IntVarP(&o.jobs, "jobs", "j", 0, "replays run at once (0: one per core)")
 	addCostFlags(cmd, &o.cost)
@@ -106,17 +106,33 @@ unpriced_sessions next to usd instead.`,
 	return cmd
 }
 
-// compareSets parses --set POLICY:name=value,... into settings per policy.
-func compareSets(flags []string) (map[string]map[string]string, error) {
+// compareSets parses --set POLICY:name=value,... into settings per policy,
+// and --set name=value without a POLICY into the cost settings (model,
+// cache_*), which apply to every policy: a session that names no model had
+// no way to be priced in compare.
+func compareSets(flags []string) (map[string]map[string]string, map[string]string, error) {
 	out := map[string]map[string]string{}
+	cost := map[string]string{}
 	for _, f := range flags {
-		name, rest, ok := strings.Cut(f, ":")
-		if !ok || name == "" {
-			return nil, usageErrorf("--set %q: expected POLICY:name=value[,name=value] (compare runs several policies)", f)
+		if eq, colon := strings.IndexByte(f, '='), strings.IndexByte(f, ':'); colon < 0 || eq >= 0 && eq < colon {
+			set, err := policy.ParseSet([]string{f})
+			if err != nil {
+				return nil, nil, usageErrorf("--set %w", err)
+			}
+			c, rest := splitCostSet(set)
+			if len(rest) > 0 {
+				return nil, nil, usageErrorf("--set %q: expected POLICY:name=value[,name=value] (compare runs several policies; only the cost settings, model and cache_*, apply to all without a POLICY)", f)
+			}
+			maps.Copy(cost, c)
+			continue
+		}
+		name, rest, _ := strings.Cut(f, ":")
+		if name == "" {
+			return nil, nil, usageErrorf("--set %q: expected POLICY:name=value[,name=value] (compare runs several policies)", f)
 		}
 		set, err := policy.ParseSet([]string{rest})
 		if err != nil {
-			return nil, usageErrorf("--set %w", err)
+			return nil, nil, usageErrorf("--set %w", err)
 		}
 		if out[name] == nil {
 			out[name] = map[string]string{}
@@ -125,7 +141,7 @@ func compareSets(flags []string) (map[string]map[string]string, error) {
 			out[name][k] = v
 		}
 	}
-	return out, nil
+	return out, cost, nil
 }
 
 // comparedPolicy is one compared policy, built with its --set values;
@@ -181,7 +197,7 @@ func comparePolicies(names []string, sets map[string]map[string]string) ([]polic
 }
 
 func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) error {
-	sets, err := compareSets(o.set)
+	sets, costSet, err := compareSets(o.set)
 	if err != nil {
 		return err
 	}
@@ -189,7 +205,7 @@ func runCompare(ctx context.Context, a *app, o *compareOptions, args []string) e
 	if err != nil {
 		return err
 	}
-	cs, err := newCostSetup(o.cost, nil)
+	cs, err := newCostSetup(o.cost, costSet)
 	if err != nil {
 		return err
 	}

@@ -81,15 +81,33 @@ func (c usdCoverage) why() string {
 func (c usdCoverage) note() string {
 	switch {
 	case c.total == 1:
-		return fmt.Sprintf("usd unknown: the session has no price%s; give prices with --prices", c.why())
+		return fmt.Sprintf("usd unknown: the session has no price%s; %s", c.why(), c.advice())
 	case c.unpriced >= c.total:
-		return fmt.Sprintf("usd unknown: none of the %d sessions has a price%s; give prices with --prices", c.total, c.why())
+		return fmt.Sprintf("usd unknown: none of the %d sessions has a price%s; %s", c.total, c.why(), c.advice())
 	}
 	have := "have"
 	if c.unpriced == 1 {
 		have = "has"
 	}
-	return fmt.Sprintf("usd covers %d of %d sessions: the other %d %s no price%s; give prices with --prices", c.total-c.unpriced, c.total, c.unpriced, have, c.why())
+	return fmt.Sprintf("usd covers %d of %d sessions: the other %d %s no price%s; %s", c.total-c.unpriced, c.total, c.unpriced, have, c.why(), c.advice())
+}
+
+// advice says what prices the unpriced sessions: --prices for a model the
+// table lacks, --set model=NAME for a session that names none (a price
+// file cannot price it, and --prices was all it said).
+func (c usdCoverage) advice() string {
+	named, none := false, false
+	for _, m := range c.models {
+		named = named || m != ""
+		none = none || m == ""
+	}
+	switch {
+	case none && named:
+		return "give prices with --prices, and name the model of a session that names none with --set model=NAME"
+	case none:
+		return "name its model with --set model=NAME"
+	}
+	return "give prices with --prices"
 }
 
 // usdRow is one table row's metrics and unpriced models.
@@ -207,8 +225,8 @@ func refuseUSDRanking(flags []string, c usdCoverage) error {
 	if c.unpriced >= c.total {
 		effect = "usd is 0 for every set"
 	}
-	return usageErrorf("%s usd: %d of %d sessions have no price%s, so %s; give their prices with --prices (see README, Prices), or rank by billed_tokens",
-		strings.Join(flags, ", "), c.unpriced, c.total, c.why(), effect)
+	return usageErrorf("%s usd: %d of %d sessions have no price%s, so %s; %s (see README, Prices), or rank by billed_tokens",
+		strings.Join(flags, ", "), c.unpriced, c.total, c.why(), effect, c.advice())
 }
 
 // coverage is what usd will cover of a corpus before any replay:

@@ -17,9 +17,10 @@ func TestUSDNotes(t *testing.T) {
 	rows := []usdRow{
 		{values: map[string]float64{"usd": 1, "unpriced_sessions": 3, "sessions": 5}, models: []string{"m"}},
 		{values: map[string]float64{"usd": 2, "unpriced_sessions": 0, "sessions": 2}},
-		{values: map[string]float64{"usd": 3, "unpriced_sessions": 1, "sessions": 5}, models: []string{"", "a"}},
+		{values: map[string]float64{"usd": 3, "unpriced_sessions": 2, "sessions": 5}, models: []string{"", "a"}},
 		{values: map[string]float64{"usd": 4, "unpriced_sessions": 3, "sessions": 5}, models: []string{"m"}},
 		{values: map[string]float64{"usd": 0, "unpriced_sessions": 2, "sessions": 2}, models: []string{"a", "b"}},
+		{values: map[string]float64{"usd": 5, "unpriced_sessions": 1, "sessions": 3}, models: []string{""}},
 	}
 	n := newUSDNotes(rows)
 	cols := []string{"billed_tokens", "usd"}
@@ -29,13 +30,16 @@ func TestUSDNotes(t *testing.T) {
 		n.mark(cols, cells, r)
 		got = append(got, cellShown(t, cells[1]))
 	}
-	want := []string{"1.0000*1", "2.0000", "3.0000*2", "4.0000*1", "-"}
+	want := []string{"1.0000*1", "2.0000", "3.0000*2", "4.0000*1", "-", "5.0000*3"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("usd cells = %q, want %q", got, want)
 	}
 	wantNotes := []string{
 		"*1 usd covers 2 of 5 sessions: the other 3 have no price (model m); give prices with --prices",
-		"*2 usd covers 4 of 5 sessions: the other 1 has no price (model a; no model named); give prices with --prices",
+		// --prices cannot price a session that names no model: it was
+		// all the note said.
+		"*2 usd covers 3 of 5 sessions: the other 2 have no price (model a; no model named); give prices with --prices, and name the model of a session that names none with --set model=NAME",
+		"*3 usd covers 2 of 3 sessions: the other 1 has no price (no model named); name its model with --set model=NAME",
 		"- usd unknown: none of the 2 sessions has a price (models a, b); give prices with --prices",
 	}
 	if notes := n.notes(cols); !reflect.DeepEqual(notes, wantNotes) {
