@@ -22,10 +22,13 @@ var recordedStageLoss = []struct {
 	stage string
 	want  loss.Counts
 }{
-	// Claude Code 1.0.53: compact summaries (isCompactSummary).
-	{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "compact", counts(153, 1, 31, 26, 5, 8355)},
-	{"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "compact", counts(129, 1, 14, 21, 7, 12900)},
-	{"f67ab274-e83b-41ac-ac85-77488d6b5c28", "compact", counts(218, 2, 26, 24, 21, 21726)},
+	// Claude Code 1.0.53: compact summaries (isCompactSummary). A call
+	// that failed fetches nothing back (3, 3 and 4 such refetches before:
+	// failed Edits, MultiEdits that changed nothing), and a failed Write
+	// or Read holds nothing to need (one in 9034225e).
+	{"0a725fb5-6378-432a-9e84-9f3f49d4043d", "compact", counts(153, 1, 30, 22, 8, 8320)},
+	{"9034225e-c367-4ab6-b1eb-1f478a7ae27a", "compact", counts(129, 1, 13, 18, 6, 12672)},
+	{"f67ab274-e83b-41ac-ac85-77488d6b5c28", "compact", counts(218, 2, 26, 20, 24, 20650)},
 	// Claude Code 2.1.9+: microcompact_boundary lines (every id they list
 	// has a persisted file; the boundary recorded the event).
 	{"b3533c53-3dba-422e-8f02-d0d42214ade0", "microcompact", counts(11, 0, 0, 5, 0, 40450)},
@@ -36,7 +39,7 @@ var recordedStageLoss = []struct {
 	// Claude Code 2.0.60–2.1.6: persisted outputs no boundary recorded,
 	// placed at cache breaks (the -bad sessions of the phantom-reads
 	// investigation).
-	{"504216d1-8285-4ec4-92be-0db8dc92a18a", "persisted", counts(24, 0, 10, 5, 9, 6530)},
+	{"504216d1-8285-4ec4-92be-0db8dc92a18a", "persisted", counts(24, 0, 9, 5, 8, 6530)},
 	{"b6240830-5041-465e-aad0-910c13cd9b6c", "persisted", counts(13, 0, 6, 3, 5, 22665)},
 	{"bf88e2ff-ac8b-4f29-8dbf-c2467325fe4e", "persisted", counts(14, 0, 10, 2, 10, 7021)},
 	{"c172889a-aa67-452b-b5c9-81f1e500de7d", "persisted", counts(17, 0, 8, 6, 5, 5118)},
@@ -134,7 +137,7 @@ func TestRealCorpusRecordedStages(t *testing.T) {
 		byStage[l.Stage]++
 	}
 	// The losses list (lost or refetched results) per stage, measured.
-	if w := map[string]int{"compact": 104, "microcompact": 20, "persisted": 45}; !maps.Equal(byStage, w) {
+	if w := map[string]int{"compact": 98, "microcompact": 20, "persisted": 44}; !maps.Equal(byStage, w) {
 		t.Errorf("losses per stage %v, want %v", byStage, w)
 	}
 }

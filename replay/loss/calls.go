@@ -45,6 +45,10 @@ func (ix *Index) readCalls(read []bool) *callFacts {
 		b := &s.Messages[ix.units[tc.unit].msg].Blocks[tc.block]
 		subj := SubjectOf(b.ToolName, b.Args, s.Meta.Cwd)
 		f.subj[c] = subj
+		// A call that failed got nothing back: it fetches no result again
+		// (a failed Edit, a MultiEdit that changed nothing, counted as
+		// refetches), though its key is still its own result's.
+		failed := ix.failed(b.ToolCallID)
 		if key = appendCallKey(key[:0], subj); len(key) > 0 {
 			// A lookup of string(key) does not copy it; only a new key is
 			// stored as a string of its own.
@@ -54,8 +58,13 @@ func (ix *Index) readCalls(read []bool) *callFacts {
 				keys[string(key)] = id
 				f.keyUnits = append(f.keyUnits, nil)
 			}
-			f.keyUnits[id] = appendUnit(f.keyUnits[id], tc.unit)
+			if !failed {
+				f.keyUnits[id] = appendUnit(f.keyUnits[id], tc.unit)
+			}
 			f.key[c] = id
+		}
+		if failed {
+			continue
 		}
 		ids = persistedIDs(ids[:0], subj)
 		for _, id := range ids {
@@ -111,4 +120,25 @@ func (f *callFacts) resultKey(r *Result) int32 {
 		return -1
 	}
 	return f.key[r.call]
+}
+
+// failed reports whether the call with this id got an error back (its
+// result is marked is_error).
+func (ix *Index) failed(callID string) bool {
+	k, ok := ix.byID[callID]
+	if !ok {
+		return false
+	}
+	r := &ix.Results[k]
+	return ix.Session.Messages[r.Msg].Blocks[r.Block].IsError
+}
+
+// contentless reports whether r is a failed file read, write or search:
+// its text is the error ("File content (50155 tokens) exceeds maximum
+// allowed tokens"), no file's content, so hiding it hides nothing the
+// agent could need, however often it names the path after. A shell
+// command's error output stays: a traceback is information.
+func (ix *Index) contentless(r *Result) bool {
+	fam := r.Subject.Family
+	return (fam == FamilyFile || fam == FamilySearch) && ix.Session.Messages[r.Msg].Blocks[r.Block].IsError
 }

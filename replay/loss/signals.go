@@ -131,6 +131,9 @@ func (ix *Index) readSignal(ev *evidence, h Hide, s *Signal) bool {
 	*s = Signal{Result: r, Hide: h, NeededMsg: -1, FetchedMsg: -1, NeededRequest: -1, FetchedRequest: -1, ArrivedRequest: -1}
 	from := ix.unitAtOrAfter(h.At)
 	s.Unseen = ix.unitAtOrAfter(r.Msg+1) == from
+	if ix.contentless(r) {
+		return true // hidden, never needed nor fetched back
+	}
 	fetch := ix.firstFetch(ev, r, from)
 	need, by := ix.firstNeed(ev, r, from, h.Kept)
 	if fetch >= 0 {

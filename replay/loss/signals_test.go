@@ -278,3 +278,35 @@ func TestTokensMeasuredOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestFailedCalls: a failed file read holds no content the agent could
+// need, so hiding it is never a loss however often the path is named (the
+// real 504216d1's Read that exceeded the token limit was one of its 9
+// lost); a failed shell command's output still can be; and a call that
+// failed fetches nothing back (failed Edits and MultiEdits that changed
+// nothing counted as refetches, hiding 3 losses in each of two real logs).
+func TestFailedCalls(t *testing.T) {
+	var b sessionBuilder
+	b.s.Meta.Cwd = "/p"
+	b.user("review")
+	b.call("big", "Read", `{"file_path":"/p/big.py"}`, "File content (50155 tokens) exceeds maximum allowed tokens (25000).")
+	b.s.Messages[len(b.s.Messages)-1].Blocks[0].IsError = true
+	b.call("sh", "Bash", `{"command":"make check-all"}`, "Traceback (most recent call last): boom")
+	b.s.Messages[len(b.s.Messages)-1].Blocks[0].IsError = true
+	b.call("ok", "Read", `{"file_path":"/p/small.py"}`, fileText("small.py", 5))
+	hideAt := b.say("Working.")
+	b.call("again", "Read", `{"file_path":"/p/small.py"}`, "File does not exist.")
+	b.s.Messages[len(b.s.Messages)-1].Blocks[0].IsError = true
+	use := b.say("Fixed /p/big.py and /p/small.py; make check-all passes.")
+	ix := Build(&b.s, Options{})
+	sig := func(id string) *Signal { return ix.Signal(Hide{CallID: id, At: hideAt, Request: 3}) }
+	if s := sig("big"); s.Lost || s.NeededMsg != -1 || s.Refetched {
+		t.Errorf("a failed Read, named at %d: %+v; want neither needed nor lost", use, *s)
+	}
+	if s := sig("sh"); !s.Lost || s.NeededMsg != use {
+		t.Errorf("a failed command, named at %d: %+v; want needed and lost", use, *s)
+	}
+	if s := sig("ok"); !s.Lost || s.Refetched || s.FetchedMsg != -1 || s.NeededMsg != use {
+		t.Errorf("a Read read again by a call that failed, named at %d: %+v; want lost, not fetched back", use, *s)
+	}
+}
