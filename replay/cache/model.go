@@ -199,6 +199,13 @@ func (m *Model) Step(r Request) Step {
 	if e == nil {
 		e = &entry{}
 		m.entries[key] = e
+		// A switch of model within a stream (/model) reads nothing of
+		// what the previous request left cached under the other model: a
+		// break by the definition (a read below what was cached), which
+		// only a switch back used to count.
+		if l := m.last; l != nil && m.lastKey.stream == key.stream && m.lastKey.model != key.model && !m.expired(l, r.Send) {
+			st.Break = read < l.cached
+		}
 	} else if why != ReasonFirst {
 		// A break rule (a rewrite, a summary, a thinking switch) breaks
 		// the cache even where the head it reads is more than this stream

@@ -58,7 +58,11 @@ func TestStepRules(t *testing.T) {
 			{Request{Stream: "side", Model: "opus", Prompt: 11000}, Tokens{Write5m: 11000}, ReasonNewStream, false},
 			{Request{Stream: "side", Model: "opus", Prompt: 12000}, Tokens{Write5m: 1000, Read: 11000}, ReasonKept, false},
 			{Request{Model: "opus", Prompt: 42000}, Tokens{Write5m: 2000, Read: 40000}, ReasonKept, false},
-			{Request{Model: "sonnet", Prompt: 43000}, Tokens{Write5m: 43000}, ReasonNewStream, false},
+			// A switch of model reads nothing of the 42,000 cached: a break
+			// (it was counted only when switching back).
+			{Request{Model: "sonnet", Prompt: 43000}, Tokens{Write5m: 43000}, ReasonNewStream, true},
+			// A subagent's first request is no break of the main stream.
+			{Request{Stream: "side2", Model: "sonnet", Prompt: 9000}, Tokens{Write5m: 9000}, ReasonNewStream, false},
 		}},
 		{"below the minimum nothing is cached", Default(), Session{}, []req{
 			{Request{Model: "m", Prompt: 900}, Tokens{Uncached: 900}, ReasonFirst, false},
