@@ -83,11 +83,29 @@ func (g Gates) Apply(r *GrowthRow) []Failure {
 	if r.Failures == nil {
 		r.Failures = []Failure{}
 	}
-	r.Verdict = "ok"
-	if len(fs) > 0 {
-		r.Verdict = "fail"
+	r.Verdict = VerdictOK
+	switch {
+	case len(fs) > 0:
+		r.Verdict = VerdictFail
+	case !g.judges(r.ID):
+		// "ok" with no gate read as a judgment: a legacy chain nested 20
+		// deep and 1.3 MB was "ok".
+		r.Verdict = VerdictNoGate
 	}
 	return fs
+}
+
+// The verdicts of a chain, and of a run (the worst of its chains).
+const (
+	VerdictOK     = "ok"
+	VerdictFail   = "fail"
+	VerdictNoGate = "no gate"
+)
+
+// judges reports whether any gate applies to the chain of session id.
+func (g Gates) judges(id string) bool {
+	_, base := g.Baseline[id]
+	return g.FailOnViolations || g.MaxDigestBytes > 0 || g.MaxGrowthBytes > 0 || g.MaxNesting > 0 || base
 }
 
 func round1(f float64) float64 { return math.Round(f*10) / 10 }

@@ -46,7 +46,8 @@ type GrowthRow struct {
 	OverBudget     int                `json:"over_budget"`
 	Violations     int                `json:"violations"`
 	ViolationList  []replay.Violation `json:"violation_list,omitempty"`
-	// Verdict is "ok" or "fail"; Failures names each failed gate.
+	// Verdict is "ok", "fail", or "no gate" when no gate applied to the
+	// chain (Gates.Apply); Failures names each failed gate.
 	Verdict  string    `json:"verdict"`
 	Failures []Failure `json:"failures"`
 }

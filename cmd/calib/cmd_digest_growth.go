@@ -407,7 +407,7 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 	out := growthJSON{Policy: policyRef{Name: runs[0].p.Name(), Params: runs[0].p.Params()},
 		Gates: gatesJSON{MaxDigestBytes: o.gates.MaxDigestBytes, MaxGrowthBytes: o.gates.MaxGrowthBytes,
 			MaxNesting: o.gates.MaxNesting, Baseline: o.baseline},
-		Sessions: []growthSessionJSON{}, Verdict: "ok"}
+		Sessions: []growthSessionJSON{}, Verdict: metrics.VerdictNoGate}
 	if o.baseline != "" {
 		out.Gates.Tolerance = o.gates.Tolerance
 	}
@@ -451,8 +451,15 @@ func runDigestGrowth(ctx context.Context, a *app, o *growthOptions, args []strin
 		}
 		out.Sessions = append(out.Sessions, row)
 	}
+	// The run's verdict is its worst chain's: "no gate" only when no gate
+	// judged any chain.
+	for _, s := range out.Sessions {
+		if s.Verdict == metrics.VerdictOK {
+			out.Verdict = metrics.VerdictOK
+		}
+	}
 	if len(failures) > 0 {
-		out.Verdict = "fail"
+		out.Verdict = metrics.VerdictFail
 	}
 	doc := report.Doc{JSON: out, Tables: growthTables(out), Annotations: anns}
 	if err := a.writeWithPlots(doc, func() ([]report.Figure, error) { return growthFigures(out) }); err != nil {
