@@ -83,6 +83,13 @@ func sweepTables(rep *sweep.Report, perSession bool, columns []string, format re
 		sets.AddRow(cells...)
 	}
 	sets.Notes = notes.notes(mcols)
+	// Where the policy as shipped sits among the sets answers "are my
+	// numbers good?"; only the Pareto plot ringed it.
+	for _, r := range rep.Sets {
+		if atDefaults(rep, r.Params) {
+			sets.Notes = append(sets.Notes, fmt.Sprintf("set %d (%s) is %s's defaults", r.Set, paramText(r), rep.Policy))
+		}
+	}
 	tables := []*report.Table{sets}
 	if perSession {
 		cols := []report.Column{report.NumCol("set")}
