@@ -51,7 +51,7 @@ func claudeCodeDef() Def {
 			{Name: "buffer_tokens", Kind: Int, Default: "13000", Min: 0, Max: MaxTokens, Help: "AUTOCOMPACT_BUFFER_TOKENS below the effective window"},
 			{Name: "full_measure", Kind: Enum, Default: "auto", Choices: []string{"auto", "arriving", "previous"},
 				Help: "auto-compaction's context: the previous request's prompt plus its response and what arrived since (arriving), or the previous request's usage alone (previous); auto: arriving before 2.0 (4 of 4 1.0.53 compactions), previous from 2.0 (fc491683 did not compact at 169,291 arriving)"},
-			{Name: "summarizer", Kind: String, Default: "recorded", Check: checkSummarizer,
+			{Name: "summarizer", Kind: String, Default: "recorded", Canon: canonSummarizer,
 				Help: "recorded: the nearest recorded summary; fixed:BYTES, ratio:R or fail"},
 			{Name: "restore_files", Kind: Int, Default: "5", Min: 0, Max: inf, Help: "recently read files re-attached after a compaction"},
 			{Name: "restore_file_tokens", Kind: Int, Default: "5000", Min: 0, Max: MaxTokens, Help: "tokens kept of each restored file"},

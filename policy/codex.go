@@ -32,7 +32,7 @@ func codexDef() Def {
 			{Name: "auto_compact_limit", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
 				Help: "model_auto_compact_token_limit; 0: context_window * 9 / 10 (244,800 of 272,000); a limit above that is clamped to it, as newer builds do (min(config, 90%); older ones took it as given)"},
 			{Name: "user_message_tokens", Kind: Int, Default: "20000", Min: 0, Max: MaxTokens, Help: "newest user messages kept, in tokens (COMPACT_USER_MESSAGE_MAX_TOKENS)"},
-			{Name: "summarizer", Kind: String, Default: "recorded", Check: checkSummarizer,
+			{Name: "summarizer", Kind: String, Default: "recorded", Canon: canonSummarizer,
 				Help: "recorded: the nearest recorded compacted summary; fixed:BYTES, ratio:R or fail"},
 			{Name: "overhead_tokens", Kind: Int, Default: "0", Min: 0, Max: MaxTokens,
 				Help: "instructions and tools, added to the estimate where the rollout has no token_count"},

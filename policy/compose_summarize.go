@@ -36,7 +36,7 @@ func summarizeStageKind() stageKind {
 				{Name: "prefix", Kind: String, Default: "", Help: "text before the summary in its message; \\n a newline"},
 				{Name: "suffix", Kind: String, Default: "", Help: "text after the summary in its message; \\n a newline"},
 				{Name: "ack", Kind: String, Default: "", Help: "an assistant message after the summary (empty: none); \\n a newline"},
-				{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
+				{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Canon: canonSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
 			}
 		},
 		build: func(v stageValues, g globals) (stageRunner, error) {

@@ -46,6 +46,10 @@ type ParamSpec struct {
 	// Check validates a String value beyond its kind (e.g. summarizer
 	// syntax); it returns a message saying what is expected.
 	Check func(string) error
+	// Canon validates a String value as Check does and returns its one
+	// spelling, so that a grid's duplicate check sees fixed:02000 and
+	// fixed:2000 as the one set they are (each ran).
+	Canon func(string) (string, error)
 }
 
 // Range describes the valid values, for `calib policies` and errors.
@@ -152,6 +156,13 @@ func (s ParamSpec) Parse(v string) (string, error) {
 		if err := s.Check(v); err != nil {
 			return "", bad("%v", err)
 		}
+	}
+	if s.Canon != nil {
+		c, err := s.Canon(v)
+		if err != nil {
+			return "", bad("%v", err)
+		}
+		v = c
 	}
 	return v, nil
 }

@@ -60,7 +60,12 @@ func TestParamSpecParseAndRange(t *testing.T) {
 		{ParamSpec{Name: "b", Kind: Bool}, "1", "true", "", "true|false"},
 		{ParamSpec{Name: "e", Kind: Enum, Choices: []string{"a", "b"}}, "b", "b", "", "a|b"},
 		{ParamSpec{Name: "l", Kind: List}, "x, y+z", "x,y,z", "", "comma-separated names"},
-		{ParamSpec{Name: "s", Kind: String, Check: checkSummarizer}, "fail", "fail", "", "text"},
+		{ParamSpec{Name: "s", Kind: String, Canon: canonSummarizer}, "fail", "fail", "", "text"},
+		// One spelling per summarizer: a grid of fixed:2000 and fixed:02000
+		// ran the same set twice.
+		{ParamSpec{Name: "s", Kind: String, Canon: canonSummarizer}, "fixed:02_000", "fixed:2000", "", "text"},
+		{ParamSpec{Name: "s", Kind: String, Canon: canonSummarizer}, "ratio:0.50", "ratio:0.5", "", "text"},
+		{ParamSpec{Name: "s", Kind: String, Canon: canonSummarizer}, "fixed:x", "", `parameter s="fixed:x": fixed needs a byte count >= 0, e.g. fixed:2000 (valid: text)`, ""},
 		// auto or a bounded whole number: codex's context_window and
 		// claude-code's output_reserve took 2^63 - 1 and wrapped the
 		// trigger to a negative count.

@@ -26,7 +26,7 @@ func smithLegacySpecs() []ParamSpec {
 	return []ParamSpec{
 		{Name: "max_tokens", Kind: Int, Default: "120000", Min: 1, Max: MaxTokens, Help: "the single threshold: compact when the estimate exceeds it, down to it"},
 		{Name: "result_bytes", Kind: Int, Default: "2000", Min: 0, Max: inf, Help: "head kept by truncation (TRUNCATED_RESULT_BYTES); shorter results are skipped"},
-		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
+		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Canon: canonSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
 		{Name: "meter", Kind: Enum, Default: MeterBytes4, Choices: []string{MeterBytes4, MeterO200k, MeterChars4}, Help: "bytes4 is smith's own estimate (signatures not counted)"},
 	}
 }

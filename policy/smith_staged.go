@@ -37,7 +37,7 @@ func smithStagedSpecs() []ParamSpec {
 		{Name: "supersedable_tools", Kind: List, Default: "read_file,grep,glob", Help: "tools whose repeated identical calls are superseded (never bash)"},
 		{Name: "image_tokens", Kind: Int, Default: "1600", Min: 0, Max: MaxTokens, Help: "tokens charged per image block"},
 		{Name: "document_tokens", Kind: Int, Default: "5000", Min: 0, Max: MaxTokens, Help: "tokens charged per document block"},
-		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Check: checkSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
+		{Name: "summarizer", Kind: String, Default: DefaultSummarizer, Canon: canonSummarizer, Help: "fixed:BYTES | ratio:R | recorded | fail"},
 		{Name: "meter", Kind: Enum, Default: MeterBytes4, Choices: []string{MeterBytes4, MeterO200k, MeterChars4}, Help: "bytes4 is smith's own estimate"},
 		{Name: "stage_thinking", Kind: Bool, Default: "true", Help: "stage 0: drop stale thinking"},
 		{Name: "stage_attachments", Kind: Bool, Default: "true", Help: "stage 0b: replace stale images/documents by a note"},

@@ -72,10 +72,13 @@ func ParseSummarizer(s string) (Summarizer, error) {
 	return Summarizer{}, errors.New("expected fixed:BYTES, ratio:R, recorded or fail")
 }
 
-// checkSummarizer is the ParamSpec check for the summarizer parameter.
-func checkSummarizer(s string) error {
-	_, err := ParseSummarizer(s)
-	return err
+// canonSummarizer is a summarizer parameter's one spelling (ParamSpec.Canon).
+func canonSummarizer(s string) (string, error) {
+	sm, err := ParseSummarizer(s)
+	if err != nil {
+		return "", err
+	}
+	return sm.String(), nil
 }
 
 // String is the parameter value the summarizer was parsed from.
