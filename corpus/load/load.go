@@ -199,6 +199,17 @@ func expand(p string, opts corpus.Options) group {
 	return g
 }
 
+// uncompressedName is a file name without the suffix of an archiver
+// (gzip, zstd, xz): how logs are archived, x.jsonl.gz.
+func uncompressedName(p string) string {
+	for _, ext := range []string{".gz", ".zst", ".xz"} {
+		if n, ok := strings.CutSuffix(p, ext); ok {
+			return n
+		}
+	}
+	return p
+}
+
 // notALog is what a folder walk says of a file it found that holds no
 // session calib reads (sniffErr is why, nil for content no format
 // recognised). Folders hold other things too, so most are skipped in
@@ -214,12 +225,7 @@ func expand(p string, opts corpus.Options) group {
 // A compressed log (x.jsonl.gz, .zst, .xz: how logs are archived) is named
 // too, with how to read it.
 func notALog(p string, sniffErr error) error {
-	name := p
-	for _, ext := range []string{".gz", ".zst", ".xz"} {
-		if n, ok := strings.CutSuffix(p, ext); ok {
-			name = n
-		}
-	}
+	name := uncompressedName(p)
 	jsonl := strings.EqualFold(filepath.Ext(name), ".jsonl") && filepath.Base(name) != "history.jsonl"
 	if !jsonl && !geminiChatName(filepath.Base(name)) {
 		return nil
@@ -408,7 +414,7 @@ func loadSmithFolder(dir string, opts corpus.Options) ([]*corpus.Session, error)
 
 // logsBeside lists the files of a smith session folder, besides its own
 // two, whose names say they may hold logs (JSONL, JSON, SQLite, and
-// compressed JSONL); smith's own subfolders (checkpoints, bash, media) are
+// compressed or not); smith's own subfolders (checkpoints, bash, media) are
 // not looked into.
 func logsBeside(dir string) []string {
 	entries, _ := os.ReadDir(dir)
@@ -418,11 +424,9 @@ func logsBeside(dir string) []string {
 		if e.IsDir() || n == "transcript.jsonl" || n == "session.json" {
 			continue
 		}
-		for _, ext := range []string{".jsonl", ".json", ".sqlite", ".db", ".jsonl.gz", ".jsonl.zst", ".jsonl.xz"} {
-			if strings.HasSuffix(n, ext) {
-				out = append(out, n)
-				break
-			}
+		switch filepath.Ext(uncompressedName(n)) {
+		case ".jsonl", ".json", ".sqlite", ".db":
+			out = append(out, n)
 		}
 	}
 	return out
