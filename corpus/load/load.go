@@ -413,7 +413,7 @@ func loadSmithFolder(dir string, opts corpus.Options) ([]*corpus.Session, error)
 }
 
 // logsBeside lists the files of a smith session folder, besides its own
-// two, whose names say they may hold logs (JSONL, JSON, SQLite, and
+// two, whose names say they may hold logs (JSONL, JSON, SQLite,
 // compressed or not); smith's own subfolders (checkpoints, bash, media) are
 // not looked into.
 func logsBeside(dir string) []string {
