@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -504,5 +505,28 @@ func TestPresetsOnTheEstimate(t *testing.T) {
 		"--columns", "compactions,results_lost", "--format", "csv")
 	if want := "policy,sessions,compactions,lost\nswe-agent,34,675,234\n"; code != 0 || out != want {
 		t.Errorf("swe-agent keeping the first output: exit %d %s\n%s\nwant:\n%s", code, errOut, out, want)
+	}
+}
+
+// TestRecordedNeedsByQuote: the README's count of needs found by a quoted
+// distinctive line under `replay -p recorded --loss-detail` on the real
+// logs: 4 in f67ab274 and 2 in 0a725fb5 (1.0.53 compactions), none in the
+// labelled sessions (it said quotes produced none anywhere).
+func TestRecordedNeedsByQuote(t *testing.T) {
+	var rep struct {
+		Losses []struct {
+			Session  string `json:"session"`
+			NeededBy string `json:"needed_by"`
+		} `json:"losses"`
+	}
+	runJSON(t, &rep, "replay", "-q", "-p", "recorded", "--loss-detail", realcorpus.Dir(t, "claude-code"))
+	got := map[string]int{}
+	for _, l := range rep.Losses {
+		if l.NeededBy == "quote" {
+			got[l.Session[:8]]++
+		}
+	}
+	if want := map[string]int{"f67ab274": 4, "0a725fb5": 2}; !maps.Equal(got, want) {
+		t.Errorf("needs by quote per session %v; want %v", got, want)
 	}
 }
